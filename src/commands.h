@@ -1,0 +1,19 @@
+/* The command table's contract: each command is
+ *     int cmd_NAME(int argc, char **argv, const struct gp_global *g)
+ * in a file of its own; argv[0] is the command name.  It returns an exit
+ * code from enum gp_exit (common/error.h). */
+#ifndef GP_COMMANDS_H
+#define GP_COMMANDS_H
+
+#include <stdbool.h>
+
+struct gp_global {
+	bool quiet;
+	const char *argv0;
+	int argc;           /* the whole command line, for result headers */
+	char **argv;
+};
+
+int cmd_trace(int argc, char **argv, const struct gp_global *g);
+
+#endif

@@ -1,0 +1,186 @@
+#include "config.h"
+#include "parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *skip_blanks(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+bool gp_parse_u64(const char *s, uint64_t *out, const char **end)
+{
+	s = skip_blanks(s);
+	if (*s < '0' || *s > '9')
+		return false;
+	uint64_t v = 0;
+	while (*s >= '0' && *s <= '9') {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+		s++;
+	}
+	*out = v;
+	if (end)
+		*end = s;
+	return true;
+}
+
+bool gp_parse_i64(const char *s, int64_t *out, const char **end)
+{
+	s = skip_blanks(s);
+	bool neg = *s == '-';
+	if (neg)
+		s++;
+	uint64_t u;
+	if (!gp_parse_u64(s, &u, end))
+		return false;
+	if (neg) {
+		if (u > (uint64_t)INT64_MAX + 1)
+			return false;
+		*out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+	} else {
+		if (u > INT64_MAX)
+			return false;
+		*out = (int64_t)u;
+	}
+	return true;
+}
+
+bool gp_parse_x64(const char *s, uint64_t *out, const char **end)
+{
+	s = skip_blanks(s);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return false;
+		uint64_t v = 0;
+		while (isxdigit((unsigned char)*s)) {
+			if (v >> 60)
+				return false;
+			int c = tolower((unsigned char)*s);
+			v = v * 16 + (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+			s++;
+		}
+		*out = v;
+		if (end)
+			*end = s;
+		return true;
+	}
+	return gp_parse_u64(s, out, end);
+}
+
+int gp_kv_each(const char *buf, gp_kv_fn cb, void *ctx)
+{
+	const char *p = buf;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		if (!eol)
+			eol = p + strlen(p);
+		const char *k = p;
+		const char *q = k;
+		while (q < eol && *q != ':' && *q != ' ' && *q != '\t')
+			q++;
+		size_t klen = (size_t)(q - k);
+		if (q < eol && *q == ':')
+			q++;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		if (klen > 0 && q < eol) {
+			int r = cb(k, klen, q, ctx);
+			if (r)
+				return r;
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return 0;
+}
+
+bool gp_parse_mem_value(const char *s, uint64_t *bytes)
+{
+	const char *end;
+	uint64_t v;
+	if (!gp_parse_u64(s, &v, &end))
+		return false;
+	end = skip_blanks(end);
+	uint64_t mul = 1;
+	if (!strncmp(end, "kB", 2) || !strncmp(end, "KiB", 3))
+		mul = 1024;
+	else if (!strncmp(end, "MiB", 3))
+		mul = 1024 * 1024;
+	else if (!strncmp(end, "GiB", 3))
+		mul = 1024ull * 1024 * 1024;
+	if (mul > 1 && v > UINT64_MAX / mul)
+		return false;
+	*bytes = v * mul;
+	return true;
+}
+
+bool gp_key_is(const char *key, size_t klen, const char *word)
+{
+	return strlen(word) == klen && memcmp(key, word, klen) == 0;
+}
+
+bool gp_parse_size(const char *s, uint64_t *bytes)
+{
+	if (!s || !*s)
+		return false;
+	const char *end;
+	uint64_t v;
+	if (!gp_parse_u64(s, &v, &end) || s[0] == ' ' || s[0] == '\t')
+		return false;
+	uint64_t mul = 1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	case 't': case 'T': mul = 1ull << 40; end++; break;
+	default: break;
+	}
+	if (mul > 1 && end[0] == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end)
+		return false;
+	if (v > UINT64_MAX / mul)
+		return false;
+	*bytes = v * mul;
+	return true;
+}
+
+bool gp_parse_seconds(const char *s, double *secs)
+{
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			return false; /* no exponents, inf, nan, hex floats */
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0 || v > 1e9)
+		return false;
+	*secs = v;
+	return true;
+}
+
+bool gp_parse_pid(const char *s, int *pid)
+{
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	const char *end;
+	uint64_t v;
+	if (!gp_parse_u64(s, &v, &end) || *end || v == 0 || v > INT_MAX)
+		return false;
+	*pid = (int)v;
+	return true;
+}

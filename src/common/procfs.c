@@ -1,0 +1,121 @@
+#include "config.h"
+#include "procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int gp_root_open(struct gp_root *root, const char *path)
+{
+	if (!path || !*path)
+		path = "/";
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	root->dirfd = fd;
+	snprintf(root->path, sizeof root->path, "%s", path);
+	char real[4096];
+	root->live = realpath(path, real) && strcmp(real, "/") == 0;
+	return 0;
+}
+
+void gp_root_close(struct gp_root *root)
+{
+	if (root->dirfd >= 0)
+		close(root->dirfd);
+	root->dirfd = -1;
+}
+
+int gp_open(const struct gp_root *root, const char *path, int flags)
+{
+	while (*path == '/')
+		path++;
+	return openat(root->dirfd, path,
+		      flags | O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+}
+
+ssize_t gp_pread_all(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	if (cap == 0) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	while (len < cap - 1) {
+		ssize_t n = pread(fd, buf + len, cap - 1 - len, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+ssize_t gp_read_file(const struct gp_root *root, const char *path,
+		     char *buf, size_t cap)
+{
+	int fd = gp_open(root, path, 0);
+	if (fd < 0)
+		return -1;
+	ssize_t n = gp_pread_all(fd, buf, cap);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n;
+}
+
+char *gp_slurp_fd(int fd, size_t *lenp)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = pread(fd, buf + len, cap - 1 - len, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int saved = errno;
+			free(buf);
+			errno = saved;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+char *gp_slurp(const struct gp_root *root, const char *path, size_t *lenp)
+{
+	int fd = gp_open(root, path, 0);
+	if (fd < 0)
+		return NULL;
+	char *buf = gp_slurp_fd(fd, lenp);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return buf;
+}

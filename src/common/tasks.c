@@ -1,0 +1,366 @@
+#include "config.h"
+#include "tasks.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { F_STAT, F_STATUS, F_WCHAN, F_SYSCALL, F_STACK, F_COUNT };
+static const char *const file_names[F_COUNT] = {
+	"stat", "status", "wchan", "syscall", "stack",
+};
+
+struct slot {
+	int tid;
+	unsigned gen;             /* sample generation that last saw it */
+	uint64_t starttime;
+	int fd[F_COUNT];
+	/* What the last kernel-stack read saw, so a thread blocked in one
+	 * place is read once, and again only when something changes. */
+	char kwchan[64];
+	char kstate;
+	uint64_t kstime;
+	char *kstack;
+	bool fresh;
+};
+
+struct gp_tasks {
+	const struct gp_root *root;
+	int pid;
+	unsigned flags;
+	int taskdir;              /* fd of /proc/PID/task, re-read with lseek */
+	unsigned gen;
+	struct slot *slots;
+	size_t nslots, capslots;
+	int *hash;                /* slot index + 1, open addressing on tid */
+	size_t hcap;
+	struct gp_thread *out;
+	size_t capout;
+	int *tids;
+	size_t captids;
+	bool denied[F_COUNT];
+	bool fd_exhausted;        /* EMFILE seen: read new threads by re-opening */
+	char buf[8192];
+};
+
+static int open_task_file(struct gp_tasks *t, int tid, int which)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/%s", t->pid, tid, file_names[which]);
+	return gp_open(t->root, path, 0);
+}
+
+struct gp_tasks *gp_tasks_new(const struct gp_root *root, int pid, unsigned flags)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	int dfd = gp_open(root, path, O_DIRECTORY);
+	if (dfd < 0)
+		return NULL;
+	struct gp_tasks *t = calloc(1, sizeof *t);
+	if (!t) {
+		close(dfd);
+		return NULL;
+	}
+	t->root = root;
+	t->pid = pid;
+	t->flags = flags;
+	t->taskdir = dfd;
+	if (!(flags & GP_TASKS_KSTACK))
+		t->denied[F_STACK] = true;
+	return t;
+}
+
+static void slot_close(struct slot *s)
+{
+	for (int i = 0; i < F_COUNT; i++) {
+		if (s->fd[i] >= 0)
+			close(s->fd[i]);
+		s->fd[i] = -1;
+	}
+	free(s->kstack);
+	s->kstack = NULL;
+}
+
+void gp_tasks_free(struct gp_tasks *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nslots; i++)
+		slot_close(&t->slots[i]);
+	free(t->slots);
+	free(t->hash);
+	free(t->out);
+	free(t->tids);
+	close(t->taskdir);
+	free(t);
+}
+
+static size_t hslot(int tid, size_t cap)
+{
+	return ((unsigned)tid * 2654435761u) & (cap - 1);
+}
+
+static void hash_rebuild(struct gp_tasks *t)
+{
+	size_t want = 64;
+	while (want < t->nslots * 2)
+		want *= 2;
+	if (want != t->hcap) {
+		free(t->hash);
+		t->hash = malloc(want * sizeof *t->hash);
+		t->hcap = t->hash ? want : 0;
+	}
+	if (!t->hash)
+		return;
+	memset(t->hash, 0, t->hcap * sizeof *t->hash);
+	for (size_t i = 0; i < t->nslots; i++) {
+		size_t h = hslot(t->slots[i].tid, t->hcap);
+		while (t->hash[h])
+			h = (h + 1) & (t->hcap - 1);
+		t->hash[h] = (int)i + 1;
+	}
+}
+
+static struct slot *hash_find(struct gp_tasks *t, int tid)
+{
+	if (!t->hcap)
+		return NULL;
+	for (size_t h = hslot(tid, t->hcap); t->hash[h]; h = (h + 1) & (t->hcap - 1))
+		if (t->slots[t->hash[h] - 1].tid == tid)
+			return &t->slots[t->hash[h] - 1];
+	return NULL;
+}
+
+/* getdents64 into t->tids.  -1 when the directory cannot be read (the
+ * process is gone). */
+static int list_tids(struct gp_tasks *t, size_t *n)
+{
+	char dbuf[32768];
+	*n = 0;
+	if (lseek(t->taskdir, 0, SEEK_SET) < 0)
+		return -1;
+	for (;;) {
+		long nread = syscall(SYS_getdents64, t->taskdir, dbuf, sizeof dbuf);
+		if (nread < 0)
+			return -1;
+		if (nread == 0)
+			break;
+		for (long off = 0; off < nread;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(dbuf + off);
+			off += d->reclen;
+			const char *p = d->name;
+			if (*p < '1' || *p > '9')
+				continue;
+			long tid = strtol(p, NULL, 10);
+			if (tid <= 0)
+				continue;
+			if (*n == t->captids) {
+				size_t nc = t->captids ? t->captids * 2 : 256;
+				int *nt = realloc(t->tids, nc * sizeof *nt);
+				if (!nt)
+					return -1;
+				t->tids = nt;
+				t->captids = nc;
+			}
+			t->tids[(*n)++] = (int)tid;
+		}
+	}
+	return 0;
+}
+
+/* Read one file of a slot.  Returns length, or -1 with errno.  Opens
+ * lazily; closes again when fds ran out. */
+static ssize_t slot_read(struct gp_tasks *t, struct slot *s, int which,
+			 char *buf, size_t cap)
+{
+	if (s->fd[which] < 0) {
+		s->fd[which] = open_task_file(t, s->tid, which);
+		if (s->fd[which] < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				t->fd_exhausted = true;
+			return -1;
+		}
+	}
+	ssize_t n = gp_pread_all(s->fd[which], buf, cap);
+	int saved = errno;
+	if (t->fd_exhausted || (t->flags & GP_TASKS_REOPEN)) {
+		close(s->fd[which]);
+		s->fd[which] = -1;
+	}
+	errno = saved;
+	return n;
+}
+
+static bool is_denied(int err)
+{
+	return err == EACCES || err == EPERM;
+}
+
+/* Optional file: a permission error switches it off for the whole table
+ * (every thread would fail the same way).  Returns length or -1. */
+static ssize_t optional_read(struct gp_tasks *t, struct slot *s, int which,
+			     char *buf, size_t cap)
+{
+	if (t->denied[which])
+		return -1;
+	ssize_t n = slot_read(t, s, which, buf, cap);
+	if (n < 0 && is_denied(errno))
+		t->denied[which] = true;
+	return n;
+}
+
+static bool want_kstack(const struct slot *s, const struct gp_thread *th)
+{
+	if (th->st.state == 'D' || !s->kstack)
+		return true;
+	if (th->st.stime != s->kstime && th->st.state == 'R')
+		return true; /* burning system time: where, this time? */
+	return th->st.state != s->kstate || strcmp(th->wchan, s->kwchan) != 0;
+}
+
+/* Reads the whole thread.  0 = ok, -1 = vanished (or unreadable). */
+static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
+{
+	memset(th, 0, sizeof *th);
+	th->tid = s->tid;
+	if (slot_read(t, s, F_STAT, t->buf, sizeof t->buf) <= 0
+	    || !gp_parse_stat(t->buf, &th->st))
+		return -1;
+	if (slot_read(t, s, F_STATUS, t->buf, sizeof t->buf) <= 0)
+		return -1;
+	th->have_ctxt = gp_parse_status_ctxt(t->buf, &th->vcsw, &th->nvcsw);
+	ssize_t n = optional_read(t, s, F_WCHAN, t->buf, sizeof t->buf);
+	if (n >= 0) {
+		gp_parse_wchan(t->buf, th->wchan, sizeof th->wchan);
+		th->have_wchan = true;
+	} else if (errno == ESRCH) {
+		return -1;
+	}
+	n = optional_read(t, s, F_SYSCALL, t->buf, sizeof t->buf);
+	if (n > 0)
+		gp_parse_syscall(t->buf, &th->sc);
+	else if (n < 0 && errno == ESRCH)
+		return -1;
+	if (!t->denied[F_STACK] && want_kstack(s, th)) {
+		n = optional_read(t, s, F_STACK, t->buf, sizeof t->buf);
+		if (n >= 0) {
+			free(s->kstack);
+			s->kstack = strdup(t->buf);
+			th->kstack = s->kstack;
+			snprintf(s->kwchan, sizeof s->kwchan, "%s", th->wchan);
+			s->kstate = th->st.state;
+			s->kstime = th->st.stime;
+		} else if (errno == ESRCH) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
+		    struct gp_tasks_stats *stats)
+{
+	memset(stats, 0, sizeof *stats);
+	size_t ntids;
+	if (list_tids(t, &ntids) < 0 || ntids == 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	t->gen++;
+	if (ntids > t->capout) {
+		struct gp_thread *no = realloc(t->out, ntids * sizeof *no);
+		if (!no)
+			return -1;
+		t->out = no;
+		t->capout = ntids;
+	}
+	/* Room for every new slot now, so slot pointers stay valid below. */
+	if (t->nslots + ntids > t->capslots) {
+		size_t nc = t->nslots + ntids + 64;
+		struct slot *ns = realloc(t->slots, nc * sizeof *ns);
+		if (!ns)
+			return -1;
+		t->slots = ns;
+		t->capslots = nc;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < ntids; i++) {
+		int tid = t->tids[i];
+		struct slot *s = hash_find(t, tid);
+		if (s && s->gen == t->gen)
+			continue; /* listed twice (directory changed under us) */
+		bool fresh = !s;
+		if (!s) {
+			s = &t->slots[t->nslots++];
+			memset(s, 0, sizeof *s);
+			for (int k = 0; k < F_COUNT; k++)
+				s->fd[k] = -1;
+			s->tid = tid;
+		}
+		s->gen = t->gen;
+		struct gp_thread *th = &t->out[n];
+		if (read_thread(t, s, th) < 0) {
+			/* A kept fd of an exited thread reads ESRCH even when the
+			 * tid was reused: re-open once to tell the two apart. */
+			if (!fresh) {
+				slot_close(s);
+				if (read_thread(t, s, th) == 0) {
+					stats->reused++;
+					fresh = true;
+					s->starttime = th->st.starttime;
+					goto keep;
+				}
+			}
+			slot_close(s);
+			s->gen = 0; /* collected below */
+			stats->vanished++;
+			continue;
+		}
+		if (!fresh && th->st.starttime != s->starttime) {
+			stats->reused++;
+			fresh = true;
+		}
+		s->starttime = th->st.starttime;
+keep:
+		th->is_new = fresh;
+		if (fresh)
+			stats->created++;
+		n++;
+	}
+	/* Drop slots not seen this sample: those threads exited. */
+	size_t w = 0;
+	for (size_t i = 0; i < t->nslots; i++) {
+		if (t->slots[i].gen == t->gen) {
+			t->slots[w++] = t->slots[i];
+		} else {
+			if (t->slots[i].gen != 0)
+				stats->exited++;
+			slot_close(&t->slots[i]);
+		}
+	}
+	t->nslots = w;
+	hash_rebuild(t);
+	stats->threads = (unsigned)n;
+	stats->wchan_denied = t->denied[F_WCHAN];
+	stats->syscall_denied = t->denied[F_SYSCALL];
+	stats->kstack_denied = (t->flags & GP_TASKS_KSTACK) && t->denied[F_STACK];
+	*out = t->out;
+	*nout = n;
+	if (n == 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}

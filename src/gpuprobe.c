@@ -1,0 +1,128 @@
+/* gpuprobe: main, the global options and the command table. */
+#include "config.h"
+#include "commands.h"
+#include "error.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct gp_global *g);
+	const char *doc;
+};
+
+static const struct command commands[] = {
+	{ "trace", cmd_trace, "sample a process at 1 Hz into JSON Lines; hang or progress" },
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
+const char *argp_program_bug_address = NULL;
+
+static const struct argp_option global_options[] = {
+	{ "quiet", 'q', NULL, 0, "Print only errors and the final summary", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+struct global_args {
+	struct gp_global g;
+	int cmd_index; /* index in argv of the command name */
+};
+
+static error_t global_parse(int key, char *arg, struct argp_state *state)
+{
+	struct global_args *a = state->input;
+	switch (key) {
+	case 'q':
+		a->g.quiet = true;
+		break;
+	case ARGP_KEY_ARG:
+		/* The first non-option is the command: stop here and leave the
+		 * rest to the command's own parser. */
+		a->cmd_index = state->next - 1;
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (a->cmd_index < 0)
+			argp_error(state, "a COMMAND is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static char *global_help_filter(int key, const char *text, void *input)
+{
+	if (key != ARGP_KEY_HELP_POST_DOC)
+		return (char *)text;
+	/* The command list, built from the table so it cannot go stale. */
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return (char *)text;
+	len += (size_t)snprintf(buf + len, cap - len, "Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "  %-10s %s\n",
+					commands[i].name, commands[i].doc);
+	if (len < cap)
+		snprintf(buf + len, cap - len, "\n%s", text);
+	return buf;
+}
+
+static const struct argp global_argp = {
+	global_options, global_parse, "COMMAND [ARGS...]",
+	"Turn \"the GPU runtime is doing something wrong\" into evidence.\v"
+	"Run 'gpuprobe COMMAND --help' for a command's options.\n\n"
+	"Exit status: 0 ok; 1 runtime error (target, file, runtime); "
+	"3 the verdict matched --fail-on; 64 usage error.",
+	NULL, global_help_filter, NULL,
+};
+
+/* git's run_builtin(): a command that "succeeded" but whose output could
+ * not be written has failed. */
+static int finish_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		gp_err_errno(errno, "stdout", "write failed");
+		return rc ? rc : GP_EXIT_ERROR;
+	}
+	return rc;
+}
+
+/* Many threads x a few kept files each: ask for the hard limit of fds. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	argp_err_exit_status = GP_EXIT_USAGE;
+	struct global_args a = { .g = { .argv0 = argv[0], .argc = argc, .argv = argv },
+				 .cmd_index = -1 };
+	if (argp_parse(&global_argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
+		return GP_EXIT_USAGE;
+	gp_quiet = a.g.quiet;
+	const char *name = argv[a.cmd_index];
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(commands[i].name, name) == 0) {
+			raise_nofile();
+			int rc = commands[i].run(argc - a.cmd_index, argv + a.cmd_index, &a.g);
+			return finish_stdout(rc);
+		}
+	}
+	gp_err(NULL, "'%s' is not a command", name);
+	gp_hint("run 'gpuprobe --help' for the list of commands");
+	return GP_EXIT_USAGE;
+}
