@@ -118,6 +118,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(commands[i].name, name) == 0) {
 			raise_nofile();
+			/* argp names the program after argv[0]: "gpuprobe trace". */
+			char prog[64];
+			snprintf(prog, sizeof prog, "gpuprobe %s", name);
+			argv[a.cmd_index] = prog;
 			int rc = commands[i].run(argc - a.cmd_index, argv + a.cmd_index, &a.g);
 			return finish_stdout(rc);
 		}

@@ -184,3 +184,12 @@ bool gp_parse_pid(const char *s, int *pid)
 	*pid = (int)v;
 	return true;
 }
+
+void gp_strlcpy(char *dst, const char *src, size_t cap)
+{
+	if (!cap)
+		return;
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}

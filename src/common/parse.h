@@ -41,4 +41,8 @@ bool gp_parse_seconds(const char *s, double *secs);
 /* A PID: 1..INT_MAX decimal, nothing else. */
 bool gp_parse_pid(const char *s, int *pid);
 
+/* Copies at most cap-1 bytes and always terminates (truncation is
+ * intended: comm and wchan are cut to fit compact records). */
+void gp_strlcpy(char *dst, const char *src, size_t cap);
+
 #endif

@@ -26,7 +26,7 @@ struct slot {
 	char kstate;
 	uint64_t kstime;
 	char *kstack;
-	bool fresh;
+	uint64_t utime, stime, vcsw, nvcsw; /* previous sample's */
 };
 
 struct gp_tasks {
@@ -335,8 +335,19 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 		s->starttime = th->st.starttime;
 keep:
 		th->is_new = fresh;
-		if (fresh)
+		if (fresh) {
 			stats->created++;
+		} else {
+			/* Counters only grow; guard anyway against a bad read. */
+			th->d_utime = th->st.utime >= s->utime ? th->st.utime - s->utime : 0;
+			th->d_stime = th->st.stime >= s->stime ? th->st.stime - s->stime : 0;
+			th->d_vcsw = th->vcsw >= s->vcsw ? th->vcsw - s->vcsw : 0;
+			th->d_nvcsw = th->nvcsw >= s->nvcsw ? th->nvcsw - s->nvcsw : 0;
+		}
+		s->utime = th->st.utime;
+		s->stime = th->st.stime;
+		s->vcsw = th->vcsw;
+		s->nvcsw = th->nvcsw;
 		n++;
 	}
 	/* Drop slots not seen this sample: those threads exited. */

@@ -27,6 +27,8 @@ struct gp_thread {
 	struct gp_syscall sc;    /* kind GP_SC_UNKNOWN when unreadable */
 	const char *kstack;      /* kernel stack text read this sample, or NULL */
 	bool is_new;             /* first sample that saw this thread */
+	/* Since this thread's previous sample (0 when is_new). */
+	uint64_t d_utime, d_stime, d_vcsw, d_nvcsw;
 };
 
 struct gp_tasks_stats {

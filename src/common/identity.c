@@ -1,0 +1,128 @@
+#include "config.h"
+#include "identity.h"
+#include "procstat.h"
+
+#include <libproc2/pids.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int gp_find_by_name(const char *name, int **pidsp)
+{
+	enum pids_item items[] = { PIDS_ID_PID, PIDS_CMD, PIDS_CMDLINE_V, PIDS_TICS_BEGAN };
+	enum { I_PID, I_CMD, I_ARGV, I_BEGAN };
+	struct pids_info *info = NULL;
+	*pidsp = NULL;
+	if (procps_pids_new(&info, items, 4) < 0)
+		return -1;
+	struct pids_fetch *f = procps_pids_reap(info, PIDS_FETCH_TASKS_ONLY);
+	if (!f) {
+		procps_pids_unref(&info);
+		return -1;
+	}
+	int total = f->counts->total, n = 0;
+	int *pids = malloc(sizeof *pids * (size_t)(total ? total : 1));
+	unsigned long long *began = malloc(sizeof *began * (size_t)(total ? total : 1));
+	int self = getpid();
+	for (int i = 0; pids && began && i < total; i++) {
+		struct pids_stack *s = f->stacks[i];
+		int pid = PIDS_VAL(I_PID, s_int, s, info);
+		const char *cmd = PIDS_VAL(I_CMD, str, s, info);
+		char **argv = PIDS_VAL(I_ARGV, strv, s, info);
+		bool match = pid != self && cmd && strcmp(cmd, name) == 0;
+		if (!match && pid != self && argv && argv[0] && argv[0][0] != '-') {
+			const char *base = strrchr(argv[0], '/');
+			match = strcmp(base ? base + 1 : argv[0], name) == 0;
+		}
+		if (!match)
+			continue;
+		/* insertion by start time: oldest first */
+		unsigned long long b = PIDS_VAL(I_BEGAN, ull_int, s, info);
+		int j = n++;
+		while (j > 0 && began[j - 1] > b) {
+			pids[j] = pids[j - 1];
+			began[j] = began[j - 1];
+			j--;
+		}
+		pids[j] = pid;
+		began[j] = b;
+	}
+	free(began);
+	procps_pids_unref(&info);
+	if (!pids)
+		return -1;
+	*pidsp = pids;
+	return n;
+}
+
+static void set_start_time(json_t *t, double epoch)
+{
+	char buf[64];
+	time_t sec = (time_t)epoch;
+	struct tm tm;
+	gmtime_r(&sec, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(t, "start_time", json_string(buf));
+}
+
+static json_t *identity_from_files(const struct gp_root *root, int pid)
+{
+	char path[64], buf[4096];
+	struct gp_stat st;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if (gp_read_file(root, path, buf, sizeof buf) <= 0 || !gp_parse_stat(buf, &st))
+		return NULL;
+	json_t *t = json_object();
+	json_object_set_new(t, "pid", json_integer(pid));
+	json_object_set_new(t, "comm", json_string(st.comm));
+	json_object_set_new(t, "starttime_ticks", json_integer((json_int_t)st.starttime));
+	snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+	ssize_t n = gp_read_file(root, path, buf, sizeof buf);
+	json_t *argv = json_array();
+	for (ssize_t i = 0; i < n;) {
+		json_array_append_new(argv, json_string(buf + i));
+		i += (ssize_t)strlen(buf + i) + 1;
+	}
+	json_object_set_new(t, "cmdline", argv);
+	return t;
+}
+
+json_t *gp_target_identity(const struct gp_root *root, int pid)
+{
+	json_t *t = identity_from_files(root, pid);
+	if (!t || !root->live)
+		return t;
+	enum pids_item items[] = { PIDS_CMDLINE_V, PIDS_ID_EUSER, PIDS_TIME_START, PIDS_ID_EUID };
+	enum { I_ARGV, I_USER, I_START, I_EUID };
+	struct pids_info *info = NULL;
+	if (procps_pids_new(&info, items, 4) < 0)
+		return t;
+	unsigned want = (unsigned)pid;
+	struct pids_fetch *f = procps_pids_select(info, &want, 1, PIDS_SELECT_PID);
+	if (f && f->counts->total == 1) {
+		struct pids_stack *s = f->stacks[0];
+		char **argv = PIDS_VAL(I_ARGV, strv, s, info);
+		if (argv && argv[0] && argv[0][0]) {
+			json_t *a = json_array();
+			for (char **p = argv; *p; p++)
+				json_array_append_new(a, json_string(*p));
+			json_object_set_new(t, "cmdline", a);
+		}
+		const char *user = PIDS_VAL(I_USER, str, s, info);
+		if (user)
+			json_object_set_new(t, "user", json_string(user));
+		json_object_set_new(t, "uid", json_integer(PIDS_VAL(I_EUID, u_int, s, info)));
+		/* TIME_START is seconds after boot; add the boot time. */
+		double after_boot = PIDS_VAL(I_START, real, s, info);
+		struct timespec rt, bt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_BOOTTIME, &bt);
+		double boot = (double)rt.tv_sec + rt.tv_nsec / 1e9
+			      - ((double)bt.tv_sec + bt.tv_nsec / 1e9);
+		set_start_time(t, boot + after_boot);
+	}
+	procps_pids_unref(&info);
+	return t;
+}

@@ -1,0 +1,21 @@
+/* Process identity and lookup by name, through libproc2 (procps-ng). */
+#ifndef GP_IDENTITY_H
+#define GP_IDENTITY_H
+
+#include "procfs.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* PIDs whose comm (or argv[0]'s basename) is exactly name, oldest first,
+ * gpuprobe itself excluded.  Returns the count (0 = none), -1 on error;
+ * *pids is malloc'd. */
+int gp_find_by_name(const char *name, int **pids);
+
+/* The `target` fields: pid, comm, cmdline (array), user, start_time (ISO
+ * 8601), starttime_ticks.  Live roots ask libproc2; a replayed root is
+ * read from its files (libproc2 reads the real /proc only). NULL when the
+ * process does not exist. */
+json_t *gp_target_identity(const struct gp_root *root, int pid);
+
+#endif

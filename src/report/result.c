@@ -1,0 +1,140 @@
+#include "config.h"
+#include "result.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct gp_result {
+	int fd;
+	int err;   /* first errno, sticky */
+	char *path;
+};
+
+struct gp_result *gp_result_create(const char *path)
+{
+	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY;
+	/* Root writing into a world-writable directory must not follow a
+	 * planted symlink (issue 8). */
+	if (geteuid() == 0)
+		flags |= O_NOFOLLOW;
+	int fd = open(path, flags, 0644);
+	if (fd < 0)
+		return NULL;
+	struct gp_result *r = calloc(1, sizeof *r);
+	if (!r) {
+		close(fd);
+		return NULL;
+	}
+	r->fd = fd;
+	r->path = strdup(path);
+	return r;
+}
+
+const char *gp_result_path(const struct gp_result *r)
+{
+	return r->path;
+}
+
+int gp_result_write(struct gp_result *r, json_t *line)
+{
+	char *s = json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10));
+	json_decref(line);
+	if (r->err) {
+		free(s);
+		errno = r->err;
+		return -1;
+	}
+	if (!s) {
+		r->err = ENOMEM;
+		errno = ENOMEM;
+		return -1;
+	}
+	size_t len = strlen(s);
+	s[len] = '\n'; /* json_dumps' NUL becomes the line end */
+	size_t off = 0;
+	while (off < len + 1) {
+		ssize_t n = write(r->fd, s + off, len + 1 - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r->err = errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	free(s);
+	if (r->err) {
+		errno = r->err;
+		return -1;
+	}
+	return 0;
+}
+
+int gp_result_close(struct gp_result *r)
+{
+	if (!r)
+		return 0;
+	int err = r->err;
+	if (close(r->fd) < 0 && !err)
+		err = errno;
+	free(r->path);
+	free(r);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+json_t *gp_result_header(const char *command, int argc, char **argv, json_t *host)
+{
+	char now[64];
+	gp_iso8601_now(now, sizeof now);
+	json_t *a = json_array();
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	json_t *h = json_pack("{s:s, s:s, s:s, s:o, s:s}", "type", "header",
+			      "gpuprobe", PACKAGE_VERSION, "command", command,
+			      "argv", a, "started", now);
+	json_object_set_new(h, "host", host ? host : json_object());
+	return h;
+}
+
+json_t *gp_json_string(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	size_t len = strlen(s);
+	char *buf = malloc(len * 4 + 1);
+	if (!buf)
+		return json_string("");
+	char *w = buf;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x80) {
+			*w++ = (char)*p;
+		} else {
+			static const char hex[] = "0123456789abcdef";
+			*w++ = '\\';
+			*w++ = 'x';
+			*w++ = hex[*p >> 4];
+			*w++ = hex[*p & 15];
+		}
+	}
+	*w = '\0';
+	j = json_string(buf);
+	free(buf);
+	return j ? j : json_string("");
+}
+
+json_t *gp_json_hex(unsigned long long v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "0x%llx", v);
+	return json_string(buf);
+}

@@ -1,0 +1,38 @@
+/* Saved results: JSON Lines, one object a line, each with a "type"
+ * (DESIGN.md: header, target, sample, stacks, arm, exit, verdict).
+ *
+ * Each line is serialised whole, then written with one write() and the
+ * file is never buffered: a run that is killed keeps every line it wrote
+ * and at most one unterminated tail, which readers drop. */
+#ifndef GP_RESULT_H
+#define GP_RESULT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+struct gp_result;
+
+/* Creates (truncates) path.  As root, a symlink is not followed.  NULL
+ * with errno on failure. */
+struct gp_result *gp_result_create(const char *path);
+/* Writes and steals `line`.  -1 with errno on a write error; the error is
+ * sticky (later writes fail too) so a full disk is never silent. */
+int gp_result_write(struct gp_result *r, json_t *line);
+/* Closes; -1 with errno if any write or the close failed. */
+int gp_result_close(struct gp_result *r);
+const char *gp_result_path(const struct gp_result *r);
+
+/* {"type":"header","gpuprobe":VERSION,"command":..,"argv":[..],
+ *  "started":ISO8601,"host":host} — steals host. */
+json_t *gp_result_header(const char *command, int argc, char **argv, json_t *host);
+
+
+
+/* json_string() refuses invalid UTF-8 (a comm or cmdline may hold any
+ * bytes): this one escapes such bytes as "\xNN" text instead of losing
+ * the value. */
+json_t *gp_json_string(const char *s);
+/* "0x1234" text, for 64-bit addresses and arguments that JSON integers
+ * (signed 64-bit in jansson) cannot all hold. */
+json_t *gp_json_hex(unsigned long long v);
+#endif

@@ -1,0 +1,58 @@
+/* The in-memory side of a trace: one compact point per sample, all the
+ * verdict and the summary need, while the full samples stream to the
+ * result file. */
+#ifndef GP_SERIES_H
+#define GP_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the verdict and the live line need from one sample, compactly
+ * (about 200 bytes: an hour at 20 Hz is 14 MiB). */
+struct gp_point {
+	double t;
+	char state;                 /* process state from stat */
+	uint32_t threads, running, blocked_d;
+	uint64_t rss_file, rss_anon, rss_shmem, vm_pin, vm_lck; /* bytes */
+	uint64_t utime, stime;      /* process ticks, exited threads included */
+	uint64_t minflt, majflt;
+	uint64_t vcsw, nvcsw;       /* sum over live threads */
+	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
+	uint64_t gpu_bytes;         /* DRM total, else KFD VRAM, else NVML */
+	uint64_t gpu_gtt, gpu_vram, gpu_engine_ns;
+	uint64_t sys_dirtied, sys_written, sys_pgsteal_file; /* pages */
+	uint32_t threads_created, threads_exited, threads_vanished;
+	int32_t top_tid;            /* busiest thread this interval, 0 if none */
+	float top_cpu_pct, top_sys_pct, cpu_pct; /* over the interval */
+	int64_t top_sc_nr;          /* its syscall nr, -1 user, -2 running/unknown */
+	uint64_t top_sc_arg0, top_sc_arg1;
+	char top_comm[16];
+	char top_wchan[32];
+	char common_wchan[32];      /* most frequent wchan of sleeping threads */
+	uint32_t common_wchan_count;
+	uint16_t have;              /* GP_PT_* */
+};
+
+enum {
+	GP_PT_IO = 1u << 0,        /* /proc/PID/io readable */
+	GP_PT_GPU_DRM = 1u << 1,
+	GP_PT_GPU_KFD = 1u << 2,
+	GP_PT_GPU_NVML = 1u << 3,
+	GP_PT_SYS_WB = 1u << 4,    /* nr_dirtied and nr_written present */
+	GP_PT_SYS_RECLAIM = 1u << 5,
+	GP_PT_WCHAN = 1u << 6,
+	GP_PT_SYSCALL = 1u << 7,
+	GP_PT_KSTACK = 1u << 8,
+};
+
+struct gp_series {
+	struct gp_point *pt;
+	size_t n, cap;
+};
+
+/* Appends a copy of *p; -1 on allocation failure (the point is lost,
+ * the trace goes on). */
+int gp_series_push(struct gp_series *s, const struct gp_point *p);
+void gp_series_free(struct gp_series *s);
+
+#endif

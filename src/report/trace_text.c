@@ -1,0 +1,159 @@
+#include "config.h"
+#include "trace_text.h"
+
+#include <math.h>
+#include <string.h>
+
+void gp_fmt_bytes(char *buf, size_t cap, double b)
+{
+	if (b >= 100.0 * (1 << 30))
+		snprintf(buf, cap, "%.0f GiB", b / (1 << 30));
+	else if (b >= 10.0 * (1 << 30))
+		snprintf(buf, cap, "%.1f GiB", b / (1 << 30));
+	else if (b >= 1 << 20)
+		snprintf(buf, cap, "%.0f MiB", b / (1 << 20));
+	else if (b >= 1 << 10)
+		snprintf(buf, cap, "%.0f KiB", b / (1 << 10));
+	else
+		snprintf(buf, cap, "%.0f B", b);
+}
+
+static double mib_rate(uint64_t a, uint64_t b, double unit, double dt)
+{
+	if (dt <= 0 || b < a)
+		return 0;
+	return (double)(b - a) * unit / (1 << 20) / dt;
+}
+
+void gp_render_live_line(FILE *out, const struct gp_point *prev,
+			 const struct gp_point *cur, long page_size)
+{
+	char rss[32], gpu[32] = "-";
+	gp_fmt_bytes(rss, sizeof rss, (double)cur->rss_file);
+	if (cur->have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML))
+		gp_fmt_bytes(gpu, sizeof gpu, (double)cur->gpu_bytes);
+	fprintf(out, "%7.1fs  thr %-4u", cur->t, cur->threads);
+	if (prev && cur->top_tid)
+		fprintf(out, "  top %d %-15s %5.1f%% (sys %5.1f%%)", cur->top_tid,
+			cur->top_comm, cur->top_cpu_pct, cur->top_sys_pct);
+	else
+		fprintf(out, "  top %-37s", "-");
+	fprintf(out, "  total %6.1f%%  RssFile %9s  GPU %9s", prev ? cur->cpu_pct : 0.0, rss, gpu);
+	if (prev && (cur->have & GP_PT_SYS_WB)) {
+		double dt = cur->t - prev->t;
+		fprintf(out, "  dirtied %7.1f written %7.1f MiB/s",
+			mib_rate(prev->sys_dirtied, cur->sys_dirtied, (double)page_size, dt),
+			mib_rate(prev->sys_written, cur->sys_written, (double)page_size, dt));
+	}
+	fputc('\n', out);
+	fflush(out);
+}
+
+struct range {
+	uint64_t first, last, peak;
+};
+
+static struct range range_of(const struct gp_series *s, size_t off)
+{
+	struct range r = { 0, 0, 0 };
+	for (size_t i = 0; i < s->n; i++) {
+		uint64_t v = *(const uint64_t *)((const char *)&s->pt[i] + off);
+		if (i == 0)
+			r.first = v;
+		r.last = v;
+		if (v > r.peak)
+			r.peak = v;
+	}
+	return r;
+}
+
+static void mem_row(FILE *out, const char *name, const struct gp_series *s, size_t off)
+{
+	struct range r = range_of(s, off);
+	char a[32], b[32], c[32];
+	gp_fmt_bytes(a, sizeof a, (double)r.first);
+	gp_fmt_bytes(b, sizeof b, (double)r.last);
+	gp_fmt_bytes(c, sizeof c, (double)r.peak);
+	fprintf(out, "  %-10s %10s -> %10s   (peak %s)\n", name, a, b, c);
+}
+
+void gp_render_trace_summary(FILE *out, const struct gp_series *s,
+			     const struct gp_trace_end *e)
+{
+	double span = s->n > 1 ? s->pt[s->n - 1].t - s->pt[0].t : 0;
+	fprintf(out, "gpuprobe trace: pid %d (%s): %zu sample%s over %.1f s; ", e->pid,
+		e->comm ? e->comm : "?", s->n, s->n == 1 ? "" : "s", span);
+	if (e->have_status && e->signal)
+		fprintf(out, "%s (killed by signal %d)\n", e->reason, e->signal);
+	else if (e->have_status)
+		fprintf(out, "%s (status %d)\n", e->reason, e->status);
+	else
+		fprintf(out, "%s\n", e->reason);
+	if (s->n == 0) {
+		fprintf(out, "  no sample was taken\n");
+		return;
+	}
+	const struct gp_point *f = &s->pt[0], *l = &s->pt[s->n - 1];
+	uint32_t maxthr = 0;
+	unsigned long created = 0, exited = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->pt[i].threads > maxthr)
+			maxthr = s->pt[i].threads;
+		if (i) {
+			created += s->pt[i].threads_created;
+			exited += s->pt[i].threads_exited;
+		}
+	}
+	fprintf(out, "  threads    %u -> %u (max %u; %lu created, %lu exited, %lu vanished mid-read)\n",
+		f->threads, l->threads, maxthr, created, exited, e->lost_threads);
+	mem_row(out, "RssFile", s, offsetof(struct gp_point, rss_file));
+	mem_row(out, "RssAnon", s, offsetof(struct gp_point, rss_anon));
+	if (range_of(s, offsetof(struct gp_point, vm_pin)).peak)
+		mem_row(out, "VmPin", s, offsetof(struct gp_point, vm_pin));
+	if (range_of(s, offsetof(struct gp_point, vm_lck)).peak)
+		mem_row(out, "VmLck", s, offsetof(struct gp_point, vm_lck));
+	if (l->have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML))
+		mem_row(out, "GPU", s, offsetof(struct gp_point, gpu_bytes));
+	else
+		fprintf(out, "  GPU        unknown (no DRM fdinfo, KFD or NVML entry for this process)\n");
+	if (span > 0) {
+		long tck = e->clk_tck > 0 ? e->clk_tck : 100;
+		double cpu = (double)((l->utime + l->stime) - (f->utime + f->stime)) / (double)tck / span * 100.0;
+		double sys = (double)(l->stime - f->stime) / (double)tck / span * 100.0;
+		fprintf(out, "  CPU        %.1f%% of a core on average (system %.1f%%)\n", cpu, sys);
+		/* The thread busiest most often, and its peak. */
+		const struct gp_point *best = NULL;
+		for (size_t i = 1; i < s->n; i++)
+			if (s->pt[i].top_tid && (!best || s->pt[i].top_cpu_pct > best->top_cpu_pct))
+				best = &s->pt[i];
+		if (best)
+			fprintf(out, "  busiest    thread %d (%s) %.1f%% at +%.1f s, system %.1f%%\n",
+				best->top_tid, best->top_comm, best->top_cpu_pct, best->t, best->top_sys_pct);
+		if (l->have & GP_PT_IO) {
+			char r[32], w[32];
+			gp_fmt_bytes(r, sizeof r, (double)(l->io_rchar - f->io_rchar));
+			gp_fmt_bytes(w, sizeof w, (double)(l->io_wchar - f->io_wchar));
+			fprintf(out, "  io         read %s, written %s (rchar/wchar)\n", r, w);
+		}
+		if (l->have & GP_PT_SYS_WB) {
+			double ps = (double)e->page_size;
+			fprintf(out, "  system     dirtied %.1f MiB/s, written back %.1f MiB/s",
+				mib_rate(f->sys_dirtied, l->sys_dirtied, ps, span),
+				mib_rate(f->sys_written, l->sys_written, ps, span));
+			if (l->have & GP_PT_SYS_RECLAIM)
+				fprintf(out, ", file reclaim %.1f MiB/s",
+					mib_rate(f->sys_pgsteal_file, l->sys_pgsteal_file, ps, span));
+			fputc('\n', out);
+		}
+	}
+	if (e->late)
+		fprintf(out, "  note       %lu tick%s skipped: a sample took longer than the interval\n",
+			e->late, e->late == 1 ? "" : "s");
+	if (e->syscall_denied || e->io_denied)
+		fprintf(out, "  not seen   %s%s(run as root, or as the target's user)\n",
+			e->syscall_denied ? "syscalls " : "", e->io_denied ? "io " : "");
+	if (e->kstack_denied)
+		fprintf(out, "  not seen   kernel stacks (run as root)\n");
+	if (e->output)
+		fprintf(out, "  saved      %s (%lu lines)\n", e->output, e->lines);
+}

@@ -1,0 +1,35 @@
+/* Text rendering of a trace: the live line per sample and the end
+ * summary.  Works from the compact series only; never reads /proc. */
+#ifndef GP_TRACE_TEXT_H
+#define GP_TRACE_TEXT_H
+
+#include "series.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct gp_trace_end {
+	int pid;
+	const char *comm;
+	const char *reason;        /* "exited", "interrupted", "time limit", "pid reused", ... */
+	bool have_status;
+	int status, signal;        /* for a command gpuprobe started */
+	const char *output;        /* result file, or NULL */
+	unsigned long lines;       /* lines written to it */
+	unsigned long lost_threads;/* vanished between readdir and read */
+	unsigned long late;        /* ticks skipped because a sample overran */
+	long page_size;
+	long clk_tck;
+	bool kstack_denied, syscall_denied, io_denied;
+};
+
+/* "  3.0s  top 4243 hal-mem  98% (sys 97%)  total 105%  RssFile 16555 MiB  GPU 298 MiB  dirtied 512.0 / written 510.3 MiB/s" */
+void gp_render_live_line(FILE *out, const struct gp_point *prev,
+			 const struct gp_point *cur, long page_size);
+void gp_render_trace_summary(FILE *out, const struct gp_series *s,
+			     const struct gp_trace_end *end);
+
+/* "16555 MiB", "1.2 GiB", "512 KiB" */
+void gp_fmt_bytes(char *buf, size_t cap, double bytes);
+
+#endif

@@ -1,0 +1,401 @@
+#include "config.h"
+#include "sampler.h"
+#include "gpumem.h"
+#include "parse.h"
+#include "procstat.h"
+#include "report/result.h"
+#include "sysinfo.h"
+#include "tasks.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { P_STAT, P_STATUS, P_IO, P_COUNT };
+
+struct gp_sampler {
+	struct gp_sampler_opts o;
+	struct gp_tasks *tasks;
+	struct gp_gpu_reader *gpu;
+	struct gp_sys_reader *sys;
+	int fd[P_COUNT];          /* the process's own files, kept open */
+	uint64_t starttime;       /* identity: a kept fd of a dead pid reads ESRCH */
+	double clk_tck;
+	double prev_t;
+	uint64_t prev_ticks;
+	bool have_prev;
+	struct gp_sampler_totals tot;
+	char buf[8192];
+};
+
+static int open_proc_file(const struct gp_root *root, int pid, const char *name)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
+	return gp_open(root, path, 0);
+}
+
+struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
+{
+	struct gp_sampler *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->o = *o;
+	for (int i = 0; i < P_COUNT; i++)
+		s->fd[i] = -1;
+	s->clk_tck = (double)sysconf(_SC_CLK_TCK);
+	static const char *const names[P_COUNT] = { "stat", "status", "io" };
+	for (int i = 0; i < P_COUNT; i++)
+		s->fd[i] = open_proc_file(o->root, o->pid, names[i]);
+	struct gp_stat st;
+	if (s->fd[P_STAT] < 0 || gp_pread_all(s->fd[P_STAT], s->buf, sizeof s->buf) <= 0
+	    || !gp_parse_stat(s->buf, &st)) {
+		int saved = errno ? errno : ESRCH;
+		gp_sampler_free(s);
+		errno = saved;
+		return NULL;
+	}
+	s->starttime = st.starttime;
+	if (s->fd[P_IO] < 0)
+		s->tot.io_denied = true;
+	unsigned tflags = (o->kstacks ? GP_TASKS_KSTACK : 0) | (o->reopen ? GP_TASKS_REOPEN : 0);
+	s->tasks = gp_tasks_new(o->root, o->pid, tflags);
+	s->gpu = gp_gpu_reader_new(o->root, o->pid, o->no_nvml ? GP_GPU_NO_NVML : 0);
+	s->sys = gp_sys_reader_new(o->root);
+	if (!s->tasks || !s->sys) {
+		int saved = errno ? errno : ENOMEM;
+		gp_sampler_free(s);
+		errno = saved;
+		return NULL;
+	}
+	return s;
+}
+
+void gp_sampler_free(struct gp_sampler *s)
+{
+	if (!s)
+		return;
+	gp_tasks_free(s->tasks);
+	if (s->gpu)
+		gp_gpu_reader_free(s->gpu);
+	gp_sys_reader_free(s->sys);
+	for (int i = 0; i < P_COUNT; i++)
+		if (s->fd[i] >= 0)
+			close(s->fd[i]);
+	free(s);
+}
+
+void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot)
+{
+	*tot = s->tot;
+}
+
+static json_t *syscall_json(const struct gp_syscall *sc)
+{
+	switch (sc->kind) {
+	case GP_SC_RUNNING:
+		return json_string("running");
+	case GP_SC_USER:
+		return json_pack("{s:i, s:o, s:o}", "nr", -1, "sp", gp_json_hex(sc->sp),
+				 "pc", gp_json_hex(sc->pc));
+	case GP_SC_IN: {
+		json_t *args = json_array();
+		for (int i = 0; i < 6; i++)
+			json_array_append_new(args, gp_json_hex(sc->args[i]));
+		return json_pack("{s:I, s:o, s:o, s:o}", "nr", (json_int_t)sc->nr, "args", args,
+				 "sp", gp_json_hex(sc->sp), "pc", gp_json_hex(sc->pc));
+	}
+	default:
+		return NULL;
+	}
+}
+
+/* "[<0>] futex_wait_queue+0x60/0xa0\n..." -> ["futex_wait_queue+0x60/0xa0", ...] */
+static json_t *kstack_json(const char *text)
+{
+	json_t *a = json_array();
+	for (const char *p = text; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		const char *f = p;
+		if (*f == '[') {
+			const char *rb = memchr(f, ']', len);
+			if (rb) {
+				f = rb + 1;
+				while (*f == ' ')
+					f++;
+			}
+		}
+		size_t flen = len - (size_t)(f - p);
+		json_t *frame = flen ? json_stringn(f, flen) : NULL;
+		if (frame)
+			json_array_append_new(a, frame);
+		p = eol ? eol + 1 : p + len;
+	}
+	return a;
+}
+
+static json_t *thread_json(const struct gp_thread *th, double clk, double dt)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "tid", json_integer(th->tid));
+	json_object_set_new(o, "comm", gp_json_string(th->st.comm));
+	char state[2] = { th->st.state, 0 };
+	json_object_set_new(o, "state", json_string(state));
+	if (th->have_wchan)
+		json_object_set_new(o, "wchan", json_string(th->wchan));
+	json_object_set_new(o, "utime", json_real((double)th->st.utime / clk));
+	json_object_set_new(o, "stime", json_real((double)th->st.stime / clk));
+	if (!th->is_new && dt > 0) {
+		json_object_set_new(o, "cpu_pct", json_real(100.0 * (double)(th->d_utime + th->d_stime) / clk / dt));
+		json_object_set_new(o, "sys_pct", json_real(100.0 * (double)th->d_stime / clk / dt));
+	}
+	json_object_set_new(o, "minflt", json_integer((json_int_t)th->st.minflt));
+	json_object_set_new(o, "majflt", json_integer((json_int_t)th->st.majflt));
+	json_object_set_new(o, "processor", json_integer(th->st.processor));
+	json_object_set_new(o, "starttime", json_integer((json_int_t)th->st.starttime));
+	if (th->have_ctxt) {
+		json_object_set_new(o, "voluntary", json_integer((json_int_t)th->vcsw));
+		json_object_set_new(o, "involuntary", json_integer((json_int_t)th->nvcsw));
+	}
+	json_t *sc = syscall_json(&th->sc);
+	if (sc)
+		json_object_set_new(o, "syscall", sc);
+	if (th->kstack)
+		json_object_set_new(o, "kernel", kstack_json(th->kstack));
+	if (th->is_new)
+		json_object_set_new(o, "new", json_true());
+	return o;
+}
+
+/* Most frequent non-empty wchan among sleeping threads (S or D). */
+static void common_wchan(const struct gp_thread *th, size_t n, struct gp_point *pt)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!th[i].wchan[0] || th[i].st.state == 'R')
+			continue;
+		uint32_t count = 0;
+		for (size_t j = 0; j < n; j++)
+			if (th[j].st.state != 'R' && !strcmp(th[j].wchan, th[i].wchan))
+				count++;
+		if (count > pt->common_wchan_count) {
+			pt->common_wchan_count = count;
+			gp_strlcpy(pt->common_wchan, th[i].wchan, sizeof pt->common_wchan);
+		}
+		if (count * 2 > n)
+			break; /* a majority: nothing can beat it */
+	}
+}
+
+static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
+				       struct gp_point *pt, const char **why)
+{
+	struct gp_stat st;
+	if (gp_pread_all(s->fd[P_STAT], s->buf, sizeof s->buf) <= 0
+	    || !gp_parse_stat(s->buf, &st)) {
+		*why = "exited";
+		return GP_SAMPLE_GONE;
+	}
+	if (st.starttime != s->starttime) {
+		*why = "pid reused";
+		return GP_SAMPLE_GONE;
+	}
+	if (st.state == 'Z' || st.state == 'X') {
+		*why = "zombie";
+		return GP_SAMPLE_GONE;
+	}
+	pt->state = st.state;
+	pt->utime = st.utime;
+	pt->stime = st.stime;
+	pt->minflt = st.minflt;
+	pt->majflt = st.majflt;
+	char state[2] = { st.state, 0 };
+	json_object_set_new(proc, "state", json_string(state));
+	json_object_set_new(proc, "utime", json_real((double)st.utime / s->clk_tck));
+	json_object_set_new(proc, "stime", json_real((double)st.stime / s->clk_tck));
+	json_object_set_new(proc, "minflt", json_integer((json_int_t)st.minflt));
+	json_object_set_new(proc, "majflt", json_integer((json_int_t)st.majflt));
+
+	struct gp_status_mem m;
+	if (gp_pread_all(s->fd[P_STATUS], s->buf, sizeof s->buf) > 0 && gp_parse_status_mem(s->buf, &m)) {
+		static const struct {
+			const char *key;
+			size_t off;
+			unsigned bit;
+		} mem[] = {
+			{ "rss_anon", offsetof(struct gp_status_mem, rss_anon), GP_HAVE_RSS_ANON },
+			{ "rss_file", offsetof(struct gp_status_mem, rss_file), GP_HAVE_RSS_FILE },
+			{ "rss_shmem", offsetof(struct gp_status_mem, rss_shmem), GP_HAVE_RSS_SHMEM },
+			{ "vm_lck", offsetof(struct gp_status_mem, vm_lck), GP_HAVE_VM_LCK },
+			{ "vm_pin", offsetof(struct gp_status_mem, vm_pin), GP_HAVE_VM_PIN },
+			{ "vm_rss", offsetof(struct gp_status_mem, vm_rss), GP_HAVE_VM_RSS },
+			{ "vm_hwm", offsetof(struct gp_status_mem, vm_hwm), GP_HAVE_VM_HWM },
+			{ "vm_size", offsetof(struct gp_status_mem, vm_size), GP_HAVE_VM_SIZE },
+		};
+		for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+			if (m.have & mem[i].bit)
+				json_object_set_new(proc, mem[i].key, json_integer(
+					(json_int_t)*(uint64_t *)((char *)&m + mem[i].off)));
+		if (m.have & GP_HAVE_THREADS)
+			json_object_set_new(proc, "threads", json_integer(m.threads));
+		pt->rss_file = m.rss_file;
+		pt->rss_anon = m.rss_anon;
+		pt->rss_shmem = m.rss_shmem;
+		pt->vm_pin = m.vm_pin;
+		pt->vm_lck = m.vm_lck;
+	}
+	struct gp_io io;
+	if (s->fd[P_IO] >= 0 && gp_pread_all(s->fd[P_IO], s->buf, sizeof s->buf) > 0
+	    && gp_parse_io(s->buf, &io)) {
+		json_object_set_new(proc, "io", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+			"rchar", (json_int_t)io.rchar, "wchar", (json_int_t)io.wchar,
+			"syscr", (json_int_t)io.syscr, "syscw", (json_int_t)io.syscw,
+			"read_bytes", (json_int_t)io.read_bytes, "write_bytes", (json_int_t)io.write_bytes,
+			"cancelled_write_bytes", (json_int_t)io.cancelled_write_bytes));
+		pt->io_rchar = io.rchar;
+		pt->io_wchar = io.wchar;
+		pt->io_read_bytes = io.read_bytes;
+		pt->io_write_bytes = io.write_bytes;
+		pt->io_syscr = io.syscr;
+		pt->io_syscw = io.syscw;
+		pt->have |= GP_PT_IO;
+	}
+	return GP_SAMPLE_OK;
+}
+
+static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt,
+			 struct gp_thread *th, size_t n, const struct gp_tasks_stats *ts, double dt)
+{
+	json_t *arr = json_array();
+	uint64_t best = 0;
+	const struct gp_thread *top = NULL;
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(arr, thread_json(&th[i], s->clk_tck, dt));
+		pt->vcsw += th[i].vcsw;
+		pt->nvcsw += th[i].nvcsw;
+		if (th[i].st.state == 'R')
+			pt->running++;
+		else if (th[i].st.state == 'D')
+			pt->blocked_d++;
+		uint64_t busy = th[i].d_utime + th[i].d_stime;
+		if (busy > best) {
+			best = busy;
+			top = &th[i];
+		}
+		if (th[i].kstack)
+			s->tot.kstacks_read++;
+	}
+	json_object_set_new(line, "threads", arr);
+	if (ts->vanished)
+		json_object_set_new(line, "threads_vanished", json_integer(ts->vanished));
+	if (ts->reused)
+		json_object_set_new(line, "tids_reused", json_integer(ts->reused));
+	pt->threads = (uint32_t)n;
+	pt->threads_created = ts->created;
+	pt->threads_exited = ts->exited;
+	pt->threads_vanished = ts->vanished;
+	pt->top_sc_nr = -2;
+	if (top && dt > 0) {
+		pt->top_tid = top->tid;
+		pt->top_cpu_pct = (float)(100.0 * (double)best / s->clk_tck / dt);
+		pt->top_sys_pct = (float)(100.0 * (double)top->d_stime / s->clk_tck / dt);
+		gp_strlcpy(pt->top_comm, top->st.comm, sizeof pt->top_comm);
+		gp_strlcpy(pt->top_wchan, top->wchan, sizeof pt->top_wchan);
+		if (top->sc.kind == GP_SC_IN) {
+			pt->top_sc_nr = top->sc.nr;
+			pt->top_sc_arg0 = top->sc.args[0];
+			pt->top_sc_arg1 = top->sc.args[1];
+		} else if (top->sc.kind == GP_SC_USER) {
+			pt->top_sc_nr = -1;
+		}
+	}
+	common_wchan(th, n, pt);
+	if (!ts->wchan_denied)
+		pt->have |= GP_PT_WCHAN;
+	if (!ts->syscall_denied)
+		pt->have |= GP_PT_SYSCALL;
+	if (s->o.kstacks && !ts->kstack_denied)
+		pt->have |= GP_PT_KSTACK;
+	s->tot.kstack_denied = ts->kstack_denied;
+	s->tot.syscall_denied = ts->syscall_denied;
+}
+
+enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep,
+				  struct gp_point *pt, const char **why)
+{
+	memset(pt, 0, sizeof *pt);
+	*linep = NULL;
+	*why = NULL;
+	pt->t = t;
+	json_t *line = json_object();
+	json_object_set_new(line, "type", json_string("sample"));
+	json_object_set_new(line, "t", json_real(t));
+	json_t *proc = json_object();
+	enum gp_sample_rc rc = process_files(s, proc, pt, why);
+	if (rc != GP_SAMPLE_OK) {
+		json_decref(proc);
+		json_decref(line);
+		return rc;
+	}
+	double dt = s->have_prev ? t - s->prev_t : 0;
+	uint64_t ticks = pt->utime + pt->stime;
+	if (s->have_prev && dt > 0)
+		pt->cpu_pct = (float)(100.0 * (double)(ticks - (ticks >= s->prev_ticks ? s->prev_ticks : ticks)) / s->clk_tck / dt);
+	json_object_set_new(line, "proc", proc);
+
+	struct gp_thread *th;
+	size_t n;
+	struct gp_tasks_stats ts;
+	if (gp_tasks_sample(s->tasks, &th, &n, &ts) < 0) {
+		json_decref(line);
+		*why = "exited";
+		return GP_SAMPLE_GONE;
+	}
+	threads_part(s, line, pt, th, n, &ts, dt);
+	s->tot.thread_samples += n;
+	s->tot.vanished += ts.vanished;
+	s->tot.reused += ts.reused;
+	s->tot.created += s->tot.samples ? ts.created : 0;
+	s->tot.exited += ts.exited;
+
+	if (s->gpu) {
+		json_t *gpu = NULL;
+		struct gp_gpu_totals gt;
+		memset(&gt, 0, sizeof gt);
+		if (gp_gpu_read(s->gpu, &gpu, &gt) == 0 && gpu)
+			json_object_set_new(line, "gpu", gpu);
+		pt->gpu_gtt = gt.gtt_bytes;
+		pt->gpu_vram = gt.vram_bytes;
+		pt->gpu_engine_ns = gt.engine_ns;
+		if (gt.drm_seen) {
+			pt->gpu_bytes = gt.drm_total_bytes;
+			pt->have |= GP_PT_GPU_DRM;
+		} else if (gt.kfd_seen) {
+			pt->gpu_bytes = gt.kfd_vram_bytes;
+		} else if (gt.nvml_seen) {
+			pt->gpu_bytes = gt.nvml_bytes;
+		}
+		if (gt.kfd_seen)
+			pt->have |= GP_PT_GPU_KFD;
+		if (gt.nvml_seen)
+			pt->have |= GP_PT_GPU_NVML;
+	}
+	struct gp_sys_compact sc;
+	json_object_set_new(line, "vm", gp_sys_read(s->sys, &sc));
+	pt->sys_dirtied = sc.nr_dirtied;
+	pt->sys_written = sc.nr_written;
+	pt->sys_pgsteal_file = sc.pgsteal_file;
+	if (sc.have_dirtied && sc.have_written)
+		pt->have |= GP_PT_SYS_WB;
+	if (sc.have_pgsteal_file)
+		pt->have |= GP_PT_SYS_RECLAIM;
+
+	s->prev_t = t;
+	s->prev_ticks = ticks;
+	s->have_prev = true;
+	s->tot.samples++;
+	*linep = line;
+	return GP_SAMPLE_OK;
+}

@@ -1,0 +1,47 @@
+/* The sampler: one process, sampled again and again.  Each sample
+ * becomes a `sample` result line (DESIGN.md) and a compact point that
+ * stays in memory for the summary and the verdict. */
+#ifndef GP_SAMPLER_H
+#define GP_SAMPLER_H
+
+#include "procfs.h"
+#include "report/series.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gp_sampler_opts {
+	const struct gp_root *root;
+	int pid;
+	bool kstacks;      /* read kernel stacks when readable */
+	bool no_nvml;
+	bool reopen;       /* benchmark baseline: no kept fds */
+};
+
+enum gp_sample_rc {
+	GP_SAMPLE_OK = 0,
+	GP_SAMPLE_GONE = 1,   /* exited, zombie, or the PID now names another process */
+	GP_SAMPLE_ERROR = -1,
+};
+
+struct gp_sampler;
+
+struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o);
+void gp_sampler_free(struct gp_sampler *s);
+
+/* One sample at t (seconds since the trace began).  On OK, *line is a new
+ * `sample` object and *pt is filled.  On GONE, nothing is filled and
+ * *why says what happened ("exited", "zombie", "pid reused"). */
+enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **line,
+				  struct gp_point *pt, const char **why);
+
+/* Cumulative counts over the trace. */
+struct gp_sampler_totals {
+	uint64_t samples, thread_samples, vanished, reused, created, exited;
+	bool kstack_denied, syscall_denied, io_denied;
+	uint64_t kstacks_read;
+};
+void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot);
+
+#endif
