@@ -1,0 +1,38 @@
+#!/bin/sh
+# Sets up a fresh Debian 12 machine and builds gpuprobe:
+#   1. installs the Debian packages needed to build and test (only those
+#      missing; installing needs root),
+#   2. autoreconf -fi, ./configure "$@", make.
+# Re-running it is cheap: nothing is installed twice.
+set -eu
+cd "$(dirname "$0")"
+
+# Build: compiler, Autotools, the chosen libraries.  Test: cmocka, jq
+# (the end-to-end scripts read results with it), procps/sysstat/elfutils
+# (peers the benchmarks compare against).
+PKGS="gcc make autoconf automake pkg-config
+      libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
+      libcmocka-dev jq procps sysstat elfutils util-linux coreutils"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "bootstrap.sh: missing packages:$missing" >&2
+		echo "bootstrap.sh: run as root, or: sudo apt-get install$missing" >&2
+		exit 1
+	fi
+	echo "bootstrap.sh: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+autoreconf -fi
+./configure "$@"
+make -j"$(nproc)"

@@ -1,0 +1,170 @@
+/* parse.c: numbers, key-value walks, memory units, command-line values. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "parse.h"
+
+static void test_u64(void **st)
+{
+	uint64_t v;
+	const char *end;
+	assert_true(gp_parse_u64("  42 rest", &v, &end));
+	assert_int_equal(v, 42);
+	assert_string_equal(end, " rest");
+	assert_true(gp_parse_u64("18446744073709551615", &v, NULL));
+	assert_true(v == UINT64_MAX);
+	assert_false(gp_parse_u64("18446744073709551616", &v, NULL)); /* overflow */
+	assert_false(gp_parse_u64("", &v, NULL));
+	assert_false(gp_parse_u64("-1", &v, NULL));
+	assert_false(gp_parse_u64("x1", &v, NULL));
+}
+
+static void test_i64_x64(void **st)
+{
+	int64_t i;
+	uint64_t x;
+	assert_true(gp_parse_i64("-1 0x7ff", &i, NULL));
+	assert_int_equal(i, -1);
+	assert_true(gp_parse_i64("-9223372036854775808", &i, NULL));
+	assert_true(i == INT64_MIN);
+	assert_false(gp_parse_i64("9223372036854775808", &i, NULL));
+	assert_true(gp_parse_x64("0x7fffdeadbeef", &x, NULL));
+	assert_true(x == 0x7fffdeadbeefull);
+	assert_true(gp_parse_x64("0xffffffffffffffff", &x, NULL));
+	assert_true(x == UINT64_MAX);
+	assert_false(gp_parse_x64("0x1ffffffffffffffff", &x, NULL));
+	assert_false(gp_parse_x64("0x", &x, NULL));
+	assert_true(gp_parse_x64("12", &x, NULL));
+	assert_int_equal(x, 12);
+}
+
+struct seen {
+	char keys[8][32];
+	char vals[8][32];
+	int n;
+};
+
+static int collect(const char *k, size_t kl, const char *v, void *ctx)
+{
+	struct seen *s = ctx;
+	if (s->n >= 8)
+		return 1;
+	memcpy(s->keys[s->n], k, kl < 31 ? kl : 31);
+	size_t vl = strcspn(v, "\n");
+	memcpy(s->vals[s->n], v, vl < 31 ? vl : 31);
+	s->n++;
+	return 0;
+}
+
+static void test_kv_each(void **st)
+{
+	struct seen s;
+	memset(&s, 0, sizeof s);
+	/* colon+tab, bare space (vmstat), amdgpu's stray tab, no value,
+	 * no trailing newline */
+	const char *text = "Name:\tllama\nnr_dirtied 123\ndrm-memory-gtt: \t1234 KiB\n"
+			   "empty:\n\nlonely\nlast: 7";
+	assert_int_equal(gp_kv_each(text, collect, &s), 0);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.keys[0], "Name");
+	assert_string_equal(s.vals[0], "llama");
+	assert_string_equal(s.keys[1], "nr_dirtied");
+	assert_string_equal(s.vals[1], "123");
+	assert_string_equal(s.keys[2], "drm-memory-gtt");
+	assert_string_equal(s.vals[2], "1234 KiB");
+	assert_string_equal(s.keys[3], "last");
+	assert_string_equal(s.vals[3], "7");
+	assert_int_equal(gp_kv_each("", collect, &s), 0);
+}
+
+static void test_mem_value(void **st)
+{
+	uint64_t b;
+	assert_true(gp_parse_mem_value("16555 kB", &b));
+	assert_true(b == 16555ull * 1024);
+	assert_true(gp_parse_mem_value("3 MiB", &b));
+	assert_true(b == 3ull << 20);
+	assert_true(gp_parse_mem_value("5\tKiB", &b));
+	assert_true(b == 5ull * 1024);
+	assert_true(gp_parse_mem_value("17", &b));
+	assert_int_equal(b, 17);
+	assert_false(gp_parse_mem_value("18446744073709551615 MiB", &b));
+	assert_false(gp_parse_mem_value("kB", &b));
+}
+
+static void test_size(void **st)
+{
+	uint64_t b;
+	assert_true(gp_parse_size("16G", &b));
+	assert_true(b == 16ull << 30);
+	assert_true(gp_parse_size("16GiB", &b));
+	assert_true(b == 16ull << 30);
+	assert_true(gp_parse_size("4096", &b));
+	assert_int_equal(b, 4096);
+	assert_true(gp_parse_size("1k", &b));
+	assert_int_equal(b, 1024);
+	assert_false(gp_parse_size("", &b));
+	assert_false(gp_parse_size("-1", &b));
+	assert_false(gp_parse_size("1X", &b));
+	assert_false(gp_parse_size("1GG", &b));
+	assert_false(gp_parse_size(" 1", &b));
+	assert_false(gp_parse_size("99999999999T", &b)); /* overflow */
+}
+
+static void test_seconds(void **st)
+{
+	double d;
+	assert_true(gp_parse_seconds("0.05", &d));
+	assert_true(d > 0.0499 && d < 0.0501);
+	assert_true(gp_parse_seconds("120", &d));
+	assert_false(gp_parse_seconds("-1", &d));
+	assert_false(gp_parse_seconds("nan", &d));
+	assert_false(gp_parse_seconds("inf", &d));
+	assert_false(gp_parse_seconds("1e3", &d));
+	assert_false(gp_parse_seconds("0x10", &d));
+	assert_false(gp_parse_seconds("", &d));
+	assert_false(gp_parse_seconds("1s", &d));
+	assert_false(gp_parse_seconds("1e400", &d));
+}
+
+static void test_pid(void **st)
+{
+	int p;
+	assert_true(gp_parse_pid("4242", &p));
+	assert_int_equal(p, 4242);
+	assert_false(gp_parse_pid("0", &p));
+	assert_false(gp_parse_pid("-1", &p));
+	assert_false(gp_parse_pid("2147483648", &p));
+	assert_false(gp_parse_pid("12abc", &p));
+	assert_false(gp_parse_pid("", &p));
+	assert_false(gp_parse_pid(" 1", &p));
+}
+
+static void test_strlcpy(void **st)
+{
+	char b[4];
+	gp_strlcpy(b, "abcdef", sizeof b);
+	assert_string_equal(b, "abc");
+	gp_strlcpy(b, "", sizeof b);
+	assert_string_equal(b, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_i64_x64),
+		cmocka_unit_test(test_kv_each),
+		cmocka_unit_test(test_mem_value),
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_strlcpy),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
