@@ -1,0 +1,1071 @@
+#include "config.h"
+#include "gpumem.h"
+#include "parse.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Values                                                              */
+/* ------------------------------------------------------------------ */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A value token ends at a blank or the end of the line: the spec forbids
+ * whitespace inside keys and values (drm-usage-stats.rst, "File format
+ * specification"). */
+static size_t token_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n] && s[n] != '\n' && s[n] != ' ' && s[n] != '\t' &&
+	       s[n] != '\r')
+		n++;
+	return n;
+}
+
+static bool rest_is_blank(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	return *s == '\0' || *s == '\n';
+}
+
+enum unit_kind {
+	U_COUNT,	/* no unit allowed: client id, capacity, cycles */
+	U_BYTES,	/* drm-*-<region>: bytes, "KiB" or "MiB" */
+	U_NS,		/* drm-engine-<e>: "ns" */
+	U_HZ,		/* drm-maxfreq-<e>: "Hz", "KHz" or "MHz" */
+	U_ANY,		/* unknown key: any unit we can name */
+};
+
+struct unit {
+	const char *name;
+	enum unit_kind kind;
+	uint64_t mul;
+};
+
+/* drm-usage-stats.rst allows "KiB" and "MiB" for memory and "Hz|MHz|KHz"
+ * for drm-maxfreq; "kB" and "GiB" are accepted too (the /proc habit, and
+ * tomorrow's GPUs).  A number with a unit not listed is not parsed: its
+ * meaning is unknown. */
+static const struct unit units[] = {
+	{ "B",   U_BYTES, 1 },
+	{ "KiB", U_BYTES, 1ull << 10 },
+	{ "kB",  U_BYTES, 1ull << 10 },
+	{ "MiB", U_BYTES, 1ull << 20 },
+	{ "GiB", U_BYTES, 1ull << 30 },
+	{ "ns",  U_NS,    1 },
+	{ "Hz",  U_HZ,    1 },
+	{ "KHz", U_HZ,    1000 },
+	{ "kHz", U_HZ,    1000 },
+	{ "MHz", U_HZ,    1000000 },
+	{ "GHz", U_HZ,    1000000000 },
+};
+
+static bool unit_mul(const char *u, size_t ulen, enum unit_kind kind,
+		     uint64_t *mul)
+{
+	if (ulen == 0) {
+		*mul = 1;	/* "Default unit shall be bytes" (and ns, Hz) */
+		return true;
+	}
+	if (kind == U_COUNT)
+		return false;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (kind != U_ANY && units[i].kind != kind)
+			continue;
+		if (gp_key_is(u, ulen, units[i].name)) {
+			*mul = units[i].mul;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "<uint>[ <unit>]" to end of line, scaled to bytes/ns/Hz.  Refuses
+ * overflow, junk after the unit, and anything over INT64_MAX: jansson
+ * integers are signed 64-bit, and the JSON and the totals must agree. */
+static bool parse_value(const char *val, enum unit_kind kind, uint64_t *out)
+{
+	const char *end;
+	uint64_t v, mul;
+
+	if (!gp_parse_u64(val, &v, &end))
+		return false;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	size_t ulen = token_len(end);
+	if (!unit_mul(end, ulen, kind, &mul) || !rest_is_blank(end + ulen))
+		return false;
+	if (v > (uint64_t)INT64_MAX / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* DRM fdinfo: Documentation/gpu/drm-usage-stats.rst                   */
+/* ------------------------------------------------------------------ */
+
+/* Keys of the form drm-<what>-<name>.  Order matters: a longer prefix
+ * comes before the shorter one it extends ("drm-engine-capacity-" before
+ * "drm-engine-", "drm-total-cycles-" before "drm-total-"). */
+struct prefix_rule {
+	const char *prefix;
+	const char *obj;	/* member of the client object */
+	const char *field;	/* "memory": member of the region object */
+	enum unit_kind kind;
+	bool full_key;		/* name the entry by the whole key */
+};
+
+static const struct prefix_rule rules[] = {
+	/* "drm-engine-capacity-<str>: <uint>": engines in the group */
+	{ "drm-engine-capacity-", "engine_capacity", NULL, U_COUNT, false },
+	/* "drm-engine-<str>: <uint> ns": busy time */
+	{ "drm-engine-",          "engine_ns",       NULL, U_NS,    false },
+	/* "drm-total-cycles-<str>": cycles elapsed, drm-cycles' clock */
+	{ "drm-total-cycles-",    "total_cycles",    NULL, U_COUNT, false },
+	{ "drm-cycles-",          "cycles",          NULL, U_COUNT, false },
+	{ "drm-maxfreq-",         "maxfreq_hz",      NULL, U_HZ,    false },
+	/* "drm-{total,shared,resident,purgeable,active}-<region>" */
+	{ "drm-total-",           "memory", "total",     U_BYTES, false },
+	{ "drm-resident-",        "memory", "resident",  U_BYTES, false },
+	{ "drm-shared-",          "memory", "shared",    U_BYTES, false },
+	{ "drm-purgeable-",       "memory", "purgeable", U_BYTES, false },
+	{ "drm-active-",          "memory", "active",    U_BYTES, false },
+	/* "drm-memory-<region>": the first spec's key, deprecated for
+	 * drm-resident-<region>; amdgpu still writes it beside the new ones
+	 * (amdgpu_fdinfo.c, "Legacy amdgpu keys") */
+	{ "drm-memory-",          "legacy", NULL,        U_BYTES, true },
+};
+
+#define KEY_MAX 128
+#define STR_MAX 256
+
+struct parse_ctx {
+	json_t *client;
+	bool has_driver;
+};
+
+static json_t *child_object(json_t *parent, const char *name)
+{
+	json_t *o = json_object_get(parent, name);
+	if (json_is_object(o))
+		return o;
+	o = json_object();
+	if (json_object_set_new(parent, name, o))
+		return NULL;
+	return o;
+}
+
+static void set_uint(json_t *obj, const char *key, uint64_t v)
+{
+	if (obj)
+		json_object_set_new(obj, key, json_integer((json_int_t)v));
+}
+
+/* <str> values: driver names, PCI addresses, and client names, which the
+ * kernel limits to printable ASCII (drm_file.c, DRM_IOCTL_SET_CLIENT_NAME).
+ * Anything else is junk, and would not be valid JSON text either. */
+static bool take_string(json_t *c, const char *jkey, const char *val)
+{
+	size_t n = token_len(val);
+
+	if (n == 0 || n >= STR_MAX || !rest_is_blank(val + n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)val[i] <= ' ' || (unsigned char)val[i] >= 0x7f)
+			return false;
+	return json_object_set_new(c, jkey, json_stringn(val, n)) == 0;
+}
+
+static void take_prefixed(json_t *c, const struct prefix_rule *rule,
+			  const char *key, const char *val)
+{
+	const char *name = rule->full_key ? key : key + strlen(rule->prefix);
+	uint64_t v;
+
+	if (!*name || !parse_value(val, rule->kind, &v))
+		return;
+	json_t *obj = child_object(c, rule->obj);
+	if (obj && rule->field)
+		obj = child_object(obj, name);
+	set_uint(obj, rule->field ? rule->field : name, v);
+}
+
+/* Keys outside the spec are kept when numeric: amdgpu's
+ * amd-memory-visible-vram, amd-evicted-vram, amd-requested-* (KiB) and
+ * "pasid" (amdgpu_fdinfo.c; the pasid ties the client to its KFD
+ * process), panfrost's drm-curfreq-<e> (Hz), panthor-*-memory, ...
+ * fdinfo's own pos/flags/mnt_id/ino are not GPU facts. */
+static void take_other(json_t *c, const char *key, const char *val)
+{
+	uint64_t v;
+
+	if (!strchr(key, '-') && strcmp(key, "pasid") != 0)
+		return;
+	if (parse_value(val, U_ANY, &v))
+		set_uint(child_object(c, "other"), key, v);
+}
+
+static void take_key(struct parse_ctx *ctx, const char *key, const char *val)
+{
+	json_t *c = ctx->client;
+	uint64_t v;
+
+	if (!strcmp(key, "drm-driver")) {
+		if (take_string(c, "driver", val))
+			ctx->has_driver = true;
+		return;
+	}
+	if (!strcmp(key, "drm-pdev")) {
+		take_string(c, "pdev", val);
+		return;
+	}
+	if (!strcmp(key, "drm-client-name")) {
+		take_string(c, "name", val);
+		return;
+	}
+	if (!strcmp(key, "drm-client-id")) {
+		if (parse_value(val, U_COUNT, &v))
+			set_uint(c, "client_id", v);
+		return;
+	}
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		if (!strncmp(key, rules[i].prefix, strlen(rules[i].prefix))) {
+			take_prefixed(c, &rules[i], key, val);
+			return;
+		}
+	}
+	take_other(c, key, val);
+}
+
+static int fdinfo_kv(const char *key, size_t klen, const char *val, void *arg)
+{
+	char k[KEY_MAX];
+
+	/* "Colon character (`:`) must be used to delimit keys and values":
+	 * a line without one is not a key of the spec. */
+	if (key[klen] != ':' || klen >= sizeof k)
+		return 0;
+	/* "Neither keys or values are allowed to contain whitespace": nor
+	 * control bytes, which a JSON member name should not carry. */
+	for (size_t i = 0; i < klen; i++)
+		if ((unsigned char)key[i] <= ' ' || (unsigned char)key[i] >= 0x7f)
+			return 0;
+	memcpy(k, key, klen);
+	k[klen] = '\0';
+	take_key(arg, k, val);
+	return 0;
+}
+
+json_t *gp_fdinfo_parse(const char *text)
+{
+	struct parse_ctx ctx = { .client = NULL, .has_driver = false };
+
+	if (!text)
+		return NULL;
+	ctx.client = json_object();
+	if (!ctx.client)
+		return NULL;
+	/* gp_kv_each skips any run of blanks and tabs after the colon:
+	 * amdgpu writes "drm-memory-gtt: \t%llu KiB" (amdgpu_fdinfo.c). */
+	gp_kv_each(text, fdinfo_kv, &ctx);
+	/* "drm-driver" is the one mandatory key: without it, not DRM. */
+	if (!ctx.has_driver) {
+		json_decref(ctx.client);
+		return NULL;
+	}
+	return ctx.client;
+}
+
+/* xe names its device memory "vram0", "vram1" (xe-drm-usage-stats.rst);
+ * amdgpu says "vram".  Both are device memory. */
+static bool region_is_vram(const char *region)
+{
+	if (strncmp(region, "vram", 4) != 0)
+		return false;
+	for (const char *p = region + 4; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static bool get_uint(const json_t *obj, const char *key, uint64_t *v)
+{
+	json_t *j = json_object_get(obj, key);
+	if (!json_is_integer(j) || json_integer_value(j) < 0)
+		return false;
+	*v = (uint64_t)json_integer_value(j);
+	return true;
+}
+
+static void add_region(struct gp_gpu_totals *tot, const char *region,
+		       uint64_t total, uint64_t resident)
+{
+	tot->drm_total_bytes = sat_add(tot->drm_total_bytes, total);
+	tot->drm_resident_bytes = sat_add(tot->drm_resident_bytes, resident);
+	if (!strcmp(region, "gtt"))
+		tot->gtt_bytes = sat_add(tot->gtt_bytes, total);
+	else if (region_is_vram(region))
+		tot->vram_bytes = sat_add(tot->vram_bytes, total);
+}
+
+/* One region of a client counts once: drm-total, else drm-resident, else
+ * legacy drm-memory.  Newer amdgpu writes drm-total-vram AND
+ * drm-memory-vram for the same memory (amdgpu_fdinfo.c): adding both
+ * would count it twice.  drm-memory-<region> is the deprecated name of
+ * drm-resident-<region> (drm-usage-stats.rst), so it stands for resident
+ * too when the new key is missing (amdgpu before Linux 6.11). */
+static void add_memory(const json_t *client, struct gp_gpu_totals *tot)
+{
+	json_t *mem = json_object_get(client, "memory");
+	json_t *legacy = json_object_get(client, "legacy");
+	const char *region, *key;
+	json_t *ro, *v;
+	char lk[KEY_MAX + 16];
+
+	json_object_foreach(mem, region, ro) {
+		uint64_t total = 0, resident = 0, old = 0;
+		bool have_old;
+
+		snprintf(lk, sizeof lk, "drm-memory-%s", region);
+		have_old = get_uint(legacy, lk, &old);
+		if (!get_uint(ro, "resident", &resident))
+			resident = have_old ? old : 0;
+		if (!get_uint(ro, "total", &total))
+			total = resident;
+		add_region(tot, region, total, resident);
+	}
+	json_object_foreach(legacy, key, v) {
+		const char *r = key + strlen("drm-memory-");
+		uint64_t b;
+
+		if (json_object_get(mem, r) || !get_uint(legacy, key, &b))
+			continue;
+		add_region(tot, r, b, b);
+	}
+}
+
+void gp_fdinfo_add_totals(const json_t *client, struct gp_gpu_totals *tot)
+{
+	json_t *eng = json_object_get(client, "engine_ns");
+	const char *e;
+	json_t *v;
+
+	add_memory(client, tot);
+	json_object_foreach(eng, e, v) {
+		if (json_is_integer(v) && json_integer_value(v) > 0)
+			tot->engine_ns = sat_add(tot->engine_ns,
+					(uint64_t)json_integer_value(v));
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* NVML, through dlopen                                                */
+/* ------------------------------------------------------------------ */
+
+/* Declared here: no NVML header is installed where gpuprobe builds.
+ * Types, values and struct layouts from the NVML API reference
+ * (docs.nvidia.com/deploy/nvml-api: nvmlReturn_t, nvmlProcessInfo_t,
+ * nvmlDeviceGetComputeRunningProcesses_v3). */
+typedef int nvml_ret;
+typedef struct nvml_device *nvml_dev;
+#define NVML_SUCCESS			0
+#define NVML_ERROR_INSUFFICIENT_SIZE	7
+#define NVML_VALUE_NOT_AVAILABLE	(~0ull)
+#define NVML_NO_INSTANCE		(~0u)	/* gi/ci of the v1 layout */
+
+/* nvmlProcessInfo_t of the _v2 and _v3 calls. */
+struct nvml_proc_v2 {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId;
+	unsigned int computeInstanceId;
+};
+
+/* nvmlProcessInfo_v1_t of the unversioned call. */
+struct nvml_proc_v1 {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+};
+
+typedef nvml_ret (*nvml_procs_fn)(nvml_dev, unsigned int *, void *);
+
+struct nvml_query {
+	nvml_procs_fn fn;
+	size_t entsz;		/* sizeof the layout fn fills */
+	const char *kind;	/* "compute" or "graphics" */
+};
+
+struct nvml_gpu {
+	unsigned index;
+	nvml_dev h;
+	char name[96];
+};
+
+struct nvml {
+	void *lib;
+	nvml_ret (*shutdown)(void);
+	struct nvml_query q[2];
+	struct nvml_gpu *gpu;
+	unsigned ngpu;
+	void *buf;
+	unsigned cap;		/* entries of the largest layout in buf */
+};
+
+static void *nvml_sym(void *lib, const char *const *names, int *which)
+{
+	for (int i = 0; names[i]; i++) {
+		void *p = dlsym(lib, names[i]);
+		if (p) {
+			if (which)
+				*which = i;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* Newest first: _v3 and _v2 fill the 24-byte layout, the bare name the
+ * 16-byte one (nvml.h keeps the old names for old drivers). */
+static void nvml_find_query(struct nvml_query *q, void *lib,
+			    const char *base, const char *kind)
+{
+	char v3[96], v2[96];
+	const char *names[4] = { v3, v2, base, NULL };
+	int which = 0;
+
+	snprintf(v3, sizeof v3, "%s_v3", base);
+	snprintf(v2, sizeof v2, "%s_v2", base);
+	q->fn = (nvml_procs_fn)nvml_sym(lib, names, &which);
+	q->entsz = which < 2 ? sizeof(struct nvml_proc_v2)
+			     : sizeof(struct nvml_proc_v1);
+	q->kind = kind;
+}
+
+typedef nvml_ret (*nvml_void_fn)(void);
+typedef nvml_ret (*nvml_count_fn)(unsigned int *);
+typedef nvml_ret (*nvml_handle_fn)(unsigned int, nvml_dev *);
+typedef nvml_ret (*nvml_name_fn)(nvml_dev, char *, unsigned int);
+
+static void nvml_list_gpus(struct nvml *nv)
+{
+	static const char *const count_n[] = {
+		"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", NULL };
+	static const char *const handle_n[] = {
+		"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex",
+		NULL };
+	static const char *const name_n[] = { "nvmlDeviceGetName", NULL };
+	nvml_count_fn count = (nvml_count_fn)nvml_sym(nv->lib, count_n, NULL);
+	nvml_handle_fn handle = (nvml_handle_fn)nvml_sym(nv->lib, handle_n, NULL);
+	nvml_name_fn name = (nvml_name_fn)nvml_sym(nv->lib, name_n, NULL);
+	unsigned int n = 0;
+
+	if (!count || !handle || count(&n) != NVML_SUCCESS || n == 0 ||
+	    n > 1024)
+		return;
+	nv->gpu = calloc(n, sizeof *nv->gpu);
+	if (!nv->gpu)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		struct nvml_gpu *g = &nv->gpu[nv->ngpu];
+
+		/* A GPU outside our cgroup answers NO_PERMISSION: skip it,
+		 * keep its index for the others. */
+		if (handle(i, &g->h) != NVML_SUCCESS)
+			continue;
+		g->index = i;
+		if (!name || name(g->h, g->name, sizeof g->name) != NVML_SUCCESS)
+			g->name[0] = '\0';
+		g->name[sizeof g->name - 1] = '\0';
+		nv->ngpu++;
+	}
+}
+
+static void nvml_close(struct nvml *nv)
+{
+	if (!nv)
+		return;
+	if (nv->shutdown)
+		nv->shutdown();
+	if (nv->lib)
+		dlclose(nv->lib);
+	free(nv->gpu);
+	free(nv->buf);
+	free(nv);
+}
+
+static struct nvml *nvml_open(const char *libname)
+{
+	static const char *const init_n[] = { "nvmlInit_v2", "nvmlInit", NULL };
+	static const char *const shut_n[] = { "nvmlShutdown", NULL };
+	struct nvml *nv = calloc(1, sizeof *nv);
+
+	if (!nv)
+		return NULL;
+	nv->lib = dlopen(*libname ? libname : NULL, RTLD_NOW | RTLD_LOCAL);
+	nvml_void_fn init = nv->lib ?
+		(nvml_void_fn)nvml_sym(nv->lib, init_n, NULL) : NULL;
+	if (!init || init() != NVML_SUCCESS) {
+		nvml_close(nv);
+		return NULL;
+	}
+	/* Only now: nvmlShutdown balances a successful nvmlInit. */
+	nv->shutdown = (nvml_void_fn)nvml_sym(nv->lib, shut_n, NULL);
+	nvml_find_query(&nv->q[0], nv->lib,
+			"nvmlDeviceGetComputeRunningProcesses", "compute");
+	nvml_find_query(&nv->q[1], nv->lib,
+			"nvmlDeviceGetGraphicsRunningProcesses", "graphics");
+	if (!nv->q[0].fn && !nv->q[1].fn) {
+		nvml_close(nv);
+		return NULL;
+	}
+	nvml_list_gpus(nv);
+	return nv;
+}
+
+static bool nvml_grow(struct nvml *nv, unsigned want)
+{
+	if (want <= nv->cap)
+		return true;
+	if (want > 65536)
+		return false;
+	void *nb = realloc(nv->buf, (size_t)want * sizeof(struct nvml_proc_v2));
+	if (!nb)
+		return false;
+	nv->buf = nb;
+	nv->cap = want;
+	return true;
+}
+
+/* Calls q on one GPU; the count is a moving target (processes start
+ * between two calls), so INSUFFICIENT_SIZE is retried a few times with
+ * the size NVML asked for plus slack.  Returns entries filled or -1. */
+static int nvml_call(struct nvml *nv, const struct nvml_query *q, nvml_dev h)
+{
+	unsigned int n = 0;
+
+	for (int tries = 0; tries < 4; tries++) {
+		if (!nvml_grow(nv, nv->cap ? nv->cap : 16))
+			return -1;
+		n = nv->cap;
+		nvml_ret ret = q->fn(h, &n, nv->buf);
+		if (ret == NVML_SUCCESS)
+			return n <= nv->cap ? (int)n : -1;
+		if (ret != NVML_ERROR_INSUFFICIENT_SIZE ||
+		    !nvml_grow(nv, n + 8 > nv->cap ? n + 8 : nv->cap * 2))
+			return -1;
+	}
+	return -1;
+}
+
+static void nvml_entry(const struct nvml_query *q, const void *buf, int i,
+		       struct nvml_proc_v2 *e)
+{
+	const char *p = (const char *)buf + (size_t)i * q->entsz;
+
+	if (q->entsz == sizeof(struct nvml_proc_v2)) {
+		memcpy(e, p, sizeof *e);
+	} else {
+		struct nvml_proc_v1 v1;
+		memcpy(&v1, p, sizeof v1);
+		e->pid = v1.pid;
+		e->usedGpuMemory = v1.usedGpuMemory;
+		e->gpuInstanceId = e->computeInstanceId = NVML_NO_INSTANCE;
+	}
+}
+
+static json_t *nvml_row(const struct nvml_gpu *g, const char *kind,
+			const struct nvml_proc_v2 *e)
+{
+	json_t *row = json_object();
+
+	json_object_set_new(row, "index", json_integer(g->index));
+	json_object_set_new(row, "name", json_string(g->name));
+	json_object_set_new(row, "type", json_string(kind));
+	/* NVML_VALUE_NOT_AVAILABLE: e.g. Windows WDDM, or no permission */
+	json_object_set_new(row, "used_bytes",
+		e->usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
+		e->usedGpuMemory > (unsigned long long)INT64_MAX ? json_null() :
+		json_integer((json_int_t)e->usedGpuMemory));
+	if (e->gpuInstanceId != NVML_NO_INSTANCE)
+		json_object_set_new(row, "gpu_instance_id",
+				    json_integer(e->gpuInstanceId));
+	if (e->computeInstanceId != NVML_NO_INSTANCE)
+		json_object_set_new(row, "compute_instance_id",
+				    json_integer(e->computeInstanceId));
+	return row;
+}
+
+/* A process in both lists of one GPU (CUDA and graphics) holds one
+ * allocation: count each (GPU instance, compute instance) once. */
+struct seen_inst {
+	unsigned gi, ci;
+};
+
+static bool inst_seen(struct seen_inst *s, unsigned n, unsigned gi,
+		      unsigned ci)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (s[i].gi == gi && s[i].ci == ci)
+			return true;
+	return false;
+}
+
+static void nvml_read_gpu(struct nvml *nv, const struct nvml_gpu *g, int pid,
+			  json_t *arr, struct gp_gpu_totals *tot)
+{
+	struct seen_inst seen[16];
+	unsigned nseen = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct nvml_query *q = &nv->q[k];
+		int n = q->fn ? nvml_call(nv, q, g->h) : -1;
+
+		for (int i = 0; i < n; i++) {
+			struct nvml_proc_v2 e;
+
+			nvml_entry(q, nv->buf, i, &e);
+			if ((int)e.pid != pid)
+				continue;
+			json_array_append_new(arr, nvml_row(g, q->kind, &e));
+			if (e.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
+			    inst_seen(seen, nseen, e.gpuInstanceId,
+				      e.computeInstanceId))
+				continue;
+			if (nseen < 16)
+				seen[nseen++] = (struct seen_inst){
+					e.gpuInstanceId, e.computeInstanceId };
+			tot->nvml_bytes = sat_add(tot->nvml_bytes,
+						  e.usedGpuMemory);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The reader                                                          */
+/* ------------------------------------------------------------------ */
+
+/* One fd of the target, as the last sample left it. */
+struct fd_slot {
+	int fd;
+	bool drm;
+	char *link;	/* readlink of /proc/PID/fd/N; NULL when not a link
+			 * (replay trees hold plain files) */
+	int info_fd;	/* /proc/PID/fdinfo/N kept open for a DRM fd, or -1 */
+};
+
+struct gp_gpu_reader {
+	const struct gp_root *root;
+	int pid;
+	unsigned flags;
+	int pid_dirfd;		/* /proc/PID, held: a reused pid reads as gone */
+	struct fd_slot *slots;	/* sorted by fd */
+	size_t nslots;
+	char *buf;
+	size_t bufcap;
+	char *nvml_lib;
+	bool nvml_tried;
+	struct nvml *nvml;
+};
+
+struct gp_gpu_reader *gp_gpu_reader_new_nvml(const struct gp_root *root,
+					     int pid, unsigned flags,
+					     const char *nvml_lib)
+{
+	struct gp_gpu_reader *r = calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->root = root;
+	r->pid = pid;
+	r->flags = flags;
+	r->pid_dirfd = -1;
+	r->bufcap = 4096;	/* amdgpu's fdinfo is ~1 KiB, xe's ~1.5 KiB */
+	r->buf = malloc(r->bufcap);
+	r->nvml_lib = strdup(nvml_lib ? nvml_lib : "libnvidia-ml.so.1");
+	if (!r->buf || !r->nvml_lib) {
+		gp_gpu_reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
+					unsigned flags)
+{
+	return gp_gpu_reader_new_nvml(root, pid, flags, NULL);
+}
+
+static void slots_free(struct fd_slot *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].info_fd >= 0)
+			close(s[i].info_fd);
+		free(s[i].link);
+	}
+	free(s);
+}
+
+void gp_gpu_reader_free(struct gp_gpu_reader *r)
+{
+	if (!r)
+		return;
+	slots_free(r->slots, r->nslots);
+	if (r->pid_dirfd >= 0)
+		close(r->pid_dirfd);
+	nvml_close(r->nvml);
+	free(r->nvml_lib);
+	free(r->buf);
+	free(r);
+}
+
+/* Whole text of an open fdinfo (pread from 0 regenerates it), in r->buf,
+ * grown when full.  NULL when it cannot be read (the fd closed since). */
+static const char *read_text(struct gp_gpu_reader *r, int fd)
+{
+	for (;;) {
+		ssize_t n = gp_pread_all(fd, r->buf, r->bufcap);
+		if (n < 0)
+			return NULL;
+		if ((size_t)n < r->bufcap - 1 || r->bufcap >= (1u << 20))
+			return r->buf;
+		char *nb = realloc(r->buf, r->bufcap * 2);
+		if (!nb)
+			return r->buf;	/* a truncated text still parses */
+		r->buf = nb;
+		r->bufcap *= 2;
+	}
+}
+
+static bool name_to_fd(const char *name, int *fd)
+{
+	const char *end;
+	uint64_t v;
+
+	if (*name < '0' || *name > '9' || !gp_parse_u64(name, &v, &end) ||
+	    *end || v > INT_MAX)
+		return false;
+	*fd = (int)v;
+	return true;
+}
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct fd_slot *x = a, *y = b;
+	return (x->fd > y->fd) - (x->fd < y->fd);
+}
+
+static bool slot_push(struct fd_slot **s, size_t *n, size_t *cap, int fd,
+		      int dirfd, const char *name)
+{
+	char link[4096];
+
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct fd_slot *ns = realloc(*s, nc * sizeof *ns);
+		if (!ns)
+			return false;
+		*s = ns;
+		*cap = nc;
+	}
+	struct fd_slot *e = &(*s)[(*n)++];
+	e->fd = fd;
+	e->drm = false;
+	e->info_fd = -1;
+	e->link = NULL;
+	/* readlink only names the fd (d_path); unlike stat it never touches
+	 * the file's filesystem, which may be the very thing that hangs. */
+	ssize_t len = readlinkat(dirfd, name, link, sizeof link);
+	if (len > 0 && (size_t)len < sizeof link)
+		e->link = strndup(link, (size_t)len);
+	return true;
+}
+
+/* The fd numbers of the target now, sorted; -1 when the fd directory
+ * cannot be listed (process gone, no permission). */
+static int list_fds(struct gp_gpu_reader *r, struct fd_slot **out, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *de;
+	int fd;
+
+	*out = NULL;
+	*n = 0;
+	int dfd = openat(r->pid_dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!dir) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	while ((de = readdir(dir))) {
+		if (name_to_fd(de->d_name, &fd) &&
+		    !slot_push(out, n, &cap, fd, dirfd(dir), de->d_name))
+			break;
+	}
+	closedir(dir);
+	qsort(*out, *n, sizeof **out, slot_cmp);
+	return 0;
+}
+
+/* Links the kernel gives sockets and pipes: never a DRM device. */
+static bool link_not_drm(const char *link)
+{
+	return link && (!strncmp(link, "socket:[", 8) ||
+			!strncmp(link, "pipe:[", 6));
+}
+
+/* Decides from the last sample whether fd s needs its fdinfo read: an fd
+ * whose link is unchanged keeps its verdict, and a DRM fd its open
+ * fdinfo.  Returns false for a known non-DRM fd. */
+static bool slot_inherit(struct gp_gpu_reader *r, struct fd_slot *s)
+{
+	struct fd_slot *old = r->nslots ? bsearch(s, r->slots, r->nslots,
+						  sizeof *s, slot_cmp) : NULL;
+
+	if (link_not_drm(s->link))
+		return false;
+	if (!old || !old->link || !s->link || strcmp(old->link, s->link))
+		return true;
+	if (!old->drm)
+		return false;
+	s->info_fd = old->info_fd;
+	old->info_fd = -1;
+	return true;
+}
+
+/* Reads fd s's fdinfo; the parsed client, or NULL (not DRM, or gone). */
+static json_t *slot_read(struct gp_gpu_reader *r, struct fd_slot *s)
+{
+	char path[32];
+
+	if (s->info_fd < 0) {
+		snprintf(path, sizeof path, "fdinfo/%d", s->fd);
+		s->info_fd = openat(r->pid_dirfd, path,
+				    O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	}
+	const char *text = s->info_fd >= 0 ? read_text(r, s->info_fd) : NULL;
+	json_t *client = text ? gp_fdinfo_parse(text) : NULL;
+
+	if (!text) {
+		/* Unreadable (closed in between, EACCES): no verdict, so
+		 * the next sample asks again. */
+		free(s->link);
+		s->link = NULL;
+	}
+	s->drm = client != NULL;
+	if (!client && s->info_fd >= 0) {
+		close(s->info_fd);
+		s->info_fd = -1;
+	}
+	return client;
+}
+
+/* Clients are one per struct drm_file: "drm-client-id ... used to
+ * distinguish duplicated and shared file descriptors", unique per device
+ * when drm-pdev is given (drm-usage-stats.rst, drm-client-id).  dup()ed
+ * fds and fds passed over a socket show the same id and count once. */
+static void client_key(const json_t *c, int fd, char *key, size_t cap)
+{
+	const char *pdev = json_string_value(json_object_get(c, "pdev"));
+	json_t *id = json_object_get(c, "client_id");
+	const char *drv = json_string_value(json_object_get(c, "driver"));
+
+	if (json_is_integer(id))
+		snprintf(key, cap, "%s/%s/id:%lld", drv ? drv : "",
+			 pdev ? pdev : "", (long long)json_integer_value(id));
+	else
+		snprintf(key, cap, "%s/%s/fd:%d", drv ? drv : "",
+			 pdev ? pdev : "", fd);
+}
+
+static void add_client(json_t *arr, json_t *byk, json_t *c, int fd,
+		       struct gp_gpu_totals *tot)
+{
+	char key[STR_MAX * 2 + 64];
+	json_t *prev;
+
+	client_key(c, fd, key, sizeof key);
+	prev = json_object_get(byk, key);
+	if (prev) {
+		json_array_append_new(json_object_get(prev, "fds"),
+				      json_integer(fd));
+		json_decref(c);
+		return;
+	}
+	json_t *fds = json_array();
+	json_array_append_new(fds, json_integer(fd));
+	json_object_set_new(c, "fds", fds);
+	json_object_set(byk, key, c);
+	json_array_append_new(arr, c);
+	gp_fdinfo_add_totals(c, tot);
+	tot->drm_clients++;
+}
+
+static bool open_pid_dir(struct gp_gpu_reader *r)
+{
+	char path[64];
+
+	if (r->pid_dirfd >= 0)
+		return true;
+	snprintf(path, sizeof path, "/proc/%d", r->pid);
+	r->pid_dirfd = gp_open(r->root, path, O_DIRECTORY);
+	return r->pid_dirfd >= 0;
+}
+
+static void read_drm(struct gp_gpu_reader *r, json_t *arr,
+		     struct gp_gpu_totals *tot)
+{
+	struct fd_slot *now;
+	size_t n;
+	json_t *byk;
+
+	if (!open_pid_dir(r) || list_fds(r, &now, &n) < 0)
+		return;
+	byk = json_object();
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = slot_inherit(r, &now[i]) ? slot_read(r, &now[i])
+						     : NULL;
+		if (c)
+			add_client(arr, byk, c, now[i].fd, tot);
+	}
+	json_decref(byk);
+	slots_free(r->slots, r->nslots);
+	r->slots = now;
+	r->nslots = n;
+	tot->drm_seen = tot->drm_clients > 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* KFD: /sys/class/kfd/kfd/proc/<pid>/ (amdkfd's kfd_process.c)        */
+/* ------------------------------------------------------------------ */
+
+static bool read_small_u64(int dirfd, const char *name, uint64_t *v)
+{
+	char buf[64];
+	const char *end;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return false;
+	ssize_t n = gp_pread_all(fd, buf, sizeof buf);
+	close(fd);
+	return n > 0 && gp_parse_u64(buf, v, &end) && rest_is_blank(end) &&
+	       *v <= (uint64_t)INT64_MAX;
+}
+
+/* "<prefix><gpuid>" with a decimal gpu id; returns the id text. */
+static const char *gpuid_of(const char *name, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	int id;
+
+	if (strncmp(name, prefix, pl) || !name_to_fd(name + pl, &id))
+		return NULL;
+	return name + pl;
+}
+
+/* kfd_procfs_add_sysfs_files() creates, per GPU the process opened,
+ * "vram_%u" (bytes of VRAM it allocated) and "sdma_%u" (SDMA busy time
+ * in microseconds: the 100 MHz counter / SDMA_ACTIVITY_DIVISOR, kfd_priv.h)
+ * with the gpu_id of the KFD topology; "pasid" beside them.  The
+ * directory is named by the pid in the initial pid namespace. */
+static void kfd_entry(int dfd, const char *name, json_t *kfd,
+		      struct gp_gpu_totals *tot)
+{
+	const char *id;
+	uint64_t v;
+
+	if ((id = gpuid_of(name, "vram_"))) {
+		if (!read_small_u64(dfd, name, &v))
+			return;
+		set_uint(child_object(kfd, "vram"), id, v);
+		tot->kfd_vram_bytes = sat_add(tot->kfd_vram_bytes, v);
+	} else if ((id = gpuid_of(name, "sdma_"))) {
+		/* Each read schedules a kernel work item that samples
+		 * the SDMA counters (kfd_procfs_show): fine at 20 Hz. */
+		if (read_small_u64(dfd, name, &v))
+			set_uint(child_object(kfd, "sdma_us"), id, v);
+	} else if (!strcmp(name, "pasid")) {
+		if (read_small_u64(dfd, name, &v))
+			set_uint(kfd, "pasid", v);
+	}
+}
+
+static json_t *read_kfd(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
+{
+	char path[64];
+	struct dirent *de;
+
+	snprintf(path, sizeof path, "/sys/class/kfd/kfd/proc/%d", r->pid);
+	int dfd = gp_open(r->root, path, O_DIRECTORY);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!dir) {
+		if (dfd >= 0)
+			close(dfd);
+		return NULL;
+	}
+	json_t *kfd = json_object();
+	child_object(kfd, "vram");
+	while ((de = readdir(dir)))
+		kfd_entry(dirfd(dir), de->d_name, kfd, tot);
+	closedir(dir);
+	tot->kfd_seen = true;
+	return kfd;
+}
+
+/* ------------------------------------------------------------------ */
+
+static json_t *read_nvml(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
+{
+	/* Once per reader: a machine without NVML costs one failed dlopen,
+	 * not one a sample.  A replay root has no NVML to ask. */
+	if (!r->nvml_tried) {
+		r->nvml_tried = true;
+		if (!(r->flags & GP_GPU_NO_NVML) && r->root->live)
+			r->nvml = nvml_open(r->nvml_lib);
+	}
+	if (!r->nvml)
+		return NULL;
+	json_t *arr = json_array();
+	for (unsigned i = 0; i < r->nvml->ngpu; i++)
+		nvml_read_gpu(r->nvml, &r->nvml->gpu[i], r->pid, arr, tot);
+	tot->nvml_seen = true;
+	return arr;
+}
+
+int gp_gpu_read(struct gp_gpu_reader *r, json_t **gpu,
+		struct gp_gpu_totals *tot)
+{
+	json_t *out = json_object();
+	json_t *drm = json_array();
+
+	memset(tot, 0, sizeof *tot);
+	*gpu = NULL;
+	if (!out || !drm || json_object_set_new(out, "drm", drm)) {
+		json_decref(out);
+		errno = ENOMEM;
+		return -1;
+	}
+	read_drm(r, drm, tot);
+	json_t *kfd = read_kfd(r, tot);
+	if (kfd)
+		json_object_set_new(out, "kfd", kfd);
+	json_t *nv = read_nvml(r, tot);
+	if (nv)
+		json_object_set_new(out, "nvml", nv);
+	*gpu = out;
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* Per-process GPU memory and engine time, from every source the kernel
+ * and the driver offer without attaching to the process:
+ *
+ *  - DRM fdinfo (/proc/PID/fdinfo/FD of each DRM fd), the kernel's
+ *    "DRM client usage stats" (Documentation/gpu/drm-usage-stats.rst):
+ *    amdgpu, i915, xe, panfrost/panthor, msm, v3d, ...
+ *  - KFD (/sys/class/kfd/kfd/proc/PID/vram_GPUID): what ROCm allocated
+ *    through /dev/kfd, which DRM fdinfo does not see.
+ *  - NVML (libnvidia-ml.so.1, dlopen'ed, live root only): the NVIDIA
+ *    proprietary driver has no DRM fdinfo for CUDA memory.
+ *
+ * A source that is missing is simply absent from the sample: a flat or
+ * missing GPU counter alone never proves anything (DESIGN.md). */
+#ifndef GP_GPUMEM_H
+#define GP_GPUMEM_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "procfs.h"
+
+struct gp_gpu_totals {
+	bool drm_seen, kfd_seen, nvml_seen;   /* which sources answered */
+	unsigned drm_clients;                 /* after de-duplication */
+	uint64_t drm_total_bytes;   /* sum over clients and regions of drm-total-<region> (or, lacking total, resident) */
+	uint64_t drm_resident_bytes;/* sum of drm-resident-<region> */
+	uint64_t gtt_bytes;         /* sum of the 'gtt' region (drm-total-gtt, or legacy drm-memory-gtt) */
+	uint64_t vram_bytes;        /* sum of the 'vram' region (drm-total-vram or drm-memory-vram) */
+	uint64_t engine_ns;         /* sum of drm-engine-<e> over engines and clients */
+	uint64_t kfd_vram_bytes;    /* sum of /sys/class/kfd/kfd/proc/<pid>/vram_<gpuid> */
+	uint64_t nvml_bytes;        /* sum of usedGpuMemory for this pid over devices */
+};
+
+/* Flags of gp_gpu_reader_new(). */
+enum {
+	GP_GPU_NO_NVML = 1,	/* never dlopen libnvidia-ml */
+};
+
+/* Pure parser of one /proc/PID/fdinfo/FD text.  Returns a json object of
+ * the client, or NULL when the text holds no drm-driver key (not a DRM
+ * fd):
+ *   {"driver":s, "pdev":s, "client_id":N, "name":s,
+ *    "memory":{"<region>":{"total":B,"resident":B,"shared":B,
+ *                          "purgeable":B,"active":B}},
+ *    "engine_ns":{"<e>":N}, "engine_capacity":{"<e>":N},
+ *    "cycles":{"<e>":N}, "total_cycles":{"<e>":N}, "maxfreq_hz":{"<e>":N},
+ *    "legacy":{"drm-memory-<region>":B}, "other":{"<key>":N}}
+ * Only the keys present in the text appear; bytes are integers. */
+json_t *gp_fdinfo_parse(const char *text);
+
+/* Adds one parsed client (gp_fdinfo_parse's object) to tot's DRM sums
+ * (not to drm_clients).  Pure; exposed for tests and for callers that
+ * parse fdinfo captured elsewhere. */
+void gp_fdinfo_add_totals(const json_t *client, struct gp_gpu_totals *tot);
+
+struct gp_gpu_reader;
+
+/* root must outlive the reader.  NULL on allocation failure only: a pid
+ * that does not exist (yet) just reads as no sources. */
+struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
+					unsigned flags);
+/* As gp_gpu_reader_new, loading NVML from nvml_lib instead of
+ * "libnvidia-ml.so.1"; "" means the running program itself (dlopen(NULL)),
+ * which lets a test link a fake NVML into the test binary (-rdynamic). */
+struct gp_gpu_reader *gp_gpu_reader_new_nvml(const struct gp_root *root,
+					     int pid, unsigned flags,
+					     const char *nvml_lib);
+
+/* One sample: *gpu gets a new json object
+ * {"drm":[clients...], "kfd":{...}|absent, "nvml":[...]|absent}; each DRM
+ * client also carries "fds":[3,7].  totals filled.  Returns 0; never fails
+ * because one source is missing (a missing source is just absent);
+ * -1 with errno only when memory runs out. */
+int gp_gpu_read(struct gp_gpu_reader *r, json_t **gpu,
+		struct gp_gpu_totals *tot);
+
+void gp_gpu_reader_free(struct gp_gpu_reader *r);
+
+#endif
