@@ -53,7 +53,14 @@ ssize_t gp_pread_all(int fd, char *buf, size_t cap)
 		}
 		if (n == 0)
 			break;
+		size_t asked = cap - 1 - len;
 		len += (size_t)n;
+		/* A short read is the end: /proc's seq files fill the whole
+		 * request when they can.  Stopping here saves the second
+		 * pread per file that would only read 0 bytes (measured: half
+		 * the syscalls of a 1000-thread sample). */
+		if ((size_t)n < asked)
+			break;
 	}
 	buf[len] = '\0';
 	return (ssize_t)len;

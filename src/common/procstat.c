@@ -209,3 +209,11 @@ void gp_parse_wchan(const char *buf, char *out, unsigned cap)
 	if (!strcmp(out, "0"))
 		out[0] = '\0';
 }
+
+bool gp_parse_schedstat(const char *buf, uint64_t *run_ns, uint64_t *wait_ns,
+			uint64_t *pcount)
+{
+	const char *p;
+	return gp_parse_u64(buf, run_ns, &p) && gp_parse_u64(p, wait_ns, &p)
+	       && gp_parse_u64(p, pcount, NULL);
+}

@@ -76,6 +76,10 @@ struct gp_io {
 };
 bool gp_parse_io(const char *buf, struct gp_io *io);
 
+/* /proc/TID/schedstat: "run_ns wait_ns timeslices". */
+bool gp_parse_schedstat(const char *buf, uint64_t *run_ns, uint64_t *wait_ns,
+			uint64_t *pcount);
+
 /* wchan: the symbol, or "" for "0" (running or not waiting). */
 void gp_parse_wchan(const char *buf, char *out, unsigned cap);
 

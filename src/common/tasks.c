@@ -10,9 +10,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { F_STAT, F_STATUS, F_WCHAN, F_SYSCALL, F_STACK, F_COUNT };
+enum { F_SCHEDSTAT, F_STAT, F_STATUS, F_WCHAN, F_SYSCALL, F_STACK, F_COUNT };
 static const char *const file_names[F_COUNT] = {
-	"stat", "status", "wchan", "syscall", "stack",
+	"schedstat", "stat", "status", "wchan", "syscall", "stack",
 };
 
 struct slot {
@@ -26,7 +26,10 @@ struct slot {
 	char kstate;
 	uint64_t kstime;
 	char *kstack;
-	uint64_t utime, stime, vcsw, nvcsw; /* previous sample's */
+	uint64_t utime, stime, vcsw, nvcsw, run_ns; /* previous sample's */
+	/* The last full read, carried over while the thread has not run. */
+	bool have_last;
+	struct gp_thread last;
 };
 
 struct gp_tasks {
@@ -73,6 +76,16 @@ struct gp_tasks *gp_tasks_new(const struct gp_root *root, int pid, unsigned flag
 	t->taskdir = dfd;
 	if (!(flags & GP_TASKS_KSTACK))
 		t->denied[F_STACK] = true;
+	/* schedstat needs CONFIG_SCHED_INFO; without it, every thread is
+	 * read in full.  Decided once here: a thread's ENOENT later may
+	 * just mean that it exited. */
+	char spath[64];
+	snprintf(spath, sizeof spath, "/proc/%d/schedstat", pid);
+	int sfd = gp_open(root, spath, 0);
+	if (sfd < 0)
+		t->denied[F_SCHEDSTAT] = true;
+	else
+		close(sfd);
 	return t;
 }
 
@@ -85,6 +98,7 @@ static void slot_close(struct slot *s)
 	}
 	free(s->kstack);
 	s->kstack = NULL;
+	s->have_last = false;
 }
 
 void gp_tasks_free(struct gp_tasks *t)
@@ -230,18 +244,44 @@ static bool want_kstack(const struct slot *s, const struct gp_thread *th)
 	return th->st.state != s->kstate || strcmp(th->wchan, s->kwchan) != 0;
 }
 
-/* Reads the whole thread.  0 = ok, -1 = vanished (or unreadable). */
+/* Reads the whole thread.  0 = ok, -1 = vanished (or unreadable).
+ *
+ * Cost, measured on Linux 6.18 (a pread of a kept fd, 1000 threads):
+ * schedstat 4.6 us, stat 3.7, status 8.0, wchan 4.4, syscall 8.1,
+ * stack 13.4.  Most threads of a big process sleep, so schedstat comes
+ * first: when its run count and run time have not moved since the last
+ * sample and the thread was not runnable then, the thread has not been
+ * on a CPU in between, so nothing stat, status, wchan or syscall say can
+ * have changed, and the last read is carried over.  (One thing can: a
+ * sleeper woken but not yet scheduled is shown asleep until it runs.)
+ * An idle thread then costs one read, 4.6 us instead of 28. */
 static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 {
 	memset(th, 0, sizeof *th);
 	th->tid = s->tid;
+	ssize_t n;
+	if (!t->denied[F_SCHEDSTAT]) {
+		n = slot_read(t, s, F_SCHEDSTAT, t->buf, sizeof t->buf);
+		if (n > 0 && gp_parse_schedstat(t->buf, &th->run_ns, &th->wait_ns, &th->pcount))
+			th->have_sched = true;
+		else if (n < 0 && errno == ESRCH)
+			return -1;
+	}
+	if (th->have_sched && s->have_last && s->last.st.state != 'R'
+	    && th->pcount == s->last.pcount && th->run_ns == s->last.run_ns) {
+		uint64_t wait_ns = th->wait_ns;
+		*th = s->last;
+		th->wait_ns = wait_ns;
+		th->unchanged = true;
+		return 0;
+	}
 	if (slot_read(t, s, F_STAT, t->buf, sizeof t->buf) <= 0
 	    || !gp_parse_stat(t->buf, &th->st))
 		return -1;
 	if (slot_read(t, s, F_STATUS, t->buf, sizeof t->buf) <= 0)
 		return -1;
 	th->have_ctxt = gp_parse_status_ctxt(t->buf, &th->vcsw, &th->nvcsw);
-	ssize_t n = optional_read(t, s, F_WCHAN, t->buf, sizeof t->buf);
+	n = optional_read(t, s, F_WCHAN, t->buf, sizeof t->buf);
 	if (n >= 0) {
 		gp_parse_wchan(t->buf, th->wchan, sizeof th->wchan);
 		th->have_wchan = true;
@@ -266,6 +306,9 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 			return -1;
 		}
 	}
+	s->have_last = true;
+	s->last = *th;
+	s->last.kstack = NULL; /* read once; not repeated when carried over */
 	return 0;
 }
 
@@ -343,11 +386,13 @@ keep:
 			th->d_stime = th->st.stime >= s->stime ? th->st.stime - s->stime : 0;
 			th->d_vcsw = th->vcsw >= s->vcsw ? th->vcsw - s->vcsw : 0;
 			th->d_nvcsw = th->nvcsw >= s->nvcsw ? th->nvcsw - s->nvcsw : 0;
+			th->d_run_ns = th->run_ns >= s->run_ns ? th->run_ns - s->run_ns : 0;
 		}
 		s->utime = th->st.utime;
 		s->stime = th->st.stime;
 		s->vcsw = th->vcsw;
 		s->nvcsw = th->nvcsw;
+		s->run_ns = th->run_ns;
 		n++;
 	}
 	/* Drop slots not seen this sample: those threads exited. */

@@ -27,8 +27,14 @@ struct gp_thread {
 	struct gp_syscall sc;    /* kind GP_SC_UNKNOWN when unreadable */
 	const char *kstack;      /* kernel stack text read this sample, or NULL */
 	bool is_new;             /* first sample that saw this thread */
+	bool unchanged;          /* asleep in the same place since the last
+				  * sample: wchan/syscall carried over, not re-read */
+	/* /proc/TID/schedstat (CONFIG_SCHED_INFO): time on a CPU and
+	 * waiting for one, in ns, and how many times it was scheduled in. */
+	uint64_t run_ns, wait_ns, pcount;
+	bool have_sched;
 	/* Since this thread's previous sample (0 when is_new). */
-	uint64_t d_utime, d_stime, d_vcsw, d_nvcsw;
+	uint64_t d_utime, d_stime, d_vcsw, d_nvcsw, d_run_ns;
 };
 
 struct gp_tasks_stats {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,25 +41,11 @@ const char *gp_result_path(const struct gp_result *r)
 	return r->path;
 }
 
-int gp_result_write(struct gp_result *r, json_t *line)
+static int write_all(struct gp_result *r, const char *s, size_t len)
 {
-	char *s = json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10));
-	json_decref(line);
-	if (r->err) {
-		free(s);
-		errno = r->err;
-		return -1;
-	}
-	if (!s) {
-		r->err = ENOMEM;
-		errno = ENOMEM;
-		return -1;
-	}
-	size_t len = strlen(s);
-	s[len] = '\n'; /* json_dumps' NUL becomes the line end */
 	size_t off = 0;
-	while (off < len + 1) {
-		ssize_t n = write(r->fd, s + off, len + 1 - off);
+	while (off < len) {
+		ssize_t n = write(r->fd, s + off, len - off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -67,12 +54,73 @@ int gp_result_write(struct gp_result *r, json_t *line)
 		}
 		off += (size_t)n;
 	}
-	free(s);
 	if (r->err) {
 		errno = r->err;
 		return -1;
 	}
 	return 0;
+}
+
+static char *dump_line(struct gp_result *r, json_t *line)
+{
+	char *s = json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10));
+	json_decref(line);
+	if (!s && !r->err)
+		r->err = ENOMEM;
+	if (r->err) {
+		free(s);
+		errno = r->err;
+		return NULL;
+	}
+	return s;
+}
+
+int gp_result_write(struct gp_result *r, json_t *line)
+{
+	char *s = dump_line(r, line);
+	if (!s)
+		return -1;
+	size_t len = strlen(s);
+	s[len] = '\n'; /* json_dumps' NUL becomes the line end */
+	int rc = write_all(r, s, len + 1);
+	free(s);
+	return rc;
+}
+
+int gp_result_write_raw(struct gp_result *r, json_t *line, const char *key,
+			const char *raw, size_t rawlen)
+{
+	bool empty = json_object_size(line) == 0;
+	char *s = dump_line(r, line);
+	if (!s)
+		return -1;
+	size_t len = strlen(s), klen = strlen(key);
+	/* s ends with '}': reopen it, append the member, close, newline. */
+	char *b = malloc(len + klen + rawlen + 8);
+	if (!b || len < 2 || s[len - 1] != '}') {
+		free(b);
+		free(s);
+		r->err = b ? EINVAL : ENOMEM;
+		errno = r->err;
+		return -1;
+	}
+	size_t n = len - 1;
+	memcpy(b, s, n);
+	if (!empty)
+		b[n++] = ',';
+	b[n++] = '"';
+	memcpy(b + n, key, klen);
+	n += klen;
+	b[n++] = '"';
+	b[n++] = ':';
+	memcpy(b + n, raw, rawlen);
+	n += rawlen;
+	b[n++] = '}';
+	b[n++] = '\n';
+	free(s);
+	int rc = write_all(r, b, n);
+	free(b);
+	return rc;
 }
 
 int gp_result_close(struct gp_result *r)

@@ -18,6 +18,10 @@ struct gp_result *gp_result_create(const char *path);
 /* Writes and steals `line`.  -1 with errno on a write error; the error is
  * sticky (later writes fail too) so a full disk is never silent. */
 int gp_result_write(struct gp_result *r, json_t *line);
+/* As gp_result_write, with one more member appended to the object:
+ * "key": raw, where raw is JSON text already serialised (gp_jsonw). */
+int gp_result_write_raw(struct gp_result *r, json_t *line, const char *key,
+			const char *raw, size_t rawlen);
 /* Closes; -1 with errno if any write or the close failed. */
 int gp_result_close(struct gp_result *r);
 const char *gp_result_path(const struct gp_result *r);

@@ -3,6 +3,7 @@
 #include "gpumem.h"
 #include "parse.h"
 #include "procstat.h"
+#include "report/jsonw.h"
 #include "report/result.h"
 #include "sysinfo.h"
 #include "tasks.h"
@@ -27,6 +28,7 @@ struct gp_sampler {
 	uint64_t prev_ticks;
 	bool have_prev;
 	struct gp_sampler_totals tot;
+	struct gp_jsonw jw;       /* the threads array of the current sample */
 	char buf[8192];
 };
 
@@ -81,10 +83,21 @@ void gp_sampler_free(struct gp_sampler *s)
 	if (s->gpu)
 		gp_gpu_reader_free(s->gpu);
 	gp_sys_reader_free(s->sys);
+	gp_jw_free(&s->jw);
 	for (int i = 0; i < P_COUNT; i++)
 		if (s->fd[i] >= 0)
 			close(s->fd[i]);
 	free(s);
+}
+
+const char *gp_sampler_threads_json(const struct gp_sampler *s, size_t *len)
+{
+	if (s->jw.oom || !s->jw.buf) {
+		*len = 4;
+		return "null";
+	}
+	*len = s->jw.len;
+	return s->jw.buf;
 }
 
 void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot)
@@ -92,30 +105,43 @@ void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot
 	*tot = s->tot;
 }
 
-static json_t *syscall_json(const struct gp_syscall *sc)
+static void syscall_write(struct gp_jsonw *w, const struct gp_syscall *sc)
 {
 	switch (sc->kind) {
 	case GP_SC_RUNNING:
-		return json_string("running");
+		gp_jw_key(w, "syscall");
+		gp_jw_str(w, "running");
+		break;
 	case GP_SC_USER:
-		return json_pack("{s:i, s:o, s:o}", "nr", -1, "sp", gp_json_hex(sc->sp),
-				 "pc", gp_json_hex(sc->pc));
-	case GP_SC_IN: {
-		json_t *args = json_array();
-		for (int i = 0; i < 6; i++)
-			json_array_append_new(args, gp_json_hex(sc->args[i]));
-		return json_pack("{s:I, s:o, s:o, s:o}", "nr", (json_int_t)sc->nr, "args", args,
-				 "sp", gp_json_hex(sc->sp), "pc", gp_json_hex(sc->pc));
-	}
+	case GP_SC_IN:
+		gp_jw_key(w, "syscall");
+		gp_jw_obj_begin(w);
+		gp_jw_key(w, "nr");
+		gp_jw_int(w, sc->kind == GP_SC_USER ? -1 : sc->nr);
+		if (sc->kind == GP_SC_IN) {
+			gp_jw_key(w, "args");
+			gp_jw_arr_begin(w);
+			for (int i = 0; i < 6; i++)
+				gp_jw_hex(w, sc->args[i]);
+			gp_jw_arr_end(w);
+		}
+		gp_jw_key(w, "sp");
+		gp_jw_hex(w, sc->sp);
+		gp_jw_key(w, "pc");
+		gp_jw_hex(w, sc->pc);
+		gp_jw_obj_end(w);
+		break;
 	default:
-		return NULL;
+		break;
 	}
 }
 
 /* "[<0>] futex_wait_queue+0x60/0xa0\n..." -> ["futex_wait_queue+0x60/0xa0", ...] */
-static json_t *kstack_json(const char *text)
+static void kstack_write(struct gp_jsonw *w, const char *text)
 {
-	json_t *a = json_array();
+	char frame[256];
+	gp_jw_key(w, "kernel");
+	gp_jw_arr_begin(w);
 	for (const char *p = text; *p;) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
@@ -129,63 +155,121 @@ static json_t *kstack_json(const char *text)
 			}
 		}
 		size_t flen = len - (size_t)(f - p);
-		json_t *frame = flen ? json_stringn(f, flen) : NULL;
-		if (frame)
-			json_array_append_new(a, frame);
+		if (flen) {
+			if (flen >= sizeof frame)
+				flen = sizeof frame - 1;
+			memcpy(frame, f, flen);
+			frame[flen] = '\0';
+			gp_jw_str(w, frame);
+		}
 		p = eol ? eol + 1 : p + len;
 	}
-	return a;
+	gp_jw_arr_end(w);
 }
 
-static json_t *thread_json(const struct gp_thread *th, double clk, double dt)
+/* CPU% of one thread over the interval.  schedstat's run time is exact
+ * (ns); utime/stime are sampled at the tick (10 ms at HZ=100), so they
+ * only split it into user and system. */
+static void thread_cpu(const struct gp_thread *th, double clk, double dt,
+		       double *cpu, double *sys)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "tid", json_integer(th->tid));
-	json_object_set_new(o, "comm", gp_json_string(th->st.comm));
-	char state[2] = { th->st.state, 0 };
-	json_object_set_new(o, "state", json_string(state));
-	if (th->have_wchan)
-		json_object_set_new(o, "wchan", json_string(th->wchan));
-	json_object_set_new(o, "utime", json_real((double)th->st.utime / clk));
-	json_object_set_new(o, "stime", json_real((double)th->st.stime / clk));
-	if (!th->is_new && dt > 0) {
-		json_object_set_new(o, "cpu_pct", json_real(100.0 * (double)(th->d_utime + th->d_stime) / clk / dt));
-		json_object_set_new(o, "sys_pct", json_real(100.0 * (double)th->d_stime / clk / dt));
+	double ticks = (double)(th->d_utime + th->d_stime);
+	if (th->have_sched) {
+		*cpu = 100.0 * (double)th->d_run_ns / 1e9 / dt;
+		*sys = ticks > 0 ? *cpu * (double)th->d_stime / ticks : 0;
+	} else {
+		*cpu = 100.0 * ticks / clk / dt;
+		*sys = 100.0 * (double)th->d_stime / clk / dt;
 	}
-	json_object_set_new(o, "minflt", json_integer((json_int_t)th->st.minflt));
-	json_object_set_new(o, "majflt", json_integer((json_int_t)th->st.majflt));
-	json_object_set_new(o, "processor", json_integer(th->st.processor));
-	json_object_set_new(o, "starttime", json_integer((json_int_t)th->st.starttime));
-	if (th->have_ctxt) {
-		json_object_set_new(o, "voluntary", json_integer((json_int_t)th->vcsw));
-		json_object_set_new(o, "involuntary", json_integer((json_int_t)th->nvcsw));
-	}
-	json_t *sc = syscall_json(&th->sc);
-	if (sc)
-		json_object_set_new(o, "syscall", sc);
-	if (th->kstack)
-		json_object_set_new(o, "kernel", kstack_json(th->kstack));
-	if (th->is_new)
-		json_object_set_new(o, "new", json_true());
-	return o;
 }
 
-/* Most frequent non-empty wchan among sleeping threads (S or D). */
+static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double clk, double dt)
+{
+	gp_jw_obj_begin(w);
+	gp_jw_key(w, "tid");
+	gp_jw_int(w, th->tid);
+	gp_jw_key(w, "comm");
+	gp_jw_str(w, th->st.comm);
+	char state[2] = { th->st.state, 0 };
+	gp_jw_key(w, "state");
+	gp_jw_str(w, state);
+	if (th->have_wchan) {
+		gp_jw_key(w, "wchan");
+		gp_jw_str(w, th->wchan);
+	}
+	gp_jw_key(w, "utime");
+	gp_jw_real(w, (double)th->st.utime / clk);
+	gp_jw_key(w, "stime");
+	gp_jw_real(w, (double)th->st.stime / clk);
+	if (!th->is_new && dt > 0) {
+		double cpu, sys;
+		thread_cpu(th, clk, dt, &cpu, &sys);
+		gp_jw_key(w, "cpu_pct");
+		gp_jw_real(w, cpu);
+		gp_jw_key(w, "sys_pct");
+		gp_jw_real(w, sys);
+	}
+	if (th->have_sched) {
+		gp_jw_key(w, "run_ns");
+		gp_jw_uint(w, th->run_ns);
+		gp_jw_key(w, "wait_ns");
+		gp_jw_uint(w, th->wait_ns);
+	}
+	gp_jw_key(w, "minflt");
+	gp_jw_uint(w, th->st.minflt);
+	gp_jw_key(w, "majflt");
+	gp_jw_uint(w, th->st.majflt);
+	gp_jw_key(w, "processor");
+	gp_jw_int(w, th->st.processor);
+	gp_jw_key(w, "starttime");
+	gp_jw_uint(w, th->st.starttime);
+	if (th->have_ctxt) {
+		gp_jw_key(w, "voluntary");
+		gp_jw_uint(w, th->vcsw);
+		gp_jw_key(w, "involuntary");
+		gp_jw_uint(w, th->nvcsw);
+	}
+	syscall_write(w, &th->sc);
+	if (th->kstack)
+		kstack_write(w, th->kstack);
+	if (th->is_new) {
+		gp_jw_key(w, "new");
+		gp_jw_bool(w, true);
+	}
+	if (th->unchanged) {
+		gp_jw_key(w, "unchanged");
+		gp_jw_bool(w, true);
+	}
+	gp_jw_obj_end(w);
+}
+
+/* Most frequent non-empty wchan among sleeping threads.  A process has
+ * few distinct wait points, so a small table counts them in one pass. */
 static void common_wchan(const struct gp_thread *th, size_t n, struct gp_point *pt)
 {
+	enum { SLOTS = 32 };
+	const char *name[SLOTS];
+	uint32_t count[SLOTS];
+	size_t used = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!th[i].wchan[0] || th[i].st.state == 'R')
 			continue;
-		uint32_t count = 0;
-		for (size_t j = 0; j < n; j++)
-			if (th[j].st.state != 'R' && !strcmp(th[j].wchan, th[i].wchan))
-				count++;
-		if (count > pt->common_wchan_count) {
-			pt->common_wchan_count = count;
-			gp_strlcpy(pt->common_wchan, th[i].wchan, sizeof pt->common_wchan);
+		size_t k = 0;
+		while (k < used && strcmp(name[k], th[i].wchan) != 0)
+			k++;
+		if (k == used) {
+			if (used == SLOTS)
+				continue; /* the 33rd distinct wait point cannot win */
+			name[used] = th[i].wchan;
+			count[used++] = 0;
 		}
-		if (count * 2 > n)
-			break; /* a majority: nothing can beat it */
+		count[k]++;
+	}
+	for (size_t k = 0; k < used; k++) {
+		if (count[k] > pt->common_wchan_count) {
+			pt->common_wchan_count = count[k];
+			gp_strlcpy(pt->common_wchan, name[k], sizeof pt->common_wchan);
+		}
 	}
 }
 
@@ -268,26 +352,31 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt,
 			 struct gp_thread *th, size_t n, const struct gp_tasks_stats *ts, double dt)
 {
-	json_t *arr = json_array();
-	uint64_t best = 0;
+	struct gp_jsonw *w = &s->jw;
+	gp_jw_reset(w);
+	gp_jw_arr_begin(w);
+	double best = 0, best_sys = 0;
 	const struct gp_thread *top = NULL;
 	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(arr, thread_json(&th[i], s->clk_tck, dt));
+		thread_write(w, &th[i], s->clk_tck, dt);
 		pt->vcsw += th[i].vcsw;
 		pt->nvcsw += th[i].nvcsw;
 		if (th[i].st.state == 'R')
 			pt->running++;
 		else if (th[i].st.state == 'D')
 			pt->blocked_d++;
-		uint64_t busy = th[i].d_utime + th[i].d_stime;
-		if (busy > best) {
-			best = busy;
+		double cpu = 0, sys = 0;
+		if (!th[i].is_new && dt > 0)
+			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
+		if (cpu > best) {
+			best = cpu;
+			best_sys = sys;
 			top = &th[i];
 		}
 		if (th[i].kstack)
 			s->tot.kstacks_read++;
 	}
-	json_object_set_new(line, "threads", arr);
+	gp_jw_arr_end(w);
 	if (ts->vanished)
 		json_object_set_new(line, "threads_vanished", json_integer(ts->vanished));
 	if (ts->reused)
@@ -299,8 +388,8 @@ static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt
 	pt->top_sc_nr = -2;
 	if (top && dt > 0) {
 		pt->top_tid = top->tid;
-		pt->top_cpu_pct = (float)(100.0 * (double)best / s->clk_tck / dt);
-		pt->top_sys_pct = (float)(100.0 * (double)top->d_stime / s->clk_tck / dt);
+		pt->top_cpu_pct = (float)best;
+		pt->top_sys_pct = (float)best_sys;
 		gp_strlcpy(pt->top_comm, top->st.comm, sizeof pt->top_comm);
 		gp_strlcpy(pt->top_wchan, top->wchan, sizeof pt->top_wchan);
 		if (top->sc.kind == GP_SC_IN) {

@@ -36,6 +36,12 @@ void gp_sampler_free(struct gp_sampler *s);
 enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **line,
 				  struct gp_point *pt, const char **why);
 
+/* The "threads" member of the last sample taken, as JSON text (an
+ * array, streamed without jansson: see report/jsonw.h); valid until
+ * the next gp_sampler_take.  The caller appends it to the line with
+ * gp_result_write_raw. */
+const char *gp_sampler_threads_json(const struct gp_sampler *s, size_t *len);
+
 /* Cumulative counts over the trace. */
 struct gp_sampler_totals {
 	uint64_t samples, thread_samples, vanished, reused, created, exited;

@@ -225,19 +225,28 @@ struct run {
 	int rc;
 };
 
-static void write_line(struct run *r, json_t *line)
+/* Writes one line; a sample gets its streamed threads array appended. */
+static void write_line_raw(struct run *r, json_t *line, const char *key,
+			   const char *raw, size_t rawlen)
 {
 	if (!r->out) {
 		json_decref(line);
 		return;
 	}
-	if (gp_result_write(r->out, line) < 0) {
+	int rc = key ? gp_result_write_raw(r->out, line, key, raw, rawlen)
+		     : gp_result_write(r->out, line);
+	if (rc < 0) {
 		if (r->rc == 0)
 			gp_err_errno(errno, r->o->output, "cannot write the result");
 		r->rc = GP_EXIT_ERROR;
 	} else {
 		r->lines++;
 	}
+}
+
+static void write_line(struct run *r, json_t *line)
+{
+	write_line_raw(r, line, NULL, NULL, 0);
 }
 
 static bool reap(struct run *r, int flags)
@@ -304,7 +313,9 @@ static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
 			reap(r, WNOHANG);
 			return why;
 		}
-		write_line(r, line);
+		size_t rawlen;
+		const char *raw = gp_sampler_threads_json(smp, &rawlen);
+		write_line_raw(r, line, "threads", raw, rawlen);
 		gp_series_push(&r->series, &cur);
 		if (r->live)
 			gp_render_live_line(stdout, have_prev ? &prev : NULL, &cur, r->page_size);
