@@ -1,0 +1,116 @@
+# Shared helpers of the end-to-end tests of gpuprobe (POSIX sh).
+# Sourced by each tests/e2e/*.sh as: . "${0%/*}/lib.sh"
+#
+# Conventions (strace's and Automake's): a test prints what it checks;
+# exit 0 pass, 1 fail, 77 skip, 99 the harness itself broke.
+# Environment, set by AM_TESTS_ENVIRONMENT under `make check`:
+#   top_builddir, top_srcdir, GPUPROBE (src/gpuprobe), WORKLOADS
+#   (tests/workloads in the build tree).  Run by hand, they default to
+#   the tree this script lives in.
+
+ME=${0##*/}
+ME=${ME%.sh}
+
+: "${top_srcdir:=$(cd "${0%/*}/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${GPUPROBE:=$top_builddir/src/gpuprobe}"
+: "${WORKLOADS:=$top_builddir/tests/workloads}"
+
+say()  { printf '%s: %s\n' "$ME" "$*"; }
+fail() { printf '%s: FAIL: %s\n' "$ME" "$*"; exit 1; }
+skip() { printf '%s: SKIP: %s\n' "$ME" "$*"; exit 77; }
+framework_failure() { printf '%s: HARNESS: %s\n' "$ME" "$*"; exit 99; }
+pass() { say "PASS${1:+: $*}"; exit 0; }
+
+# ok COND-DESCRIPTION CMD...: run CMD; print the check; fail if false.
+ok() {
+	desc=$1; shift
+	if "$@"; then say "ok: $desc"; else fail "$desc"; fi
+}
+
+# The whole test runs under timeout(1): nothing can hang `make check`.
+# (A test that runs out of time fails: a hang is what these tests catch.)
+if [ -z "$GP_E2E_WATCHED" ]; then
+	GP_E2E_WATCHED=1 timeout -k 2 "${E2E_TIMEOUT:-30}" /bin/sh "$0" "$@"
+	rc=$?
+	[ $rc -eq 124 ] && { say "FAIL: timed out after ${E2E_TIMEOUT:-30} s"; rc=1; }
+	exit $rc
+fi
+
+[ -x "$GPUPROBE" ] || framework_failure "no gpuprobe at $GPUPROBE"
+command -v timeout >/dev/null 2>&1 || skip "timeout(1) is missing"
+require_jq() { command -v jq >/dev/null 2>&1 || skip "jq is missing (bootstrap.sh installs it)"; }
+require_workload() {
+	[ -x "$WORKLOADS/$1" ] || framework_failure "workload $WORKLOADS/$1 not built"
+}
+
+# A private scratch directory, and background processes, both removed
+# whatever way the test ends.
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpuprobe-$ME.XXXXXX") || framework_failure "mktemp failed"
+BG_PIDS=
+bg_track() { BG_PIDS="$BG_PIDS $*"; }
+cleanup() {
+	for p in $BG_PIDS; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap 'rc=$?; trap - EXIT; cleanup; exit $rc' EXIT
+trap 'exit 99' HUP INT TERM
+
+# gp [ARGS...]: gpuprobe, never allowed to hang (GP_TIMEOUT, default 15 s).
+gp() { timeout -k 2 "${GP_TIMEOUT:-15}" "$GPUPROBE" "$@"; }
+
+# now: monotonic-enough seconds with decimals (for elapsed-time checks).
+now() { date +%s.%N; }
+# elapsed START: seconds since START (from now()).
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+# fcmp A OP B: floating-point comparison, e.g. fcmp "$x" '>=' 80
+fcmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	case $st in Z*|'') return 1 ;; esac
+	return 0
+}
+
+# wait_until SECONDS CMD...: poll CMD every 0.05 s; 1 if it never held.
+wait_until() {
+	_end=$(awk -v t="$1" -v n="$(now)" 'BEGIN { printf "%.3f", n + t }'); shift
+	while ! "$@"; do
+		fcmp "$(now)" '<' "$_end" || return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# check_jsonl FILE [--partial]: every line is a JSON object with a string
+# "type".  With --partial, a last line without its '\n' (a write cut by a
+# kill) is ignored; otherwise the file must end with '\n'.
+check_jsonl() {
+	require_jq
+	_f=$1
+	[ -s "$_f" ] || { say "check_jsonl: $_f is empty or missing"; return 1; }
+	_src=$_f
+	if [ "$(tail -c 1 "$_f" | od -An -c | tr -d ' ')" != '\n' ]; then
+		if [ "$2" = --partial ]; then
+			_src=$TMP/.complete-lines
+			sed '$d' "$_f" > "$_src"
+			say "check_jsonl: ignoring the unterminated last line"
+		else
+			say "check_jsonl: $_f does not end with a newline"
+			return 1
+		fi
+	fi
+	_bad=$(jq -R -r 'try (fromjson
+		| if type == "object" and (.type | type) == "string" then empty
+		  else "line \(input_line_number): no \"type\"" end)
+		catch "line \(input_line_number): not JSON"' "$_src" 2>&1)
+	[ $? -eq 0 ] && [ -z "$_bad" ] && return 0
+	say "check_jsonl: $_f: $(printf '%s' "$_bad" | head -n 3 | tr '\n' ';')"
+	return 1
+}
+
+# count TYPE FILE
+count() { jq -r --arg t "$1" 'select(.type == $t) | .type' "$2" | wc -l; }

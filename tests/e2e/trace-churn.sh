@@ -1,0 +1,27 @@
+#!/bin/sh
+# Threads created and destroyed at ~200/s while sampled at 10 Hz: no
+# crash, exit 0, valid samples; the vanish/reuse totals are reported.
+. "${0%/*}/lib.sh"
+require_jq
+require_workload sleepers
+F=$TMP/t.jsonl
+
+gp trace -q --interval 0.1 --seconds 3 -o "$F" -- "$WORKLOADS/sleepers" 8 --churn 200 \
+	> "$TMP/out" 2> "$TMP/err"
+rc=$?
+ok "gpuprobe exit code $rc is 0" test $rc -eq 0
+ok "valid JSON Lines" check_jsonl "$F"
+n=$(count sample "$F")
+ok "samples: $n >= 25" test "$n" -ge 25
+bad=$(jq -r 'select(.type == "sample")
+	| select((.threads | type) != "array" or (.threads | length) < 1
+		 or any(.threads[]; (.tid | type) != "number" or (.state | type) != "string"))
+	| .t' "$F")
+ok "every sample has threads with tid and state" test -z "$bad"
+max=$(jq -s '[.[] | select(.type == "sample") | .threads | length] | max' "$F")
+ok "churn seen: up to $max threads in a sample (> 9)" test "$max" -gt 9
+ex=$(jq -c 'select(.type == "exit") | {reason, threads_vanished, tids_reused, late_ticks}' "$F")
+say "exit line: $ex"
+ok "reason time limit" test "$(printf '%s' "$ex" | jq -r .reason)" = "time limit"
+ok "totals are numbers" test "$(printf '%s' "$ex" | jq '(.threads_vanished|type) + (.tids_reused|type)')" = '"numbernumber"'
+pass

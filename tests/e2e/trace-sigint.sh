@@ -1,0 +1,36 @@
+#!/bin/sh
+# SIGINT to gpuprobe (alone) during a trace of a spinner: gpuprobe exits
+# 0 soon, the file is valid with reason "interrupted", no orphan left.
+. "${0%/*}/lib.sh"
+require_jq
+require_workload spin
+F=$TMP/t.jsonl
+
+# A background job of a non-interactive shell starts with SIGINT ignored;
+# give gpuprobe (and so its command) the default, as from a terminal.
+env --default-signal=INT "$GPUPROBE" trace -q --interval 0.5 -o "$F" -- "$WORKLOADS/spin" 1 \
+	> "$TMP/out" 2> "$TMP/err" &
+GP=$!; bg_track $GP
+target() { jq -r 'select(.type == "target") | .pid' "$F" 2>/dev/null | grep -q .; }
+wait_until 5 target || fail "no target line within 5 s"
+pid=$(jq -r 'select(.type == "target") | .pid' "$F")
+bg_track "$pid"
+say "gpuprobe pid $GP, spinner pid $pid; SIGINT to gpuprobe after 2 s"
+sleep 2
+t0=$(now)
+kill -INT $GP || framework_failure "cannot signal gpuprobe"
+gp_done() { ! kill -0 $GP 2>/dev/null; }
+wait_until 3 gp_done || fail "gpuprobe still running 3 s after SIGINT"
+wait $GP; rc=$?
+say "gpuprobe exited $rc after $(elapsed "$t0") s"
+cat "$TMP/err"
+ok "gpuprobe exit code $rc is 0" test $rc -eq 0
+ok "valid JSON Lines" check_jsonl "$F"
+n=$(count sample "$F")
+ok "samples kept: $n >= 3" test "$n" -ge 3
+ex=$(jq -c 'select(.type == "exit") | {reason, signal}' "$F")
+say "exit line: $ex"
+ok "reason interrupted, the spinner died of SIGINT" \
+	test "$ex" = '{"reason":"interrupted","signal":2}'
+ok "no orphan: spinner $pid is gone" sh -c "! ps -o stat= -p $pid | grep -qv Z"
+pass
