@@ -121,8 +121,17 @@ int main(int argc, char **argv)
 			/* argp names the program after argv[0]: "gpuprobe trace". */
 			char prog[64];
 			snprintf(prog, sizeof prog, "gpuprobe %s", name);
-			argv[a.cmd_index] = prog;
-			int rc = commands[i].run(argc - a.cmd_index, argv + a.cmd_index, &a.g);
+			/* The command's argv is a copy: a.g.argv stays the real
+			 * command line, for result headers. */
+			char **cargv = calloc((size_t)(argc - a.cmd_index + 1), sizeof *cargv);
+			if (!cargv) {
+				gp_err(NULL, "out of memory");
+				return GP_EXIT_ERROR;
+			}
+			memcpy(cargv, argv + a.cmd_index, (size_t)(argc - a.cmd_index) * sizeof *cargv);
+			cargv[0] = prog;
+			int rc = commands[i].run(argc - a.cmd_index, cargv, &a.g);
+			free(cargv);
 			return finish_stdout(rc);
 		}
 	}

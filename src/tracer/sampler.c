@@ -286,10 +286,10 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 		*why = "pid reused";
 		return GP_SAMPLE_GONE;
 	}
-	if (st.state == 'Z' || st.state == 'X') {
-		*why = "zombie";
-		return GP_SAMPLE_GONE;
-	}
+	/* A zombie leader whose other threads still run (main called
+	 * pthread_exit) is alive: only a zombie with no thread left has
+	 * exited.  Status' Threads counts the live ones. */
+	bool zombie = st.state == 'Z' || st.state == 'X';
 	pt->state = st.state;
 	pt->utime = st.utime;
 	pt->stime = st.stime;
@@ -303,7 +303,13 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	json_object_set_new(proc, "majflt", json_integer((json_int_t)st.majflt));
 
 	struct gp_status_mem m;
-	if (gp_pread_all(s->fd[P_STATUS], s->buf, sizeof s->buf) > 0 && gp_parse_status_mem(s->buf, &m)) {
+	bool have_status = gp_pread_all(s->fd[P_STATUS], s->buf, sizeof s->buf) > 0
+			   && gp_parse_status_mem(s->buf, &m);
+	if (zombie && (!have_status || !(m.have & GP_HAVE_THREADS) || m.threads <= 1)) {
+		*why = "exited"; /* not yet reaped by its parent */
+		return GP_SAMPLE_GONE;
+	}
+	if (have_status) {
 		static const struct {
 			const char *key;
 			size_t off;

@@ -114,6 +114,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no target: give a PID, --name NAME or -- COMMAND [ARGS...]");
 		if (targets > 1)
 			argp_error(state, "one target only: PID, --name NAME or -- COMMAND");
+		if (o->cmd && !o->cmd[0])
+			argp_error(state, "nothing after '--': give the COMMAND to start");
 		if (o->cmd && o->proc_root)
 			argp_error(state, "--proc-root replays a captured tree: it cannot start a command");
 		break;
@@ -303,9 +305,11 @@ static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
 	bool have_prev = false;
 	double interval = r->o->interval;
 	for (unsigned long k = 0;; ) {
-		double t = gp_mono_now() - t0;
-		if (r->o->seconds > 0 && t >= r->o->seconds + 1e-9)
+		/* Ticks k*interval up to and including --seconds: 3 s at 0.1 s
+		 * is 31 samples, t = 0 ... 3.0. */
+		if (r->o->seconds > 0 && (double)k * interval > r->o->seconds + 1e-9)
 			return "time limit";
+		double t = gp_mono_now() - t0;
 		json_t *line;
 		const char *why;
 		enum gp_sample_rc rc = gp_sampler_take(smp, t, &line, &cur, &why);
@@ -333,8 +337,8 @@ static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
 		r->late += next - k - 1;
 		k = next;
 		double deadline = (double)k * interval;
-		if (r->o->seconds > 0 && deadline > r->o->seconds)
-			deadline = r->o->seconds;
+		if (r->o->seconds > 0 && deadline > r->o->seconds + 1e-9)
+			return "time limit";
 		for (;;) {
 			double left = deadline - (gp_mono_now() - t0);
 			if (left <= 0)
@@ -399,10 +403,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			break;
 		}
 	}
-	if (o.cmd && !o.cmd[0]) {
-		gp_err("trace", "nothing after '--': give the COMMAND to start");
-		return GP_EXIT_USAGE;
-	}
+
 	if (argp_parse(&trace_argp, argc, argv, 0, NULL, &o))
 		return GP_EXIT_USAGE;
 	if (o.quiet)
