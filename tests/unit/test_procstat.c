@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "procstat.h"
+#include "syscalls.h"
+
+#include <sys/syscall.h>
 
 /* A real line from Linux 6.18, for a thread named "w2 (x) )". */
 static const char stat_hostile[] =
@@ -137,6 +140,22 @@ static void test_wchan(void **st)
 	assert_string_equal(small, "hrt");
 }
 
+static void test_syscall_names(void **st)
+{
+	assert_string_equal(gp_syscall_name(SYS_ioctl), "ioctl");
+	assert_string_equal(gp_syscall_name(SYS_futex), "futex");
+	assert_null(gp_syscall_name(99999));
+	char b[128];
+	uint64_t a[6] = { 3, 0xc0284b16, 0, 0, 0, 0 };
+	gp_syscall_describe(b, sizeof b, SYS_ioctl, a);
+	assert_string_equal(b, "ioctl(fd 3, 0xc0284b16 AMDKFD_IOC_ALLOC_MEMORY_OF_GPU)");
+	uint64_t f[6] = { 0x1000, 128, 0, 0, 0, 0 };
+	gp_syscall_describe(b, sizeof b, SYS_futex, f);
+	assert_string_equal(b, "futex(0x1000, FUTEX_WAIT_PRIVATE)");
+	gp_syscall_describe(b, sizeof b, 99999, a);
+	assert_string_equal(b, "syscall 99999");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_wchan),
+		cmocka_unit_test(test_syscall_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
