@@ -19,6 +19,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "trace", cmd_trace, "sample a process at 1 Hz into JSON Lines; hang or progress" },
+	{ "report", cmd_report, "render saved results: summary and verdict" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -615,30 +615,33 @@ static void progress_what(char *buf, size_t cap, const struct group *g, const st
 	}
 }
 
-/* Peak output rate over any window of `w` seconds, and the rate of the
- * window ending at `end`. */
-static void window_rates(const struct gp_point *p, size_t n, const struct step *st,
-			 double w, double end, double *peak, double *recent)
+/* Where the output rate of a progress stretch changed the most: the split
+ * point s (a sample index) maximising rate(before s) / rate(after s),
+ * each side at least `min_side` seconds long.  Returns the ratio (0
+ * when no split qualifies).  One pass over prefix sums. */
+static double slowdown_point(const struct gp_point *p, const struct step *st, size_t from,
+			     size_t to, double min_side, size_t *split, double *before,
+			     double *after)
 {
-	*peak = 0;
-	*recent = 0;
-	/* prefix sums of output bytes */
-	for (size_t j = 1; j < n; j++) {
-		double bytes = 0;
-		size_t i = j;
-		while (i > 0 && p[j].t - p[i - 1].t <= w + 1e-9) {
-			bytes += st[i].bytes;
-			i--;
-		}
-		double span = p[j].t - p[i].t;
-		if (span < 0.5 * w || span <= 0)
+	double total = 0;
+	for (size_t i = from + 1; i <= to; i++)
+		total += st[i].bytes;
+	double best = 0, acc = 0;
+	for (size_t sidx = from + 1; sidx < to; sidx++) {
+		acc += st[sidx].bytes;
+		double d1 = p[sidx].t - p[from].t, d2 = p[to].t - p[sidx].t;
+		if (d1 < min_side || d2 < min_side)
 			continue;
-		double rate = bytes / span;
-		if (rate > *peak)
-			*peak = rate;
-		if (p[j].t <= end + 1e-9)
-			*recent = rate;
+		double r1 = acc / d1, r2 = (total - acc) / d2;
+		double ratio = r2 > 0 ? r1 / r2 : (r1 > 0 ? INFINITY : 0);
+		if (ratio > best) {
+			best = ratio;
+			*split = sidx;
+			*before = r1;
+			*after = r2;
+		}
 	}
+	return best;
 }
 
 /* ---- the verdict ----------------------------------------------------- */
@@ -769,35 +772,47 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 			free(st);
 			return;
 		}
-		/* Progress: judge its rate against the trace's own peak. */
-		double w = c->end - c->start;
-		if (w > H)
-			w = H;
-		if (w < 3 * interval)
-			w = 3 * interval;
-		double peak, recent;
-		window_rates(p, n, st, w, c->end, &peak, &recent);
+		/* Progress.  Slow when it fell to under a tenth of its own
+		 * earlier rate (cut there: since_s is the slowdown), or runs
+		 * under --slow-rate. */
 		double dur = c->end - c->start;
 		double rate = dur > 0 ? c->bytes / dur : 0;
-		if (recent <= 0)
-			recent = rate;
-		bool slow = (o->slow_rate > 0 && recent < o->slow_rate && c->bytes > 0)
-			    || (peak > 0 && recent > 0 && recent * SLOW_FACTOR < peak);
+		double min_side = 3 * interval > 5.0 ? 3 * interval : 5.0;
+		size_t split = 0;
+		double before = 0, after = 0;
+		size_t from = c->first - 1;
+		double ratio = slowdown_point(p, st, from, n - 1, min_side, &split, &before, &after);
+		bool slowed = ratio >= SLOW_FACTOR;
+		double recent = slowed ? after : rate;
+		bool slow = slowed || (o->slow_rate > 0 && rate < o->slow_rate && c->bytes > 0);
 		set_class(v, slow ? "slow-progress" : "progress");
-		v->since_s = c->start;
-		v->judged_from = c->start;
+		v->since_s = slowed ? p[split].t : c->start;
+		v->judged_from = v->since_s;
 		v->judged_to = t_end;
-		progress_what(buf, sizeof buf, c, st);
 		char rs[32], ps[32];
 		fmt_rate(rs, sizeof rs, recent);
-		fmt_rate(ps, sizeof ps, peak);
-		if (slow)
+		if (slowed) {
+			/* Cut the last progress phase where it slowed down. */
+			struct gp_phase *last = &v->phase[v->nphases - 1];
+			int dm = dominant_metric(c, st);
+			last->to = p[split].t;
+			last->rate = before;
+			fmt_rate(ps, sizeof ps, before);
+			snprintf(last->what, sizeof last->what, "%s +%s", metric_label[dm], ps);
+			snprintf(buf, sizeof buf, "%s +%s", metric_label[dm], rs);
+			add_phase(v, p[split].t, c->end, true, after, buf);
 			snprintf(v->summary, sizeof v->summary,
-				 "slow progress since +%.1f s: %s over the last %.0f s, %s its peak %s",
-				 c->start, rs, w, recent * SLOW_FACTOR < peak ? "under a tenth of" : "against", ps);
-		else
+				 "slow progress since +%.1f s: %s, down from %s before (%.0fx slower)",
+				 p[split].t, rs, ps, isfinite(ratio) ? ratio : 0.0);
+		} else if (slow) {
+			progress_what(buf, sizeof buf, c, st);
+			snprintf(v->summary, sizeof v->summary,
+				 "slow progress since +%.1f s: %s, under --slow-rate", c->start, buf);
+		} else {
+			progress_what(buf, sizeof buf, c, st);
 			snprintf(v->summary, sizeof v->summary, "making progress since +%.1f s: %s",
 				 c->start, buf);
+		}
 		/* ETA when what is being paged in has a known size. */
 		v->eta_s = -1;
 		int dm = dominant_metric(c, st);
@@ -821,7 +836,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		snprintf(v->confidence_why, sizeof v->confidence_why,
 			 "%u intervals with output in this phase; last output %.1f s before the end",
 			 events, flat);
-		build_evidence(p, n, c->start, o->page_size, v);
+		build_evidence(p, n, v->since_s, o->page_size, v);
 		free(st);
 		return;
 	}
@@ -851,6 +866,7 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 {
 	memset(v, 0, sizeof *v);
 	v->eta_s = -1;
+	v->hang_after = o->hang_after > 0 ? o->hang_after : GP_VERDICT_HANG_AFTER_DEFAULT;
 	snprintf(v->confidence, sizeof v->confidence, "low");
 	if (n < 3) {
 		set_class(v, "undecided");
@@ -914,6 +930,7 @@ json_t *gp_verdict_json(const struct gp_verdict *v)
 	if (v->eta_s >= 0)
 		json_object_set_new(j, "eta_s", json_real(v->eta_s));
 	json_object_set_new(j, "judged", json_pack("{s:f, s:f}", "from", v->judged_from, "to", v->judged_to));
+	json_object_set_new(j, "hang_after_s", json_real(v->hang_after));
 	json_t *ph = json_array();
 	for (size_t i = 0; i < v->nphases; i++) {
 		const struct gp_phase *p = &v->phase[i];

@@ -59,6 +59,7 @@ struct gp_verdict {
 	char confidence_why[200];
 	char summary[600];
 	double judged_from, judged_to;
+	double hang_after;       /* the --hang-after it was judged with */
 	double needs_s;          /* undecided: seconds of flatness still needed */
 	char leans[24];          /* undecided: the class it leans to */
 	double eta_s;            /* progress with a known total, else < 0 */
