@@ -616,21 +616,25 @@ static void progress_what(char *buf, size_t cap, const struct group *g, const st
 }
 
 /* Where the output rate of a progress stretch changed the most: the split
- * point s (a sample index) maximising rate(before s) / rate(after s),
- * each side at least `min_side` seconds long.  Returns the ratio (0
- * when no split qualifies).  One pass over prefix sums. */
+ * point s (a sample index) maximising rate(before s) / rate(after s).
+ * The slow side must last `min_after` seconds; the fast side must hold
+ * at least three intervals with output, so one early burst of a bursty
+ * writer is no "fast phase".  Returns the ratio (0 when no split
+ * qualifies).  One pass over running sums. */
 static double slowdown_point(const struct gp_point *p, const struct step *st, size_t from,
-			     size_t to, double min_side, size_t *split, double *before,
+			     size_t to, double min_after, size_t *split, double *before,
 			     double *after)
 {
 	double total = 0;
 	for (size_t i = from + 1; i <= to; i++)
 		total += st[i].bytes;
 	double best = 0, acc = 0;
+	unsigned events = 0;
 	for (size_t sidx = from + 1; sidx < to; sidx++) {
 		acc += st[sidx].bytes;
+		events += st[sidx].bytes > 0;
 		double d1 = p[sidx].t - p[from].t, d2 = p[to].t - p[sidx].t;
-		if (d1 < min_side || d2 < min_side)
+		if (events < 3 || d2 < min_after)
 			continue;
 		double r1 = acc / d1, r2 = (total - acc) / d2;
 		double ratio = r2 > 0 ? r1 / r2 : (r1 > 0 ? INFINITY : 0);
