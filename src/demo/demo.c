@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -280,5 +281,7 @@ int cmd_workload(int argc, char **argv, const struct gp_global *g)
 		gp_err("__workload", "give one of the demo's workload names");
 		return GP_EXIT_USAGE;
 	}
+	/* Named after the workload (comm holds 15 bytes), not "gpuprobe". */
+	prctl(PR_SET_NAME, argv[1]);
 	return gp_workload_find(argv[1])->run();
 }
