@@ -15,5 +15,6 @@ struct gp_global {
 };
 
 int cmd_trace(int argc, char **argv, const struct gp_global *g);
+int cmd_stacks(int argc, char **argv, const struct gp_global *g);
 
 #endif

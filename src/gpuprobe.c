@@ -19,6 +19,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "trace", cmd_trace, "sample a process at 1 Hz into JSON Lines; hang or progress" },
+	{ "stacks", cmd_stacks, "one symbolized snapshot of every thread, one stopped at a time" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
