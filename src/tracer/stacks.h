@@ -42,6 +42,10 @@ enum {
 	GP_STACKS_NO_PTRACE = 1u << 1,
 	/* Never read /proc/TID/stack. */
 	GP_STACKS_NO_KERNEL = 1u << 2,
+	/* Source lines for the C runtime's frames too (libc, ld.so,
+	 * libstdc++, libgcc_s, libm): off by default, their debug info
+	 * costs ~150 ms to open (stacks.c says why). */
+	GP_STACKS_LINES_ALL = 1u << 3,
 };
 
 #define GP_STACKS_STOP_TIMEOUT_MS 100
@@ -74,7 +78,7 @@ int gp_stacks_prepare(struct gp_stacks *s);
  *                "frames":[{"pc","module","soname","offset","build_id",
  *                           "symbol","file","line"}] (null unless unwound),
  *                "kernel":["futex_wait_queue+0x5d/0x90", ...] (null: unreadable)}],
- *    "modules":[{"path","soname","build_id","debug":"dwarf"|"symtab"|"dynsym"|"none",
+ *    "modules":[{"path","soname","build_id","debug":"dwarf"|"symtab"|"dynsym"|"none"|"not-read",
  *                "hint"}]   (the modules that appear in frames),
  *    "cost":{"stopped","stop_us_max","stop_us_mean","wall_ms"}}
  *

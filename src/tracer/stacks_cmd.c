@@ -30,6 +30,7 @@ enum {
 	OPT_TID,
 	OPT_REPEAT,
 	OPT_NO_KSTACKS,
+	OPT_LINES_ALL,
 };
 #define OPT_HOT 'H'
 
@@ -37,7 +38,7 @@ struct stacks_opts {
 	int pid;
 	int *tids;
 	size_t ntids;
-	bool hot, debuginfod, kstacks, quiet;
+	bool hot, debuginfod, kstacks, quiet, lines_all;
 	double hot_pct, window;
 	const char *output;
 	enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN } format;
@@ -55,6 +56,8 @@ static const struct argp_option stacks_options[] = {
 	{ NULL, 0, NULL, 0, "Symbols:", 2 },
 	{ "debuginfod", OPT_DEBUGINFOD, NULL, 0, "Let libdwfl fetch missing debug info from "
 	  "DEBUGINFOD_URLS (off by default: no network)", 2 },
+	{ "all-lines", OPT_LINES_ALL, NULL, 0, "Source lines for the C runtime's frames too (libc, "
+	  "ld.so, libstdc++; slower: ~150 ms to open libc's debug info)", 2 },
 	{ "no-kernel-stacks", OPT_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 2 },
 	{ NULL, 0, NULL, 0, "Output:", 3 },
 	{ "output", 'o', "FILE", 0, "Save header, target and stacks lines as JSON Lines to FILE", 3 },
@@ -101,6 +104,9 @@ static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_KSTACKS:
 		o->kstacks = false;
+		break;
+	case OPT_LINES_ALL:
+		o->lines_all = true;
 		break;
 	case 'o':
 		if (!*arg)
@@ -329,7 +335,8 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	}
 
 	unsigned flags = (o.debuginfod ? GP_STACKS_DEBUGINFOD : 0) |
-			 (o.kstacks ? 0 : GP_STACKS_NO_KERNEL);
+			 (o.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
+			 (o.lines_all ? GP_STACKS_LINES_ALL : 0);
 	s = gp_stacks_open(o.pid, flags);
 	if (!s) {
 		if (errno == ESRCH || errno == ENOENT)
