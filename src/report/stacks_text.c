@@ -18,8 +18,9 @@ static const char *tidy(const char *sym)
 {
 	if (!strncmp(sym, "__GI_", 5))
 		sym += 5;
-	while (sym[0] == '_' && sym[1] == '_' && sym[2] == '_')
-		sym++;
+	if (!strncmp(sym, "___", 3))
+		while (*sym == '_')
+			sym++;
 	return sym;
 }
 
@@ -301,7 +302,7 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 	if (head)
 		fputc('\n', f);
 	const json_t *cost = json_object_get(line, "cost");
-	if (cost && !md)
+	if (cost && !md && json_integer_value(json_object_get(cost, "stopped")) > 0)
 		fprintf(f, "(%lld thread%s stopped one at a time, %.0f us mean, %.0f us max; %.1f ms)\n",
 			(long long)json_integer_value(json_object_get(cost, "stopped")),
 			json_integer_value(json_object_get(cost, "stopped")) == 1 ? "" : "s",
