@@ -16,6 +16,12 @@ EXPORT unsigned long gpspin_count(void)
 	return gpspin_counter;
 }
 
+/* An exported symbol with no size right before the hidden code: libdwfl's
+ * dwfl_module_addrinfo offers it as the nearest sizeless symbol for every
+ * address after it -- the guess gpuprobe must refuse. */
+__asm__(".text\n.globl gpspin_sizeless\n.type gpspin_sizeless, @function\n"
+	"gpspin_sizeless:\n\tnop\n");
+
 HIDDEN void gpspin_hidden_loop(void)
 {
 	for (;;) {
