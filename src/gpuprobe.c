@@ -19,7 +19,11 @@ struct command {
 
 static const struct command commands[] = {
 	{ "trace", cmd_trace, "sample a process at 1 Hz into JSON Lines; hang or progress" },
+	{ "report", cmd_report, "render saved results: summary and verdict" },
 	{ "stacks", cmd_stacks, "one symbolized snapshot of every thread, one stopped at a time" },
+	{ "demo", cmd_demo, "the whole pipeline on built-in workloads, no GPU needed" },
+	/* hidden (no doc): the demo's workloads run as `gpuprobe __workload NAME` */
+	{ "__workload", cmd_workload, NULL },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -70,7 +74,8 @@ static char *global_help_filter(int key, const char *text, void *input)
 		return (char *)text;
 	len += (size_t)snprintf(buf + len, cap - len, "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "  %-10s %s\n",
+		if (commands[i].doc)
+			len += (size_t)snprintf(buf + len, cap - len, "  %-10s %s\n",
 					commands[i].name, commands[i].doc);
 	if (len < cap)
 		snprintf(buf + len, cap - len, "\n%s", text);

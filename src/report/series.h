@@ -8,13 +8,13 @@
 #include <stdint.h>
 
 /* What the verdict and the live line need from one sample, compactly
- * (about 200 bytes: an hour at 20 Hz is 14 MiB). */
+ * (about 300 bytes: 3600 samples are 1 MiB). */
 struct gp_point {
 	double t;
 	char state;                 /* process state from stat */
 	uint32_t threads, running, blocked_d;
 	uint64_t rss_file, rss_anon, rss_shmem, vm_pin, vm_lck; /* bytes */
-	uint64_t utime, stime;      /* process ticks, exited threads included */
+	double utime, stime;        /* process CPU seconds, exited threads included */
 	uint64_t minflt, majflt;
 	uint64_t vcsw, nvcsw;       /* sum over live threads */
 	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
@@ -27,9 +27,16 @@ struct gp_point {
 	int64_t top_sc_nr;          /* its syscall nr, -1 user, -2 running/unknown */
 	uint64_t top_sc_arg0, top_sc_arg1;
 	char top_comm[16];
+	int32_t top2_tid;           /* the second busiest, for two spinners */
+	float top2_cpu_pct, top2_sys_pct;
+	char top2_comm[16];
 	char top_wchan[32];
 	char common_wchan[32];      /* most frequent wchan of sleeping threads */
 	uint32_t common_wchan_count;
+	int64_t common_sc_nr;       /* most frequent syscall of sleeping threads, -2 none */
+	uint32_t common_sc_count;
+	uint64_t common_sc_arg0, common_sc_arg1;
+	uint64_t map_bytes;         /* largest file mapping (what is being loaded), 0 unknown */
 	uint16_t have;              /* GP_PT_* */
 };
 

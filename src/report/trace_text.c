@@ -117,9 +117,8 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 	else
 		fprintf(out, "  GPU        unknown (no DRM fdinfo, KFD or NVML entry for this process)\n");
 	if (span > 0) {
-		long tck = e->clk_tck > 0 ? e->clk_tck : 100;
-		double cpu = (double)((l->utime + l->stime) - (f->utime + f->stime)) / (double)tck / span * 100.0;
-		double sys = (double)(l->stime - f->stime) / (double)tck / span * 100.0;
+		double cpu = ((l->utime + l->stime) - (f->utime + f->stime)) / span * 100.0;
+		double sys = (l->stime - f->stime) / span * 100.0;
 		fprintf(out, "  CPU        %.1f%% of a core on average (system %.1f%%)\n", cpu, sys);
 		/* The thread busiest most often, and its peak. */
 		const struct gp_point *best = NULL;

@@ -19,7 +19,6 @@ struct gp_trace_end {
 	unsigned long lost_threads;/* vanished between readdir and read */
 	unsigned long late;        /* ticks skipped because a sample overran */
 	long page_size;
-	long clk_tck;
 	bool kstack_denied, syscall_denied, io_denied;
 };
 

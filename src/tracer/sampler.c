@@ -25,10 +25,13 @@ struct gp_sampler {
 	uint64_t starttime;       /* identity: a kept fd of a dead pid reads ESRCH */
 	double clk_tck;
 	double prev_t;
-	uint64_t prev_ticks;
+	double prev_cpu_s;
 	bool have_prev;
 	struct gp_sampler_totals tot;
 	struct gp_jsonw jw;       /* the threads array of the current sample */
+	bool maps_checked;
+	uint64_t maps_rss, map_bytes;
+	char map_path[512];
 	char buf[8192];
 };
 
@@ -243,32 +246,57 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 	gp_jw_obj_end(w);
 }
 
-/* Most frequent non-empty wchan among sleeping threads.  A process has
- * few distinct wait points, so a small table counts them in one pass. */
-static void common_wchan(const struct gp_thread *th, size_t n, struct gp_point *pt)
+/* Where the sleeping threads wait: the most frequent wchan and the most
+ * frequent syscall (with its first arguments).  A process has few
+ * distinct wait points, so small tables count them in one pass. */
+enum { WAIT_SLOTS = 32 };
+
+static void common_wait(const struct gp_thread *th, size_t n, struct gp_point *pt)
 {
-	enum { SLOTS = 32 };
-	const char *name[SLOTS];
-	uint32_t count[SLOTS];
-	size_t used = 0;
+	const char *name[WAIT_SLOTS];
+	uint32_t count[WAIT_SLOTS], sc_count[WAIT_SLOTS];
+	const struct gp_syscall *sc[WAIT_SLOTS];
+	size_t used = 0, sc_used = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!th[i].wchan[0] || th[i].st.state == 'R')
+		if (th[i].st.state == 'R')
 			continue;
-		size_t k = 0;
-		while (k < used && strcmp(name[k], th[i].wchan) != 0)
-			k++;
-		if (k == used) {
-			if (used == SLOTS)
-				continue; /* the 33rd distinct wait point cannot win */
-			name[used] = th[i].wchan;
-			count[used++] = 0;
+		if (th[i].wchan[0]) {
+			size_t k = 0;
+			while (k < used && strcmp(name[k], th[i].wchan) != 0)
+				k++;
+			if (k == used && used < WAIT_SLOTS) {
+				name[used] = th[i].wchan;
+				count[used++] = 0;
+			}
+			if (k < used)
+				count[k]++;
 		}
-		count[k]++;
+		if (th[i].sc.kind == GP_SC_IN) {
+			size_t k = 0;
+			while (k < sc_used && !(sc[k]->nr == th[i].sc.nr
+						&& sc[k]->args[1] == th[i].sc.args[1]))
+				k++;
+			if (k == sc_used && sc_used < WAIT_SLOTS) {
+				sc[sc_used] = &th[i].sc;
+				sc_count[sc_used++] = 0;
+			}
+			if (k < sc_used)
+				sc_count[k]++;
+		}
 	}
 	for (size_t k = 0; k < used; k++) {
 		if (count[k] > pt->common_wchan_count) {
 			pt->common_wchan_count = count[k];
 			gp_strlcpy(pt->common_wchan, name[k], sizeof pt->common_wchan);
+		}
+	}
+	pt->common_sc_nr = -2;
+	for (size_t k = 0; k < sc_used; k++) {
+		if (sc_count[k] > pt->common_sc_count) {
+			pt->common_sc_count = sc_count[k];
+			pt->common_sc_nr = sc[k]->nr;
+			pt->common_sc_arg0 = sc[k]->args[0];
+			pt->common_sc_arg1 = sc[k]->args[1];
 		}
 	}
 }
@@ -291,8 +319,8 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	 * exited.  Status' Threads counts the live ones. */
 	bool zombie = st.state == 'Z' || st.state == 'X';
 	pt->state = st.state;
-	pt->utime = st.utime;
-	pt->stime = st.stime;
+	pt->utime = (double)st.utime / s->clk_tck;
+	pt->stime = (double)st.stime / s->clk_tck;
 	pt->minflt = st.minflt;
 	pt->majflt = st.majflt;
 	char state[2] = { st.state, 0 };
@@ -355,14 +383,68 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	return GP_SAMPLE_OK;
 }
 
+/* The largest file mapped by the process (summed over its mappings):
+ * when RssFile climbs, this is what is being paged in, and its size
+ * gives the verdict an ETA.  /proc/PID/maps costs ~1 us a mapping, so it
+ * is read again only when RssFile has grown by 16 MiB since. */
+static void largest_file_mapping(struct gp_sampler *s, json_t *proc, struct gp_point *pt)
+{
+	if (s->maps_checked && pt->rss_file < s->maps_rss + (16u << 20)) {
+		pt->map_bytes = s->map_bytes;
+		if (s->map_bytes)
+			json_object_set_new(proc, "largest_file_mapping", json_pack("{s:s, s:I}",
+				"path", s->map_path, "bytes", (json_int_t)s->map_bytes));
+		return;
+	}
+	s->maps_checked = true;
+	s->maps_rss = pt->rss_file;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", s->o.pid);
+	char *text = gp_slurp(s->o.root, path, NULL);
+	if (!text)
+		return;
+	char best[sizeof s->map_path] = "";
+	uint64_t best_bytes = 0, cur_bytes = 0;
+	char cur[sizeof s->map_path] = "";
+	for (char *line = text; line && *line;) {
+		char *eol = strchr(line, '\n');
+		if (eol)
+			*eol = '\0';
+		unsigned long long lo, hi, ino;
+		int name_at = 0;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %n", &lo, &hi, &ino, &name_at) == 3
+		    && ino != 0 && name_at > 0 && line[name_at] == '/' && hi > lo) {
+			const char *name = line + name_at;
+			/* Mappings of one file are adjacent in maps. */
+			if (strcmp(name, cur) != 0) {
+				gp_strlcpy(cur, name, sizeof cur);
+				cur_bytes = 0;
+			}
+			cur_bytes += hi - lo;
+			if (cur_bytes > best_bytes) {
+				best_bytes = cur_bytes;
+				gp_strlcpy(best, cur, sizeof best);
+			}
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	free(text);
+	s->map_bytes = best_bytes;
+	memcpy(s->map_path, best, sizeof best);
+	pt->map_bytes = best_bytes;
+	if (best_bytes)
+		json_object_set_new(proc, "largest_file_mapping", json_pack("{s:s, s:I}",
+			"path", best, "bytes", (json_int_t)best_bytes));
+}
+
 static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt,
 			 struct gp_thread *th, size_t n, const struct gp_tasks_stats *ts, double dt)
 {
 	struct gp_jsonw *w = &s->jw;
 	gp_jw_reset(w);
 	gp_jw_arr_begin(w);
-	double best = 0, best_sys = 0;
-	const struct gp_thread *top = NULL;
+	double best = 0, best_sys = 0, second = 0, second_sys = 0;
+	const struct gp_thread *top = NULL, *top2 = NULL;
 	for (size_t i = 0; i < n; i++) {
 		thread_write(w, &th[i], s->clk_tck, dt);
 		pt->vcsw += th[i].vcsw;
@@ -375,9 +457,16 @@ static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt
 		if (!th[i].is_new && dt > 0)
 			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
 		if (cpu > best) {
+			second = best;
+			second_sys = best_sys;
+			top2 = top;
 			best = cpu;
 			best_sys = sys;
 			top = &th[i];
+		} else if (cpu > second) {
+			second = cpu;
+			second_sys = sys;
+			top2 = &th[i];
 		}
 		if (th[i].kstack)
 			s->tot.kstacks_read++;
@@ -396,6 +485,12 @@ static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt
 		pt->top_tid = top->tid;
 		pt->top_cpu_pct = (float)best;
 		pt->top_sys_pct = (float)best_sys;
+		if (top2) {
+			pt->top2_tid = top2->tid;
+			pt->top2_cpu_pct = (float)second;
+			pt->top2_sys_pct = (float)second_sys;
+			gp_strlcpy(pt->top2_comm, top2->st.comm, sizeof pt->top2_comm);
+		}
 		gp_strlcpy(pt->top_comm, top->st.comm, sizeof pt->top_comm);
 		gp_strlcpy(pt->top_wchan, top->wchan, sizeof pt->top_wchan);
 		if (top->sc.kind == GP_SC_IN) {
@@ -406,7 +501,7 @@ static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt
 			pt->top_sc_nr = -1;
 		}
 	}
-	common_wchan(th, n, pt);
+	common_wait(th, n, pt);
 	if (!ts->wchan_denied)
 		pt->have |= GP_PT_WCHAN;
 	if (!ts->syscall_denied)
@@ -435,9 +530,10 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep
 		return rc;
 	}
 	double dt = s->have_prev ? t - s->prev_t : 0;
-	uint64_t ticks = pt->utime + pt->stime;
-	if (s->have_prev && dt > 0)
-		pt->cpu_pct = (float)(100.0 * (double)(ticks - (ticks >= s->prev_ticks ? s->prev_ticks : ticks)) / s->clk_tck / dt);
+	double cpu_s = pt->utime + pt->stime;
+	if (s->have_prev && dt > 0 && cpu_s >= s->prev_cpu_s)
+		pt->cpu_pct = (float)(100.0 * (cpu_s - s->prev_cpu_s) / dt);
+	largest_file_mapping(s, proc, pt);
 	json_object_set_new(line, "proc", proc);
 
 	struct gp_thread *th;
@@ -488,7 +584,7 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep
 		pt->have |= GP_PT_SYS_RECLAIM;
 
 	s->prev_t = t;
-	s->prev_ticks = ticks;
+	s->prev_cpu_s = cpu_s;
 	s->have_prev = true;
 	s->tot.samples++;
 	*linep = line;

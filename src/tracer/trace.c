@@ -9,6 +9,7 @@
 #include "report/result.h"
 #include "report/series.h"
 #include "report/trace_text.h"
+#include "report/verdict.h"
 #include "sampler.h"
 #include "sysinfo.h"
 #include "timeutil.h"
@@ -30,6 +31,9 @@ enum {
 	OPT_NO_NVML,
 	OPT_REOPEN,
 	OPT_KILL_AFTER,
+	OPT_HANG_AFTER,
+	OPT_SLOW_RATE,
+	OPT_FAIL_ON,
 };
 
 struct trace_opts {
@@ -40,6 +44,10 @@ struct trace_opts {
 	const char *output;
 	const char *proc_root;
 	bool kstacks, nvml, reopen, quiet;
+	double hang_after;
+	uint64_t slow_rate;    /* bytes/s, 0 = relative to the trace's peak only */
+	char fail_on[8][24];
+	int nfail_on;
 };
 
 static const struct argp_option trace_options[] = {
@@ -52,12 +60,20 @@ static const struct argp_option trace_options[] = {
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
-	{ NULL, 0, NULL, 0, "Output:", 3 },
-	{ "output", 'o', "FILE", 0, "Stream the result as JSON Lines to FILE ('-': stdout)", 3 },
-	{ "quiet", 'q', NULL, 0, "No live line: print only the summary", 3 },
-	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 4 },
+	{ NULL, 0, NULL, 0, "Verdict:", 3 },
+	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0,
+	  "No progress for this long is a hang (default 30)", 3 },
+	{ "slow-rate", OPT_SLOW_RATE, "SIZE", 0,
+	  "Progress under SIZE per second (K/M/G suffixes) is slow-progress "
+	  "(default: only under a tenth of the trace's own peak)", 3 },
+	{ "fail-on", OPT_FAIL_ON, "CLASS[,CLASS]", 0,
+	  "Exit 3 when the verdict is one of these classes", 3 },
+	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ "output", 'o', "FILE", 0, "Stream the result as JSON Lines to FILE ('-': stdout)", 4 },
+	{ "quiet", 'q', NULL, 0, "No live line: print only the summary", 4 },
+	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 5 },
 	{ "kill-after", OPT_KILL_AFTER, "SECONDS", 0,
-	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 4 },
+	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 5 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -82,6 +98,29 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		if (!gp_parse_seconds(arg, &o->kill_after) || o->kill_after > 3600)
 			argp_error(state, "--kill-after '%s': give seconds between 0 and 3600", arg);
 		break;
+	case OPT_HANG_AFTER:
+		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
+			argp_error(state, "--hang-after '%s': give a positive number of seconds", arg);
+		break;
+	case OPT_SLOW_RATE:
+		if (!gp_parse_size(arg, &o->slow_rate))
+			argp_error(state, "--slow-rate '%s': give bytes per second, e.g. 1M", arg);
+		break;
+	case OPT_FAIL_ON: {
+		char *copy = strdup(arg), *save = NULL;
+		for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+			if (!gp_verdict_class_valid(c)) {
+				free(copy);
+				argp_error(state, "--fail-on: '%s' is not a verdict class (progress, "
+					   "slow-progress, hang-blocked, hang-busy-kernel, hang-busy-user, "
+					   "stopped, exited, undecided)", c);
+			}
+			if (o->nfail_on < 8)
+				gp_strlcpy(o->fail_on[o->nfail_on++], c, sizeof o->fail_on[0]);
+		}
+		free(copy);
+		break;
+	}
 	case 'o':
 		if (!*arg)
 			argp_error(state, "--output needs a file name");
@@ -137,8 +176,12 @@ static const struct argp trace_argp = {
 	"output prints only the summary.  A command started with -- keeps its "
 	"stdin/stdout/stderr; gpuprobe forwards SIGINT/SIGTERM to it and never "
 	"lets it outlive gpuprobe.  A PID target is never signalled.\n\n"
+	"At the end (and on Ctrl-C) a verdict: progress, slow-progress, hang-blocked, "
+	"hang-busy-kernel, hang-busy-user, stopped, exited or undecided, with the "
+	"phases and the evidence table, also saved as the `verdict' line.\n\n"
 	"Exit status: 0 the trace ran (whatever the target did); 1 runtime error "
-	"(no such process, cannot write FILE); 64 usage error.",
+	"(no such process, cannot write FILE); 3 the verdict is one of --fail-on; "
+	"64 usage error.",
 	NULL, NULL, NULL,
 };
 
@@ -393,6 +436,7 @@ static int resolve_name(struct trace_opts *o)
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .kstacks = true,
+				.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT,
 				.nvml = true, .quiet = g->quiet };
 	/* Everything after the first "--" is the command, taken verbatim
 	 * before argp (whose getopt would permute it) sees the rest. */
@@ -526,8 +570,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 
 	struct gp_trace_end end = { .pid = o.pid, .comm = comm, .reason = reason,
 				    .output = r.out_stdout ? NULL : o.output,
-				    .late = r.late, .page_size = r.page_size,
-				    .clk_tck = sysconf(_SC_CLK_TCK) };
+				    .late = r.late, .page_size = r.page_size };
 	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
 	if (r.is_child && r.child_reaped) {
 		end.have_status = true;
@@ -557,11 +600,31 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	end.syscall_denied = tot.syscall_denied;
 	end.io_denied = tot.io_denied;
 
-	if (r.out && gp_result_close(r.out) < 0 && r.rc == 0) {
+	/* The verdict: a pure function of the compact series. */
+	struct gp_verdict_opts vo = { .hang_after = o.hang_after, .slow_rate = (double)o.slow_rate,
+				      .page_size = r.page_size, .end_reason = reason,
+				      .have_status = end.have_status, .status = end.status,
+				      .signal = end.signal,
+				      .kstacks_seen = o.kstacks && !tot.kstack_denied && tot.kstacks_read };
+	struct gp_verdict *verdict = malloc(sizeof *verdict);
+	if (verdict) {
+		gp_verdict_compute(r.series.pt, r.series.n, &vo, verdict);
+		write_line(&r, gp_verdict_json(verdict));
+		end.lines = r.lines;
+		for (int i = 0; i < o.nfail_on; i++)
+			if (!strcmp(o.fail_on[i], verdict->klass) && r.rc == 0)
+				r.rc = GP_EXIT_VERDICT;
+	}
+
+	if (r.out && gp_result_close(r.out) < 0 && (r.rc == 0 || r.rc == GP_EXIT_VERDICT)) {
 		gp_err_errno(errno, o.output, "cannot write the result");
 		r.rc = GP_EXIT_ERROR;
 	}
-	gp_render_trace_summary(r.out_stdout ? stderr : stdout, &r.series, &end);
+	FILE *human = r.out_stdout ? stderr : stdout;
+	gp_render_trace_summary(human, &r.series, &end);
+	if (verdict)
+		gp_verdict_print(human, verdict);
+	free(verdict);
 	gp_series_free(&r.series);
 	gp_sampler_free(smp);
 	gp_root_close(&r.root);

@@ -18,5 +18,9 @@ ex=$(jq -c 'select(.type == "exit") | {status, signal, reason}' "$F")
 say "exit line: $ex"
 ok "exit: status 3, signal null, reason exited" \
 	test "$ex" = '{"status":3,"signal":null,"reason":"exited"}'
-ok "exit line is the last line" test "$(tail -n 1 "$F" | jq -r .type)" = exit
+ok "the last two lines are exit, verdict" \
+	test "$(tail -n 2 "$F" | jq -r .type | tr '\n' ' ')" = "exit verdict "
+v=$(jq -c 'select(.type == "verdict") | {class, before}' "$F")
+say "verdict: $v"
+ok "verdict class exited" test "$(echo "$v" | jq -r .class)" = exited
 pass

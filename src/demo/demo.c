@@ -1,0 +1,284 @@
+/* gpuprobe demo: the whole pipeline on built-in workloads, on any
+ * machine, no GPU needed.  Each workload runs as `gpuprobe __workload
+ * NAME` under a real `gpuprobe trace` (the same code a user runs), and
+ * the saved result is judged and printed as `gpuprobe report` would. */
+#include "config.h"
+#include "commands.h"
+#include "error.h"
+#include "parse.h"
+#include "report/load.h"
+#include "report/verdict.h"
+#include "workloads.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { OPT_HANG_AFTER = 0x100, OPT_KEEP, OPT_ONLY, OPT_FORMAT };
+
+struct demo_opts {
+	double seconds;     /* 0: each workload's own */
+	double hang_after;
+	double interval;
+	const char *keep;
+	const char *only;
+	bool json;
+};
+
+static const struct argp_option demo_options[] = {
+	{ "seconds", 's', "SECONDS", 0, "Trace each workload this long (default: 5-9 s each)", 0 },
+	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0, "The --hang-after of each trace (default 3)", 0 },
+	{ "interval", 'i', "SECONDS", 0, "Sampling interval (default 0.25)", 0 },
+	{ "only", OPT_ONLY, "NAME[,NAME]", 0, "Run only these workloads", 0 },
+	{ "keep", OPT_KEEP, "DIR", 0, "Keep the result files in DIR (created if missing)", 0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default) or json", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static error_t demo_parse(int key, char *arg, struct argp_state *state)
+{
+	struct demo_opts *o = state->input;
+	switch (key) {
+	case 's':
+		if (!gp_parse_seconds(arg, &o->seconds) || o->seconds < 1 || o->seconds > 3600)
+			argp_error(state, "--seconds '%s': give 1 to 3600 seconds", arg);
+		break;
+	case 'i':
+		if (!gp_parse_seconds(arg, &o->interval) || o->interval < 0.05 || o->interval > 10)
+			argp_error(state, "--interval '%s': give 0.05 to 10 seconds", arg);
+		break;
+	case OPT_HANG_AFTER:
+		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
+			argp_error(state, "--hang-after '%s': give a positive number of seconds", arg);
+		break;
+	case OPT_ONLY: {
+		char *copy = strdup(arg), *save = NULL;
+		for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save))
+			if (!gp_workload_find(c)) {
+				free(copy);
+				argp_error(state, "--only: no workload '%s'", c);
+			}
+		free(copy);
+		o->only = arg;
+		break;
+	}
+	case OPT_KEEP:
+		o->keep = arg;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "json"))
+			argp_error(state, "--format '%s': give text or json", arg);
+		o->json = !strcmp(arg, "json");
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "demo takes no arguments");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp demo_argp = {
+	demo_options, demo_parse, NULL,
+	"Run gpuprobe's whole pipeline on built-in workloads — a busy-polling "
+	"spinner, a deadlock, a restart loop in the kernel, a slow loader, a load "
+	"that deadlocks, a bursty writer, a command that exits 3 — and print the "
+	"verdict of each.  No GPU needed.\v"
+	"Exit status: 0 the demo ran (see the table for each verdict); 1 a trace "
+	"could not be run; 64 usage error.",
+	NULL, NULL, NULL,
+};
+
+static double default_seconds(const char *name)
+{
+	if (!strcmp(name, "slow-loader"))
+		return 9;
+	if (!strcmp(name, "load-then-deadlock") || !strcmp(name, "kernel-loop"))
+		return 7;
+	if (!strcmp(name, "exit3"))
+		return 10; /* it ends by itself after 2 s */
+	return 5;
+}
+
+static bool selected(const struct demo_opts *o, const char *name)
+{
+	if (!o->only)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = o->only; (p = strstr(p, name)); p += n)
+		if ((p == o->only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+/* gpuprobe trace -q -o FILE ... -- gpuprobe __workload NAME */
+static int run_trace(const char *self, const char *name, const char *file,
+		     const struct demo_opts *o, double seconds)
+{
+	char secs[32], ival[32], hang[32];
+	snprintf(secs, sizeof secs, "%g", seconds);
+	snprintf(ival, sizeof ival, "%g", o->interval);
+	snprintf(hang, sizeof hang, "%g", o->hang_after);
+	char *argv[] = { "gpuprobe", "trace", "-q", "--seconds", secs, "--interval", ival,
+			 "--hang-after", hang, "--kill-after", "1", "-o", (char *)file, "--",
+			 (char *)self, "__workload", (char *)name, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	pid_t pid;
+	int e = posix_spawn(&pid, self, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e) {
+		gp_err_errno(e, self, "cannot run gpuprobe trace");
+		return -1;
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		gp_err(name, "gpuprobe trace failed (status 0x%x)", st);
+		return -1;
+	}
+	return 0;
+}
+
+static int judge_file(const char *file, const struct demo_opts *o, struct gp_verdict *v)
+{
+	struct gp_loaded l;
+	char err[256];
+	if (gp_load_result(file, &l, err, sizeof err) < 0) {
+		gp_err(file, "%s", err);
+		return -1;
+	}
+	struct gp_verdict_opts vo = { .hang_after = o->hang_after, .page_size = l.page_size,
+				      .kstacks_seen = l.kstacks_seen };
+	json_t *st = json_object_get(l.exit, "status"), *sg = json_object_get(l.exit, "signal");
+	vo.end_reason = json_string_value(json_object_get(l.exit, "reason"));
+	if (json_is_integer(st) || json_is_integer(sg)) {
+		vo.have_status = true;
+		vo.status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
+		vo.signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
+	}
+	gp_verdict_compute(l.series.pt, l.series.n, &vo, v);
+	gp_loaded_free(&l);
+	return 0;
+}
+
+int cmd_demo(int argc, char **argv, const struct gp_global *g)
+{
+	struct demo_opts o = { .hang_after = 3, .interval = 0.25 };
+	if (argp_parse(&demo_argp, argc, argv, 0, NULL, &o))
+		return GP_EXIT_USAGE;
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0) {
+		gp_err_errno(errno, "/proc/self/exe", "cannot find the gpuprobe binary");
+		return GP_EXIT_ERROR;
+	}
+	self[n] = '\0';
+	char dir[4096];
+	if (o.keep) {
+		if (mkdir(o.keep, 0755) < 0 && errno != EEXIST) {
+			gp_err_errno(errno, o.keep, "cannot create the directory");
+			return GP_EXIT_ERROR;
+		}
+		gp_strlcpy(dir, o.keep, sizeof dir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(dir, sizeof dir, "%s/gpuprobe-demo.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			gp_err_errno(errno, dir, "cannot create a scratch directory");
+			return GP_EXIT_ERROR;
+		}
+	}
+	bool tty = isatty(STDERR_FILENO) && !g->quiet;
+	json_t *results = json_array();
+	struct gp_verdict *v = malloc(sizeof *v);
+	struct row {
+		const char *name, *expect;
+		char got[24];
+		double since;
+		bool ok;
+	} rows[16];
+	unsigned nrows = 0, total = 0, done = 0;
+	int rc = GP_EXIT_OK;
+	for (unsigned i = 0; i < gp_nworkloads; i++)
+		total += selected(&o, gp_workloads[i].name);
+	for (unsigned i = 0; v && i < gp_nworkloads && nrows < 16; i++) {
+		const struct gp_workload *w = &gp_workloads[i];
+		if (!selected(&o, w->name))
+			continue;
+		double secs = o.seconds > 0 ? o.seconds : default_seconds(w->name);
+		if (tty)
+			fprintf(stderr, "gpuprobe demo: [%u/%u] %s: tracing up to %.0f s...\n",
+				++done, total, w->name, secs);
+		char file[4200];
+		snprintf(file, sizeof file, "%s/%s.jsonl", dir, w->name);
+		if (run_trace(self, w->name, file, &o, secs) < 0 || judge_file(file, &o, v) < 0) {
+			rc = GP_EXIT_ERROR;
+			continue;
+		}
+		struct row *r = &rows[nrows++];
+		r->name = w->name;
+		r->expect = w->expect;
+		gp_strlcpy(r->got, v->klass, sizeof r->got);
+		r->since = v->since_s;
+		r->ok = !strcmp(v->klass, w->expect);
+		if (o.json) {
+			json_t *e = json_pack("{s:s, s:s, s:s, s:b, s:o}", "workload", w->name,
+					      "shape", w->shape, "expected", w->expect, "match", r->ok,
+					      "verdict", gp_verdict_json(v));
+			if (o.keep)
+				json_object_set_new(e, "result", json_string(file));
+			json_array_append_new(results, e);
+		} else {
+			printf("== %s: %s\n", w->name, w->shape);
+			gp_verdict_print(stdout, v);
+			printf("\n");
+		}
+		if (!o.keep)
+			unlink(file);
+	}
+	free(v);
+	if (!o.keep)
+		rmdir(dir);
+	if (o.json) {
+		json_t *doc = json_pack("{s:s, s:f, s:o}", "gpuprobe", PACKAGE_VERSION,
+					"hang_after_s", o.hang_after, "workloads", results);
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		putchar('\n');
+		json_decref(doc);
+	} else {
+		json_decref(results);
+		printf("%-20s %-17s %-17s %8s  %s\n", "workload", "expected", "verdict", "since", "");
+		for (unsigned i = 0; i < nrows; i++)
+			printf("%-20s %-17s %-17s %+7.1fs  %s\n", rows[i].name, rows[i].expect,
+			       rows[i].got, rows[i].since, rows[i].ok ? "ok" : "MISMATCH");
+		if (o.keep)
+			printf("\nresults kept in %s (gpuprobe report %s/*.jsonl)\n", dir, dir);
+	}
+	return rc;
+}
+
+/* Hidden: the child side of the demo. */
+int cmd_workload(int argc, char **argv, const struct gp_global *g)
+{
+	if (argc != 2 || !gp_workload_find(argv[1])) {
+		gp_err("__workload", "give one of the demo's workload names");
+		return GP_EXIT_USAGE;
+	}
+	return gp_workload_find(argv[1])->run();
+}

@@ -1,0 +1,33 @@
+/* Reading a saved result (JSON Lines) back into the model: the compact
+ * series the verdict judges, and the header/target/exit/verdict lines.
+ * The live trace fills the same points from /proc directly; a test
+ * checks that both give the same verdict. */
+#ifndef GP_LOAD_H
+#define GP_LOAD_H
+
+#include "series.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gp_loaded {
+	struct gp_series series;
+	json_t *header, *target, *exit, *verdict; /* owned; NULL when absent */
+	long page_size;
+	bool kstacks_seen;
+	bool truncated;             /* the last line was cut (a killed run) */
+	unsigned long lines, bad_lines;
+};
+
+/* 0, or -1 with a one-line reason in err (not a regular file, empty,
+ * not a gpuprobe result, unreadable). */
+int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t errcap);
+void gp_loaded_free(struct gp_loaded *l);
+
+/* Pure: one `sample` object into a point.  first: the trace's first
+ * sample (threads seen there were not created during the trace). */
+void gp_point_from_sample(const json_t *sample, bool first, struct gp_point *pt,
+			  bool *kstack_seen);
+
+#endif

@@ -1,0 +1,79 @@
+#!/bin/sh
+# The verdict on recorded traces of known shapes (tests/fixtures/traces/
+# gen-trace.awk makes them: seed 004's import hang, seed 000's two
+# spinners, all threads in futex, RssFile growing 84 MiB/s, and the shapes
+# the verdict must never confuse).  Each: class, since_s, and the words
+# the summary must hold.
+set -u
+: "${top_srcdir:=.}" "${top_builddir:=.}"
+GPUPROBE=${GPUPROBE:-$top_builddir/src/gpuprobe}
+GEN=$top_srcdir/tests/fixtures/traces/gen-trace.awk
+command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failed=0
+
+# shape | class | since_s min | since_s max | summary must contain (grep -E)
+while IFS='|' read -r shape class smin smax words; do
+	[ -z "$shape" ] && continue
+	awk -v shape="$shape" -f "$GEN" > "$TMP/$shape.jsonl"
+	out=$(timeout 20 "$GPUPROBE" report --format json "$TMP/$shape.jsonl") || {
+		echo "FAIL: $shape: report exited $?"; failed=1; continue; }
+	got=$(echo "$out" | jq -r '.results[0].verdict | "\(.class) \(.since_s)"')
+	summary=$(echo "$out" | jq -r '.results[0].verdict.summary')
+	c=${got% *}
+	s=${got#* }
+	if [ "$c" != "$class" ]; then
+		echo "FAIL: $shape: class $c, expected $class ($summary)"; failed=1; continue
+	fi
+	if ! awk -v s="$s" -v a="$smin" -v b="$smax" 'BEGIN { exit !(s >= a && s <= b) }'; then
+		echo "FAIL: $shape: since_s $s not in [$smin, $smax]"; failed=1; continue
+	fi
+	if ! echo "$summary" | grep -Eq "$words"; then
+		echo "FAIL: $shape: summary lacks /$words/: $summary"; failed=1; continue
+	fi
+	echo "ok: $shape: $c since +$s s"
+done <<'TABLE'
+seed004-import-hang|hang-busy-kernel|45|47|thread 4290 \(hal-memory\).*ioctl\(fd 3, 0xc0284b16 AMDKFD_IOC_ALLOC_MEMORY_OF_GPU\).*no file reclaim
+seed000-idle-spin|hang-busy-user|0|1|thread 328349 .*91%.*thread 328350 .*91%
+all-futex|hang-blocked|0|1|41 of 41 threads in futex_do_wait
+rssfile-84mibs|progress|0|1|RssFile \+84\.0 MiB/s.*ETA
+bursty-writer|progress|0|5|write\(\)
+cpu-only|hang-busy-user|0|1|thread 4243 \(worker\) busy in user space, 99%
+slowdown|slow-progress|19|21|1\.0 MiB/s, down from 100\.0 MiB/s
+stopped|stopped|20|22|SIGSTOP
+gpu-flat-io-moving|progress|0|1|read\(\) \+20\.0 MiB/s
+load-then-deadlock|hang-blocked|9|11|futex_do_wait.*before that \+0\.0-10\.0 s: RssFile \+50\.0 MiB/s
+short-flat|undecided|0|0|25 s short of --hang-after 30: leans hang-blocked
+TABLE
+
+# --hang-after changes the judgement after the fact: 5 s of flat trace.
+awk -v shape=short-flat -f "$GEN" > "$TMP/short.jsonl"
+c=$("$GPUPROBE" report --format json --hang-after 3 "$TMP/short.jsonl" | jq -r '.results[0].verdict.class')
+[ "$c" = hang-blocked ] && echo "ok: --hang-after 3 makes short-flat hang-blocked" \
+	|| { echo "FAIL: --hang-after 3 on short-flat gave $c"; failed=1; }
+
+# A run killed mid-line: rendered from what it holds, and said to be cut.
+awk -v shape=load-then-deadlock -f "$GEN" | head -c 200000 > "$TMP/cut.jsonl"
+if "$GPUPROBE" report "$TMP/cut.jsonl" > "$TMP/cut.out" 2>&1 \
+	&& grep -q "the last line was cut" "$TMP/cut.out" && grep -q "^verdict:" "$TMP/cut.out"; then
+	echo "ok: a cut file is rendered and said to be cut"
+else
+	echo "FAIL: cut file"; cat "$TMP/cut.out"; failed=1
+fi
+
+# Not a result: one clear line, exit 1.  Empty, JSON of another shape, binary, a FIFO, a directory.
+: > "$TMP/empty"
+echo '{"type":"sample","t":1}' > "$TMP/noheader.jsonl"
+head -c 3000 /bin/sh > "$TMP/binary"
+mkfifo "$TMP/fifo"
+for f in "$TMP/empty" "$TMP/noheader.jsonl" "$TMP/binary" "$TMP/fifo" "$TMP" "$TMP/missing"; do
+	timeout 5 "$GPUPROBE" report "$f" > "$TMP/o" 2> "$TMP/e"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l < "$TMP/e")" -eq 1 ] && grep -q '^gpuprobe: ' "$TMP/e"; then
+		echo "ok: ${f##*/} rejected: $(cat "$TMP/e")"
+	else
+		echo "FAIL: ${f##*/}: exit $rc, stderr: $(cat "$TMP/e")"; failed=1
+	fi
+done
+exit $failed
