@@ -18,5 +18,6 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g);
 int cmd_report(int argc, char **argv, const struct gp_global *g);
 int cmd_demo(int argc, char **argv, const struct gp_global *g);
 int cmd_workload(int argc, char **argv, const struct gp_global *g);
+int cmd_stacks(int argc, char **argv, const struct gp_global *g);
 
 #endif
