@@ -181,6 +181,7 @@ struct activity {
 	const char *kind;          /* hang-blocked, hang-busy-kernel, hang-busy-user */
 	int tid, tid2;
 	char comm[16], comm2[16];
+	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
 	double tcpu, tsys, tcpu2;
 	bool have_sc;
 	int64_t sc_nr;
@@ -295,6 +296,17 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 			a->sc_args[1] = p[i].top_sc_arg1;
 		}
 	}
+	/* Their hot frames: the latest the stacks module saw. */
+	for (size_t i = ia + 1; i <= ib; i++) {
+		if (p[i].top_tid == a->tid && p[i].top_frame[0])
+			gp_strlcpy(a->frame, p[i].top_frame, sizeof a->frame);
+		if (p[i].top2_tid == a->tid && p[i].top2_frame[0])
+			gp_strlcpy(a->frame, p[i].top2_frame, sizeof a->frame);
+		if (a->tid2 && p[i].top_tid == a->tid2 && p[i].top_frame[0])
+			gp_strlcpy(a->frame2, p[i].top_frame, sizeof a->frame2);
+		if (a->tid2 && p[i].top2_tid == a->tid2 && p[i].top2_frame[0])
+			gp_strlcpy(a->frame2, p[i].top2_frame, sizeof a->frame2);
+	}
 	const struct gp_point *l = &p[ib];
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
@@ -335,8 +347,13 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 	if (a->tid) {
 		cat(buf, cap, "thread %d (%s) busy in %s, %.0f%% CPU (%.0f%% system)", a->tid,
 		    a->comm, kernel ? "the kernel" : "user space", a->tcpu, a->tsys);
-		if (a->tid2)
+		if (a->frame[0])
+			cat(buf, cap, " at %s", a->frame);
+		if (a->tid2) {
 			cat(buf, cap, ", and thread %d (%s), %.0f%%", a->tid2, a->comm2, a->tcpu2);
+			if (a->frame2[0])
+				cat(buf, cap, " at %s", a->frame2);
+		}
 	} else {
 		cat(buf, cap, "busy in %s, %.0f%% CPU (%.0f%% system)",
 		    kernel ? "the kernel" : "user space", a->cpu_pct, a->sys_pct);
