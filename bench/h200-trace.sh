@@ -28,6 +28,15 @@ $GPUPROBE report "$OUT/trace-nvml.jsonl"
 echo "== the CUDA threads, asleep (seed: two runtime threads in poll)"
 grep -o '"comm":"cuda[^"]*","state":"[A-Z]","wchan":"[a-z_]*"' "$OUT/trace-nvml.jsonl" | sort | uniq -c | head
 
+echo "== stacks of a CUDA process (libcuda is stripped: module + offset + build-id)"
+"$OUT/cuda-alloc" 2 0.2 8 &
+cp=$!
+sleep 3
+$GPUPROBE stacks "$cp" -o "$OUT/stacks-cuda.jsonl"
+echo "rc=$?"
+$GPUPROBE stacks "$cp" --format markdown > "$OUT/stacks-cuda.md"
+kill $cp; wait $cp 2>/dev/null
+
 echo "== cost: trace of a 1000-thread target, 10 Hz, 10 s"
 cc -O2 -pthread -o "$OUT/threads" bench/workloads/threads.c || exit 1
 "$OUT/threads" 1000 > "$OUT/threads.pid" &
