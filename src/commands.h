@@ -20,6 +20,8 @@ int cmd_lock(int argc, char **argv, const struct gp_global *g);
 int cmd_pools(int argc, char **argv, const struct gp_global *g);
 int cmd_demo(int argc, char **argv, const struct gp_global *g);
 int cmd_workload(int argc, char **argv, const struct gp_global *g);
+int cmd_idle(int argc, char **argv, const struct gp_global *g);
+int cmd_idle_child(int argc, char **argv, const struct gp_global *g);
 int cmd_stacks(int argc, char **argv, const struct gp_global *g);
 
 #endif
