@@ -16,6 +16,7 @@ struct gp_global {
 
 int cmd_trace(int argc, char **argv, const struct gp_global *g);
 int cmd_report(int argc, char **argv, const struct gp_global *g);
+int cmd_info(int argc, char **argv, const struct gp_global *g);
 int cmd_demo(int argc, char **argv, const struct gp_global *g);
 int cmd_workload(int argc, char **argv, const struct gp_global *g);
 
