@@ -133,11 +133,9 @@ bool gp_metric_value(const struct gp_doc *d, size_t i, size_t k, double *out)
 
 bool gp_metric_present(const struct gp_doc *d, size_t i)
 {
-	bool any = false;
 	for (size_t k = 0; k < d->l.series.n; k++) {
 		double v;
 		if (gp_metric_value(d, i, k, &v)) {
-			any = true;
 			/* levels are shown when seen; rates and VmPin only when they move */
 			if (v != 0 || (metrics[i].kind == GP_MK_LEVEL && i != MX_VM_PIN))
 				return true;
@@ -214,9 +212,11 @@ static void on_sample(struct scan *sc, json_t *line)
 		if (json_is_number(cpu) && a->cpu && k < d->l.series.n)
 			a->cpu[k] = (float)json_number_value(cpu);
 		if (judged) {
-			a->judged++;
-			if (json_is_number(cpu))
+			/* the first sample has no cpu_pct (no interval yet) */
+			if (json_is_number(cpu)) {
+				a->judged++;
 				a->cpu_sum += json_number_value(cpu);
+			}
 			if (json_is_number(sys))
 				a->sys_sum += json_number_value(sys);
 			int si = a->state == 'R' ? 0 : a->state == 'S' ? 1 : a->state == 'D' ? 2

@@ -516,6 +516,12 @@ static void range_text(char *buf, size_t cap, double bytes)
 		snprintf(buf, cap, "%s", h);
 }
 
+/* As the seed writes them: 0.128 s, 4.206 s, 20.1 s. */
+static void secs(char *buf, size_t cap, double s)
+{
+	snprintf(buf, cap, s < 10 ? "%.3f s" : "%.1f s", s);
+}
+
 void gp_arm_cells(const json_t *a, struct gp_arm_cells *c)
 {
 	const char *call = str(a, "call"), *pool = str(a, "pool");
@@ -533,26 +539,30 @@ void gp_arm_cells(const json_t *a, struct gp_arm_cells *c)
 	else
 		snprintf(c->range, sizeof c->range, "%s, %s", r, mapping_text(str(a, "mapping")));
 	double pf = num(a, "prefault_s", -1), pr = num(a, "prefault_mib_s", -1);
+	char pfs[24];
+	secs(pfs, sizeof pfs, pf);
 	if (pf < 0)
 		snprintf(c->prefault, sizeof c->prefault, "none");
 	else if (pr >= 0)
-		snprintf(c->prefault, sizeof c->prefault, "%.3f s (%.0f MiB/s)", pf, pr);
+		snprintf(c->prefault, sizeof c->prefault, "%s (%.0f MiB/s)", pfs, pr);
 	else
-		snprintf(c->prefault, sizeof c->prefault, "%.3f s", pf);
+		snprintf(c->prefault, sizeof c->prefault, "%s", pfs);
 	double lk = num(a, "lock_s", -1);
 	const char *status = str(a, "status");
 	bool hung = status && (!strcmp(status, "hang") || !strcmp(status, "timeout"));
+	char lks[24];
+	secs(lks, sizeof lks, lk);
 	if (lk < 0)
 		snprintf(c->lock, sizeof c->lock, hung ? "never returned" : "–");
 	else
-		snprintf(c->lock, sizeof c->lock, hung ? "> %.3f s (watchdog)" : "%.3f s", lk);
+		snprintf(c->lock, sizeof c->lock, hung ? "> %s (watchdog)" : "%s", lks);
 	json_t *code = json_object_get(a, "status_code");
 	size_t l;
 	if (json_is_integer(code) && json_integer_value(code) == 0)
 		l = (size_t)snprintf(c->result, sizeof c->result, "`rc=0`");
 	else if (json_is_integer(code))
-		l = (size_t)snprintf(c->result, sizeof c->result, "`0x%" JSON_INTEGER_FORMAT "x = %s`",
-				     json_integer_value(code), status ? status : "?");
+		l = (size_t)snprintf(c->result, sizeof c->result, "`0x%llx = %s`",
+				     (unsigned long long)json_integer_value(code), status ? status : "?");
 	else
 		l = (size_t)snprintf(c->result, sizeof c->result, "%s", status ? status : "?");
 	double unl = num(a, "unlock_s", -1), dm = num(a, "dirtied_mib", -1), wm = num(a, "written_mib", -1);

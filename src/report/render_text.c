@@ -11,6 +11,16 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* Text has no code spans or bold. */
+static void strip_md(char *s)
+{
+	char *w = s;
+	for (; *s; s++)
+		if (*s != '`' && *s != '*')
+			*w++ = *s;
+	*w = '\0';
+}
+
 void gp_render_text(FILE *out, const struct gp_doc *d)
 {
 	if (d->is_trace) {
@@ -33,21 +43,18 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 		char s[256];
 		gp_arms_summary(s, sizeof s, d->arms);
 		fprintf(out, "%s: pinning probe, %s\n", d->path, s);
-		fprintf(out, "  %-28s %-44s %-14s %-10s  %s\n", "arm", "call", "prefault", "lock", "result");
+		fprintf(out, "  %-14s %-46s %-22s %-12s  %s\n", "arm", "call", "prefault", "lock", "result");
 		size_t i;
 		const json_t *a;
 		json_array_foreach(d->arms, i, a) {
 			struct gp_arm_cells c;
 			gp_arm_cells(a, &c);
 			/* text has no code spans */
-			for (char *p = c.call; *p; p++)
-				if (*p == '`')
-					memmove(p, p + 1, strlen(p));
-			for (char *p = c.result; *p; p++)
-				if (*p == '`' || *p == '*')
-					memmove(p, p + 1, strlen(p)), p--;
-			fprintf(out, "  %-28s %-44s %-14s %-10s  %s\n", c.arm, c.call, c.prefault, c.lock, c.result);
-			fprintf(out, "  %-28s range %s\n", "", c.range);
+			strip_md(c.call);
+			strip_md(c.result);
+			strip_md(c.range);
+			fprintf(out, "  %-14s %-46s %-22s %-12s  %s\n", c.arm, c.call, c.prefault, c.lock, c.result);
+			fprintf(out, "  %-14s range %s\n", "", c.range);
 		}
 	}
 	if (d->is_trace)
