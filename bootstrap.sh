@@ -9,10 +9,13 @@ cd "$(dirname "$0")"
 
 # Build: compiler, Autotools, the chosen libraries.  Test: cmocka, jq
 # (the end-to-end scripts read results with it), procps/sysstat/elfutils
-# (peers the benchmarks compare against).
+# (peers the benchmarks compare against), mandoc (man page lint),
+# cmark-gfm (the report's Markdown must parse), xmllint/file/pngcheck (plots),
+# bash-completion (the completion test).
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
-      libcmocka-dev jq procps sysstat elfutils util-linux coreutils"
+      libcmocka-dev jq procps sysstat elfutils util-linux coreutils
+      mandoc cmark-gfm libxml2-utils file pngcheck bash-completion"
 
 missing=""
 for p in $PKGS; do

@@ -81,6 +81,11 @@ size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, siz
 		lo = 0;
 	size_t len = 0;
 	double last = lo;
+	for (size_t j = 0; j < width; j++)
+		if (cnt[j]) {
+			last = b[j]; /* leading empty buckets take the first value */
+			break;
+		}
 	for (size_t j = 0; j < width && len + 4 < cap; j++) {
 		double v = cnt[j] ? b[j] : last;
 		last = v;
