@@ -371,6 +371,9 @@ static void draw(cairo_t *cr, const struct gp_doc *d)
 	cairo_set_source_rgb(cr, 0.97, 0.97, 0.965);
 	cairo_paint(cr);
 	struct frame f = { d->l.series.pt[0].t, d->l.series.pt[n - 1].t, ML, W - MR };
+	/* A trace starts at +0: the first sample lands a hair after. */
+	if (f.t0 > 0 && f.t0 < 0.05 * (f.t1 - f.t0))
+		f.t0 = 0;
 	if (f.t1 <= f.t0)
 		f.t1 = f.t0 + 1;
 

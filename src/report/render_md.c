@@ -273,6 +273,7 @@ void gp_md_threads(FILE *out, const struct gp_doc *d)
 		char state;
 		unsigned n;
 		int tid;
+		bool mixed;     /* same call, different arguments */
 	} g[16];
 	size_t ng = 0;
 	for (size_t i = 0; i < d->nth; i++) {
@@ -280,15 +281,21 @@ void gp_md_threads(FILE *out, const struct gp_doc *d)
 		double cpu = t->judged ? t->cpu_sum / t->judged : 0;
 		if (cpu >= 1.0 || main_state(t) == 'D')
 			continue;
+		/* grouped by wchan and the call's name: a thousand futex
+		 * waiters on a thousand addresses are one row */
 		size_t k = 0;
-		while (k < ng && !(strcmp(g[k].wchan, t->wchan) == 0 && strcmp(g[k].sc, t->syscall) == 0))
+		while (k < ng && !(strcmp(g[k].wchan, t->wchan) == 0
+				   && strcspn(g[k].sc, "(") == strcspn(t->syscall, "(")
+				   && !strncmp(g[k].sc, t->syscall, strcspn(t->syscall, "("))))
 			k++;
 		if (k == ng) {
 			if (ng == 16)
 				k = 15;
 			else
-				g[ng++] = (struct grp){ t->wchan, t->syscall, t->comm, main_state(t), 0, t->tid };
+				g[ng++] = (struct grp){ t->wchan, t->syscall, t->comm, main_state(t), 0, t->tid, false };
 		}
+		if (g[k].n && strcmp(g[k].sc, t->syscall))
+			g[k].mixed = true;
 		g[k].n++;
 	}
 	for (size_t k = 0; k < ng; k++) {
@@ -298,7 +305,10 @@ void gp_md_threads(FILE *out, const struct gp_doc *d)
 			fprintf(out, "| %u threads | ", g[k].n);
 		cell(out, g[k].comm);
 		fprintf(out, " | 0%% | 0%% | %c | %s | ", g[k].state, g[k].wchan[0] ? g[k].wchan : "–");
-		cell(out, g[k].sc[0] ? g[k].sc : "–");
+		if (g[k].mixed)
+			fprintf(out, "%.*s(...)", (int)strcspn(g[k].sc, "("), g[k].sc);
+		else
+			cell(out, g[k].sc[0] ? g[k].sc : "–");
 		fputs(" |\n", out);
 	}
 	fputc('\n', out);
