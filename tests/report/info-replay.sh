@@ -6,8 +6,8 @@
 . "${0%/*}/../e2e/lib.sh"
 . "${0%/*}/lib-md.sh"
 require_jq
-ROOT=$top_srcdir/tests/fixtures/hostinfo-wsl
-[ -d "$ROOT" ] || framework_failure "no $ROOT"
+ROOT=$TMP/root
+sh "$top_srcdir/tests/fixtures/hostinfo-wsl.sh" "$ROOT" || framework_failure "cannot assemble the host tree"
 
 gp info --proc-root "$ROOT" --format json > "$TMP/i.json" || fail "info --format json exited $?"
 j() { jq -r "$1" "$TMP/i.json"; }
