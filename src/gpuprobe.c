@@ -19,7 +19,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "trace", cmd_trace, "sample a process at 1 Hz into JSON Lines; hang or progress" },
-	{ "report", cmd_report, "render saved results: summary and verdict" },
+	{ "report", cmd_report, "render saved results as a bug report: Markdown, text, JSON, plots" },
 	{ "info", cmd_info, "the environment facts a maintainer asks for first" },
 	{ "demo", cmd_demo, "the whole pipeline on built-in workloads, no GPU needed" },
 	/* hidden (no doc): the demo's workloads run as `gpuprobe __workload NAME` */
