@@ -498,6 +498,9 @@ int gp_plot(const char *path, const struct gp_doc *d, char *err, size_t errcap)
 		st = cairo_surface_write_to_png_stream(sf, write_to, out);
 	}
 	cairo_surface_destroy(sf);
+	/* cairo keeps font caches for the process's life; a command draws
+	 * one plot, so give them back (and keep leak checkers quiet). */
+	cairo_debug_reset_static_data();
 	int rc = fclose(out);
 	if (st != CAIRO_STATUS_SUCCESS || rc != 0) {
 		snprintf(err, errcap, "cannot write: %s",
