@@ -16,8 +16,11 @@ struct gp_global {
 
 int cmd_trace(int argc, char **argv, const struct gp_global *g);
 int cmd_report(int argc, char **argv, const struct gp_global *g);
+int cmd_lock(int argc, char **argv, const struct gp_global *g);
+int cmd_pools(int argc, char **argv, const struct gp_global *g);
 int cmd_info(int argc, char **argv, const struct gp_global *g);
 int cmd_demo(int argc, char **argv, const struct gp_global *g);
 int cmd_workload(int argc, char **argv, const struct gp_global *g);
+int cmd_stacks(int argc, char **argv, const struct gp_global *g);
 
 #endif

@@ -35,6 +35,8 @@ struct gp_thread {
 	bool have_sched;
 	/* Since this thread's previous sample (0 when is_new). */
 	uint64_t d_utime, d_stime, d_vcsw, d_nvcsw, d_run_ns;
+	/* Filled by the sampler: CPU% over the interval (0 when is_new). */
+	float cpu_pct;
 };
 
 struct gp_tasks_stats {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,7 +105,9 @@ static double default_seconds(const char *name)
 {
 	if (!strcmp(name, "slow-loader"))
 		return 9;
-	if (!strcmp(name, "load-then-deadlock") || !strcmp(name, "kernel-loop"))
+	if (!strcmp(name, "kernel-loop"))
+		return 8;
+	if (!strcmp(name, "load-then-deadlock"))
 		return 7;
 	if (!strcmp(name, "exit3"))
 		return 10; /* it ends by itself after 2 s */
@@ -280,5 +283,7 @@ int cmd_workload(int argc, char **argv, const struct gp_global *g)
 		gp_err("__workload", "give one of the demo's workload names");
 		return GP_EXIT_USAGE;
 	}
+	/* Named after the workload (comm holds 15 bytes), not "gpuprobe". */
+	prctl(PR_SET_NAME, argv[1]);
 	return gp_workload_find(argv[1])->run();
 }

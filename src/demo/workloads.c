@@ -135,8 +135,8 @@ static int w_deadlock(void)
  * back to the same high every pass, nothing new is ever produced. */
 static int w_kernel_loop(void)
 {
-	size_t len = 64u << 20;
-	int fd = scratch_file(64);
+	size_t len = 32u << 20;
+	int fd = scratch_file(32);
 	if (fd < 0)
 		return 1;
 	char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);

@@ -248,6 +248,32 @@ void gp_point_from_sample(const json_t *s, bool first, struct gp_point *pt, bool
 	 * loader fills it in gp_load_result. */
 }
 
+bool gp_stacks_top_frame(const json_t *stacks, int tid, char *buf, size_t cap)
+{
+	size_t i;
+	json_t *th;
+	json_array_foreach(json_object_get(stacks, "threads"), i, th) {
+		if (json_integer_value(json_object_get(th, "tid")) != tid)
+			continue;
+		json_t *f = json_array_get(json_object_get(th, "frames"), 0);
+		if (!f)
+			return false;
+		const char *sym = json_string_value(json_object_get(f, "symbol"));
+		if (sym) {
+			gp_strlcpy(buf, sym, cap);
+			return true;
+		}
+		const char *mod = json_string_value(json_object_get(f, "module"));
+		const char *off = json_string_value(json_object_get(f, "offset"));
+		if (!mod)
+			return false;
+		const char *base = strrchr(mod, '/');
+		snprintf(buf, cap, "%s+%s", base ? base + 1 : mod, off ? off : "?");
+		return true;
+	}
+	return false;
+}
+
 static void keep(json_t **slot, json_t *line)
 {
 	json_decref(*slot);
@@ -322,6 +348,12 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			keep(&out->exit, j);
 		} else if (!strcmp(type, "verdict")) {
 			keep(&out->verdict, j);
+		} else if (!strcmp(type, "stacks") && out->series.n) {
+			struct gp_point *last = &out->series.pt[out->series.n - 1];
+			if (last->top_tid)
+				gp_stacks_top_frame(j, last->top_tid, last->top_frame, sizeof last->top_frame);
+			if (last->top2_tid)
+				gp_stacks_top_frame(j, last->top2_tid, last->top2_frame, sizeof last->top2_frame);
 		} else if (!strcmp(type, "sample")) {
 			struct gp_point pt;
 			gp_point_from_sample(j, first_sample, &pt, &out->kstacks_seen);

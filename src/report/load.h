@@ -30,4 +30,8 @@ void gp_loaded_free(struct gp_loaded *l);
 void gp_point_from_sample(const json_t *sample, bool first, struct gp_point *pt,
 			  bool *kstack_seen);
 
+/* Pure: from a `stacks` line, the innermost frame of thread tid, as the
+ * series keeps it ("symbol" or "module+0xoffset"); false when absent. */
+bool gp_stacks_top_frame(const json_t *stacks, int tid, char *buf, size_t cap);
+
 #endif

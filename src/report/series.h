@@ -30,6 +30,10 @@ struct gp_point {
 	int32_t top2_tid;           /* the second busiest, for two spinners */
 	float top2_cpu_pct, top2_sys_pct;
 	char top2_comm[16];
+	/* Innermost user frame of the busiest threads when their stacks were
+	 * taken this tick ("rocr::core::Runtime::AsyncEventsLoop(void*)",
+	 * or "libhsa-runtime64.so.1+0x9ac37" when stripped), else "". */
+	char top_frame[64], top2_frame[64];
 	char top_wchan[32];
 	char common_wchan[32];      /* most frequent wchan of sleeping threads */
 	uint32_t common_wchan_count;

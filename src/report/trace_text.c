@@ -32,12 +32,11 @@ void gp_render_live_line(FILE *out, const struct gp_point *prev,
 	gp_fmt_bytes(rss, sizeof rss, (double)cur->rss_file);
 	if (cur->have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML))
 		gp_fmt_bytes(gpu, sizeof gpu, (double)cur->gpu_bytes);
-	fprintf(out, "%7.1fs  thr %-4u", cur->t, cur->threads);
+	char top[96] = "-";
 	if (prev && cur->top_tid)
-		fprintf(out, "  top %d %-15s %5.1f%% (sys %5.1f%%)", cur->top_tid,
-			cur->top_comm, cur->top_cpu_pct, cur->top_sys_pct);
-	else
-		fprintf(out, "  top %-37s", "-");
+		snprintf(top, sizeof top, "%d %-15s %5.1f%% (sys %5.1f%%)", cur->top_tid,
+			 cur->top_comm, cur->top_cpu_pct, cur->top_sys_pct);
+	fprintf(out, "%7.1fs  thr %-4u  top %-42s", cur->t, cur->threads, top);
 	fprintf(out, "  total %6.1f%%  RssFile %9s  GPU %9s", prev ? cur->cpu_pct : 0.0, rss, gpu);
 	if (prev && (cur->have & GP_PT_SYS_WB)) {
 		double dt = cur->t - prev->t;

@@ -56,15 +56,48 @@ static double metric_value(const struct gp_point *p, int m)
 	}
 }
 
-/* Which intervals made progress.  Memory counts new highs only (a range
- * paged out and in again is no output); counters count growth; each has
- * a baseline that moves only when a step is counted. */
+/* Which intervals made progress.  Counters (read/write bytes, GPU engine
+ * time) count growth.  Memory counts the level it holds: at sample i, the
+ * lowest value from i to the end of the trace.  A load raises that level
+ * and keeps it; a restart loop (populate, discard, populate: the demo's
+ * kernel-loop, seed 004's import) swings up and down, and catching it
+ * near the top of a swing is no output, since it falls back later.  A
+ * plain "new high" would count such catches: record values of a random
+ * swing keep coming (about ln n of them in n samples), and so does a
+ * higher minimum over the shorter suffixes near the end.  So a memory
+ * rise counts when the level held from then on stands above every earlier
+ * value: a new plateau.  A rise seen only in the final sample is not
+ * output yet (nothing holds it).
+ * Each metric's baseline moves only when a step is counted. */
+static bool memory_metric(int m)
+{
+	return m == M_RSS_FILE || m == M_RSS_ANON || m == M_VM_PIN || m == M_GPU;
+}
+
 static void find_steps(const struct gp_point *p, size_t n, struct step *st)
 {
 	double base[M_COUNT];
 	for (int m = 0; m < M_COUNT; m++)
 		base[m] = metric_value(&p[0], m);
 	memset(st, 0, n * sizeof *st);
+	/* Per memory metric: held[i], the lowest value from i to the end, and
+	 * high[i], the highest value before i. */
+	double *held = malloc(2 * n * M_COUNT * sizeof *held);
+	double *high = held ? held + n * M_COUNT : NULL;
+	for (int m = 0; held && m < M_COUNT; m++) {
+		double lo = INFINITY, hi = 0;
+		for (size_t i = n; i-- > 0;) {
+			double v = metric_value(&p[i], m);
+			if (v < lo)
+				lo = v;
+			held[i * M_COUNT + m] = lo;
+		}
+		for (size_t i = 0; i < n; i++) {
+			high[i * M_COUNT + m] = hi;
+			if (metric_value(&p[i], m) > hi)
+				hi = metric_value(&p[i], m);
+		}
+	}
 	for (size_t i = 1; i < n; i++) {
 		for (int m = 0; m < M_THREADS; m++) {
 			if ((m == M_GPU || m == M_ENGINE) && !gpu_seen(&p[i]))
@@ -79,6 +112,14 @@ static void find_steps(const struct gp_point *p, size_t n, struct step *st)
 			}
 			double floor = m == M_ENGINE ? FLOOR_ENGINE_NS
 				       : counter ? FLOOR_IO : FLOOR_MEM;
+			if (memory_metric(m)) {
+				if (i + 1 == n || !held)
+					continue;
+				/* the held level, standing above every earlier value */
+				v = held[i * M_COUNT + m];
+				if (v < high[i * M_COUNT + m] + floor)
+					continue;
+			}
 			if (v >= base[m] + floor) {
 				if (m != M_ENGINE) {
 					st[i].bytes += v - base[m];
@@ -94,6 +135,7 @@ static void find_steps(const struct gp_point *p, size_t n, struct step *st)
 			st[i].any = true;
 		}
 	}
+	free(held);
 }
 
 static size_t index_at(const struct gp_point *p, size_t n, double t)
@@ -181,6 +223,7 @@ struct activity {
 	const char *kind;          /* hang-blocked, hang-busy-kernel, hang-busy-user */
 	int tid, tid2;
 	char comm[16], comm2[16];
+	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
 	double tcpu, tsys, tcpu2;
 	bool have_sc;
 	int64_t sc_nr;
@@ -295,6 +338,17 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 			a->sc_args[1] = p[i].top_sc_arg1;
 		}
 	}
+	/* Their hot frames: the latest the stacks module saw. */
+	for (size_t i = ia + 1; i <= ib; i++) {
+		if (p[i].top_tid == a->tid && p[i].top_frame[0])
+			gp_strlcpy(a->frame, p[i].top_frame, sizeof a->frame);
+		if (p[i].top2_tid == a->tid && p[i].top2_frame[0])
+			gp_strlcpy(a->frame, p[i].top2_frame, sizeof a->frame);
+		if (a->tid2 && p[i].top_tid == a->tid2 && p[i].top_frame[0])
+			gp_strlcpy(a->frame2, p[i].top_frame, sizeof a->frame2);
+		if (a->tid2 && p[i].top2_tid == a->tid2 && p[i].top2_frame[0])
+			gp_strlcpy(a->frame2, p[i].top2_frame, sizeof a->frame2);
+	}
 	const struct gp_point *l = &p[ib];
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
@@ -335,8 +389,13 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 	if (a->tid) {
 		cat(buf, cap, "thread %d (%s) busy in %s, %.0f%% CPU (%.0f%% system)", a->tid,
 		    a->comm, kernel ? "the kernel" : "user space", a->tcpu, a->tsys);
-		if (a->tid2)
+		if (a->frame[0])
+			cat(buf, cap, " at %s", a->frame);
+		if (a->tid2) {
 			cat(buf, cap, ", and thread %d (%s), %.0f%%", a->tid2, a->comm2, a->tcpu2);
+			if (a->frame2[0])
+				cat(buf, cap, " at %s", a->frame2);
+		}
 	} else {
 		cat(buf, cap, "busy in %s, %.0f%% CPU (%.0f%% system)",
 		    kernel ? "the kernel" : "user space", a->cpu_pct, a->sys_pct);

@@ -29,6 +29,8 @@ struct gp_sampler {
 	bool have_prev;
 	struct gp_sampler_totals tot;
 	struct gp_jsonw jw;       /* the threads array of the current sample */
+	const struct gp_thread *last_threads; /* the last sample's, owned by tasks */
+	size_t nlast_threads;
 	bool maps_checked;
 	uint64_t maps_rss, map_bytes;
 	char map_path[512];
@@ -101,6 +103,12 @@ const char *gp_sampler_threads_json(const struct gp_sampler *s, size_t *len)
 	}
 	*len = s->jw.len;
 	return s->jw.buf;
+}
+
+const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n)
+{
+	*n = s->nlast_threads;
+	return s->last_threads;
 }
 
 void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot)
@@ -456,6 +464,7 @@ static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt
 		double cpu = 0, sys = 0;
 		if (!th[i].is_new && dt > 0)
 			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
+		th[i].cpu_pct = (float)cpu;
 		if (cpu > best) {
 			second = best;
 			second_sys = best_sys;
@@ -545,6 +554,8 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep
 		return GP_SAMPLE_GONE;
 	}
 	threads_part(s, line, pt, th, n, &ts, dt);
+	s->last_threads = th;
+	s->nlast_threads = n;
 	s->tot.thread_samples += n;
 	s->tot.vanished += ts.vanished;
 	s->tot.reused += ts.reused;

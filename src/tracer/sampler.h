@@ -42,6 +42,11 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **line,
  * gp_result_write_raw. */
 const char *gp_sampler_threads_json(const struct gp_sampler *s, size_t *len);
 
+/* The threads of the last sample taken (cpu_pct filled in), valid until
+ * the next gp_sampler_take: what the stack policy of trace chooses from. */
+struct gp_thread;
+const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n);
+
 /* Cumulative counts over the trace. */
 struct gp_sampler_totals {
 	uint64_t samples, thread_samples, vanished, reused, created, exited;

@@ -11,6 +11,9 @@
 #include "report/trace_text.h"
 #include "report/verdict.h"
 #include "sampler.h"
+#include "stacks.h"
+#include "tasks.h"
+#include "report/load.h"
 #include "sysinfo.h"
 #include "timeutil.h"
 
@@ -34,7 +37,11 @@ enum {
 	OPT_HANG_AFTER,
 	OPT_SLOW_RATE,
 	OPT_FAIL_ON,
+	OPT_STACKS,
+	OPT_HOT_THRESHOLD,
 };
+
+enum stacks_mode { STACKS_HOT, STACKS_ALL, STACKS_NONE };
 
 struct trace_opts {
 	int pid;
@@ -48,6 +55,8 @@ struct trace_opts {
 	uint64_t slow_rate;    /* bytes/s, 0 = relative to the trace's peak only */
 	char fail_on[8][24];
 	int nfail_on;
+	enum stacks_mode stacks;
+	double hot_threshold;  /* CPU% */
 };
 
 static const struct argp_option trace_options[] = {
@@ -57,6 +66,12 @@ static const struct argp_option trace_options[] = {
 	{ "interval", 'i', "SECONDS", 0, "Time between samples (default 1; at least 0.05)", 2 },
 	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS (default: until the target exits)", 2 },
 	{ "no-kernel-stacks", OPT_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 2 },
+	{ "stacks", OPT_STACKS, "MODE", 0,
+	  "User stacks: hot (threads over --hot-threshold, every tick; the default), "
+	  "all (hot ones, and every other thread once per place it waits in), "
+	  "none (never ptrace)", 2 },
+	{ "hot-threshold", OPT_HOT_THRESHOLD, "PCT", 0,
+	  "CPU% over which a thread is hot (default 50)", 2 },
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
@@ -97,6 +112,20 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case OPT_KILL_AFTER:
 		if (!gp_parse_seconds(arg, &o->kill_after) || o->kill_after > 3600)
 			argp_error(state, "--kill-after '%s': give seconds between 0 and 3600", arg);
+		break;
+	case OPT_STACKS:
+		if (!strcmp(arg, "hot"))
+			o->stacks = STACKS_HOT;
+		else if (!strcmp(arg, "all"))
+			o->stacks = STACKS_ALL;
+		else if (!strcmp(arg, "none"))
+			o->stacks = STACKS_NONE;
+		else
+			argp_error(state, "--stacks '%s': give hot, all or none", arg);
+		break;
+	case OPT_HOT_THRESHOLD:
+		if (!gp_parse_seconds(arg, &o->hot_threshold) || o->hot_threshold > 100 * 1024)
+			argp_error(state, "--hot-threshold '%s': give a CPU percentage", arg);
 		break;
 	case OPT_HANG_AFTER:
 		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
@@ -268,6 +297,10 @@ struct run {
 	unsigned long late;
 	long page_size;
 	int rc;
+	struct gp_stacks *stk;        /* NULL: --stacks none, or a replayed root */
+	struct place { int tid; uint64_t key; } *places; /* last stacked place, --stacks all */
+	size_t nplaces, capplaces;
+	bool hinted;
 };
 
 /* Writes one line; a sample gets its streamed threads array appended. */
@@ -341,6 +374,79 @@ static void stop_child(struct run *r, int sig, bool forward)
 	}
 }
 
+/* Where a thread waits, as one number: its wchan and syscall. */
+static uint64_t place_key(const struct gp_thread *th)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *c = th->wchan; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	h ^= (uint64_t)(th->sc.kind) << 56;
+	h = (h ^ (uint64_t)th->sc.nr) * 1099511628211ull;
+	return (h ^ th->sc.args[1]) * 1099511628211ull;
+}
+
+/* --stacks all: true when the thread waits somewhere it was not stacked
+ * in (and remembers the place). */
+static bool new_place(struct run *r, const struct gp_thread *th)
+{
+	uint64_t key = place_key(th);
+	for (size_t i = 0; i < r->nplaces; i++) {
+		if (r->places[i].tid == th->tid) {
+			if (r->places[i].key == key)
+				return false;
+			r->places[i].key = key;
+			return true;
+		}
+	}
+	if (r->nplaces == r->capplaces) {
+		size_t nc = r->capplaces ? r->capplaces * 2 : 256;
+		struct place *np = realloc(r->places, nc * sizeof *np);
+		if (!np)
+			return false;
+		r->places = np;
+		r->capplaces = nc;
+	}
+	r->places[r->nplaces++] = (struct place){ th->tid, key };
+	return true;
+}
+
+/* The stacks of this tick: hot threads every tick; with --stacks all,
+ * every other thread once per place it waits in.  Writes the `stacks`
+ * line and notes the busiest threads' hot frames in the point. */
+static void take_stacks(struct run *r, struct gp_sampler *smp, double t, struct gp_point *pt)
+{
+	if (!r->stk)
+		return;
+	size_t n;
+	const struct gp_thread *th = gp_sampler_threads(smp, &n);
+	int *tids = malloc((n ? n : 1) * sizeof *tids);
+	if (!tids)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool hot = th[i].cpu_pct >= r->o->hot_threshold;
+		bool stack = hot;
+		if (r->o->stacks == STACKS_ALL && !hot && th[i].st.state != 'R')
+			stack = new_place(r, &th[i]);
+		if (stack)
+			tids[k++] = th[i].tid;
+	}
+	json_t *line = NULL;
+	if (k && gp_stacks_snapshot(r->stk, t, tids, k, &line) == 0 && line) {
+		if (pt->top_tid)
+			gp_stacks_top_frame(line, pt->top_tid, pt->top_frame, sizeof pt->top_frame);
+		if (pt->top2_tid)
+			gp_stacks_top_frame(line, pt->top2_tid, pt->top2_frame, sizeof pt->top2_frame);
+		write_line(r, line);
+		const char *hint = gp_stacks_hint(r->stk);
+		if (hint && !r->hinted) {
+			gp_hint("%s", hint);
+			r->hinted = true;
+		}
+	}
+	free(tids);
+}
+
 static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
 			const sigset_t *waitset)
 {
@@ -363,6 +469,7 @@ static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
 		size_t rawlen;
 		const char *raw = gp_sampler_threads_json(smp, &rawlen);
 		write_line_raw(r, line, "threads", raw, rawlen);
+		take_stacks(r, smp, t, &cur);
 		gp_series_push(&r->series, &cur);
 		if (r->live)
 			gp_render_live_line(stdout, have_prev ? &prev : NULL, &cur, r->page_size);
@@ -437,6 +544,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .kstacks = true,
 				.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT,
+				.hot_threshold = 50,
 				.nvml = true, .quiet = g->quiet };
 	/* Everything after the first "--" is the command, taken verbatim
 	 * before argp (whose getopt would permute it) sees the rest. */
@@ -547,6 +655,10 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		}
 		t0 = gp_mono_now();
 	}
+	/* User stacks only of the live system (a replayed tree has no
+	 * process to ptrace). */
+	if (o.stacks != STACKS_NONE && r.root.live)
+		r.stk = gp_stacks_open(o.pid, o.kstacks ? 0 : GP_STACKS_NO_KERNEL);
 	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o.pid);
 	json_t *ident = gp_target_identity(&r.root, o.pid);
 	if (ident)
@@ -626,6 +738,9 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		gp_verdict_print(human, verdict);
 	free(verdict);
 	gp_series_free(&r.series);
+	if (r.stk)
+		gp_stacks_close(r.stk);
+	free(r.places);
 	gp_sampler_free(smp);
 	gp_root_close(&r.root);
 	sigprocmask(SIG_SETMASK, &orig, NULL);

@@ -32,5 +32,8 @@ ex=$(jq -c 'select(.type == "exit") | {reason, signal}' "$F")
 say "exit line: $ex"
 ok "reason interrupted, the spinner died of SIGINT" \
 	test "$ex" = '{"reason":"interrupted","signal":2}'
+vc=$(jq -r 'select(.type == "verdict") | .class' "$F")
+ok "a verdict line after Ctrl-C: $vc" test -n "$vc"
+ok "the verdict is printed too" grep -q '^verdict: ' "$TMP/out"
 ok "no orphan: spinner $pid is gone" sh -c "! ps -o stat= -p $pid | grep -qv Z"
 pass

@@ -1,0 +1,312 @@
+/* Text and Markdown rendering of a `stacks` line; see stacks_text.h. */
+#include "config.h"
+#include "stacks_text.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* glibc's internal aliases read better without their decoration:
+ * "___pthread_cond_timedwait64" -> "pthread_cond_timedwait64". */
+static const char *tidy(const char *sym)
+{
+	if (!strncmp(sym, "__GI_", 5))
+		sym += 5;
+	if (!strncmp(sym, "___", 3))
+		while (*sym == '_')
+			sym++;
+	return sym;
+}
+
+/* "symbol", or "soname+0xOFF" when the module is stripped, or the pc. */
+static void frame_label(const json_t *f, char *buf, size_t cap)
+{
+	const char *sym = str(f, "symbol"), *so = str(f, "soname"), *off = str(f, "offset");
+	if (sym)
+		snprintf(buf, cap, "%s", tidy(sym));
+	else if (so && off)
+		snprintf(buf, cap, "%s+%s", so, off);
+	else
+		snprintf(buf, cap, "%s", str(f, "pc") ? str(f, "pc") : "??");
+}
+
+static bool is_libc(const json_t *f)
+{
+	const char *so = str(f, "soname");
+	return so && (!strncmp(so, "libc.so", 7) || !strncmp(so, "ld-linux", 8) ||
+		      !strncmp(so, "libpthread.so", 13));
+}
+
+/* Where the thread is: its wait channel, else its syscall, else its state. */
+static void where(const json_t *t, char *buf, size_t cap)
+{
+	const char *w = str(t, "wchan"), *sc = str(t, "syscall"), *st = str(t, "state");
+	if (w && *w) {
+		snprintf(buf, cap, "%s", w);
+	} else if (sc && strcmp(sc, "running") && strcmp(sc, "user")) {
+		size_t n = strcspn(sc, "(");
+		snprintf(buf, cap, "%.*s", (int)n, sc);
+	} else if (st && (!strcmp(st, "R") || (sc && !strcmp(sc, "running")))) {
+		snprintf(buf, cap, "running");
+	} else {
+		snprintf(buf, cap, "state %s", st ? st : "?");
+	}
+}
+
+void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
+{
+	char w[96], lab[256];
+	where(t, w, sizeof w);
+	size_t len = (size_t)snprintf(buf, cap, "%s", w);
+	const json_t *fr = json_object_get(t, "frames");
+	size_t n = json_array_size(fr);
+	if (!n) {
+		const char *u = str(t, "unwind");
+		if (u && strcmp(u, "ok") && len < cap)
+			snprintf(buf + len, cap - len, " (no user stack: %s)", u);
+		return;
+	}
+	/* The last libc frame before the first frame of the program (the
+	 * public entry it called: pthread_cond_wait), then up to two frames
+	 * of the program itself. */
+	size_t first_user = n;
+	for (size_t i = 0; i < n; i++)
+		if (!is_libc(json_array_get(fr, i))) {
+			first_user = i;
+			break;
+		}
+	size_t shown = 0;
+	if (first_user > 0 && first_user < n) {
+		frame_label(json_array_get(fr, first_user - 1), lab, sizeof lab);
+		if (len < cap)
+			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
+	}
+	size_t start = first_user < n ? first_user : 0;
+	for (size_t i = start; i < n && shown < 2; i++, shown++) {
+		const json_t *f = json_array_get(fr, i);
+		if (i > start && is_libc(f))
+			break; /* start_thread, clone3: noise */
+		frame_label(f, lab, sizeof lab);
+		if (len < cap)
+			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
+	}
+}
+
+/* The identity of a stack: every frame's label (not the pc: two threads
+ * in the same function at different lines group together), plus where. */
+static char *stack_key(const json_t *t)
+{
+	char w[96], lab[256];
+	where(t, w, sizeof w);
+	size_t cap = 256, len = 0;
+	char *k = malloc(cap);
+	if (!k)
+		return NULL;
+	len = (size_t)snprintf(k, cap, "%s|%s", w, str(t, "unwind") ? str(t, "unwind") : "");
+	const json_t *fr = json_object_get(t, "frames");
+	for (size_t i = 0; i < json_array_size(fr); i++) {
+		frame_label(json_array_get(fr, i), lab, sizeof lab);
+		size_t need = len + strlen(lab) + 2;
+		if (need > cap) {
+			while (cap < need)
+				cap *= 2;
+			char *nk = realloc(k, cap);
+			if (!nk)
+				break;
+			k = nk;
+		}
+		len += (size_t)snprintf(k + len, cap - len, "|%s", lab);
+	}
+	return k;
+}
+
+struct group {
+	char *key;
+	const json_t *first;   /* a representative thread */
+	size_t count;
+	double max_cpu;        /* -1: unknown */
+	int *tids;
+	double *cpus;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->max_cpu != y->max_cpu)
+		return x->max_cpu < y->max_cpu ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->tids[0] - y->tids[0];
+}
+
+static void tid_list(FILE *f, const struct group *g)
+{
+	for (size_t i = 0; i < g->count && i < 8; i++)
+		fprintf(f, "%s%d", i ? " " : "", g->tids[i]);
+	if (g->count > 8)
+		fprintf(f, " ... (+%zu)", g->count - 8);
+}
+
+static void frame_line(FILE *f, size_t i, const json_t *fr, bool md)
+{
+	const char *sym = str(fr, "symbol"), *so = str(fr, "soname"), *off = str(fr, "offset");
+	const char *bid = str(fr, "build_id"), *file = str(fr, "file");
+	json_int_t line = json_integer_value(json_object_get(fr, "line"));
+	fprintf(f, "%s#%-2zu %s", md ? "" : "    ", i, sym ? sym : "??");
+	if (so)
+		fprintf(f, "  %s+%s", so, off ? off : "?");
+	else
+		fprintf(f, "  %s", str(fr, "pc") ? str(fr, "pc") : "?");
+	if (!sym && bid)
+		fprintf(f, " [build-id %s]", bid);
+	if (file)
+		fprintf(f, "  %s:%lld", file, (long long)line);
+	fputc('\n', f);
+}
+
+static void kernel_lines(FILE *f, const json_t *t, bool md, unsigned max)
+{
+	const json_t *k = json_object_get(t, "kernel");
+	for (size_t i = 0; i < json_array_size(k) && i < max; i++)
+		fprintf(f, "%s[k] %s\n", md ? "" : "    ", json_string_value(json_array_get(k, i)));
+}
+
+void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o)
+{
+	const json_t *threads = json_object_get(line, "threads");
+	size_t n = json_array_size(threads);
+	bool md = o->format == GP_STACKS_MARKDOWN;
+	unsigned maxf = o->max_frames ? o->max_frames : 16;
+	struct group *g = calloc(n ? n : 1, sizeof *g);
+	size_t ng = 0, hot = 0;
+	if (!g)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *t = json_array_get(threads, i);
+		const json_t *c = json_object_get(t, "cpu_pct");
+		double cpu = json_is_number(c) ? json_number_value(c) : -1;
+		if (cpu >= o->hot_pct && o->window_s > 0)
+			hot++;
+		char *key = stack_key(t);
+		size_t j;
+		for (j = 0; j < ng; j++)
+			if (key && g[j].key && !strcmp(g[j].key, key))
+				break;
+		if (j == ng) {
+			g[ng].key = key;
+			g[ng].first = t;
+			g[ng].max_cpu = -1;
+			g[ng].tids = calloc(n, sizeof *g[ng].tids);
+			g[ng].cpus = calloc(n, sizeof *g[ng].cpus);
+			ng++;
+		} else {
+			free(key);
+		}
+		if (g[j].tids) {
+			g[j].tids[g[j].count] = (int)json_integer_value(json_object_get(t, "tid"));
+			g[j].cpus[g[j].count] = cpu;
+		}
+		g[j].count++;
+		if (cpu > g[j].max_cpu)
+			g[j].max_cpu = cpu;
+	}
+	qsort(g, ng, sizeof *g, cmp_group);
+
+	json_int_t pid = json_integer_value(json_object_get(line, "pid"));
+	if (md)
+		fprintf(f, "### Stacks of pid %lld%s%s%s\n\n", (long long)pid, o->comm ? " (" : "",
+			o->comm ? o->comm : "", o->comm ? ")" : "");
+	else
+		fprintf(f, "pid %lld%s%s%s: ", (long long)pid, o->comm ? " (" : "",
+			o->comm ? o->comm : "", o->comm ? ")" : "");
+	fprintf(f, "%zu thread%s, %zu distinct stack%s", n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
+	if (o->window_s > 0)
+		fprintf(f, "; %zu hot (>= %.0f%% CPU over %.2f s)", hot, o->hot_pct, o->window_s);
+	fprintf(f, md ? ".\n\n" : "\n\n");
+
+	char chain[1024];
+	if (md) {
+		fprintf(f, "| threads | CPU %% | stack |\n|---:|---:|---|\n");
+		for (size_t j = 0; j < ng; j++) {
+			gp_stacks_chain(g[j].first, chain, sizeof chain);
+			fprintf(f, "| %zu | ", g[j].count);
+			if (g[j].max_cpu >= 0)
+				fprintf(f, "%.0f", g[j].max_cpu);
+			else
+				fprintf(f, "–");
+			fprintf(f, " | `");
+			for (const char *p = chain; *p; p++)
+				fputs(*p == '|' ? "\\|" : *p == '`' ? "'" : (char[]){ *p, 0 }, f);
+			fprintf(f, "` |\n");
+		}
+		fputc('\n', f);
+	}
+	for (size_t j = 0; j < ng; j++) {
+		gp_stacks_chain(g[j].first, chain, sizeof chain);
+		bool is_hot = o->window_s > 0 && g[j].max_cpu >= o->hot_pct;
+		if (md) {
+			fprintf(f, "<details><summary>%zu thread%s%s: %s</summary>\n\n",
+				g[j].count, g[j].count == 1 ? "" : "s", is_hot ? " (hot)" : "", chain);
+			fprintf(f, "tids ");
+			tid_list(f, &g[j]);
+			fprintf(f, "\n\n```\n");
+		} else {
+			fprintf(f, "%zu thread%s", g[j].count, g[j].count == 1 ? "" : "s");
+			if (is_hot) {
+				fprintf(f, " HOT");
+				for (size_t i = 0; i < g[j].count && i < 4; i++)
+					fprintf(f, " %.0f%%", g[j].cpus[i]);
+			}
+			fprintf(f, " in %s\n    tids ", chain);
+			tid_list(f, &g[j]);
+			fputc('\n', f);
+		}
+		const json_t *t = g[j].first;
+		const char *sc = str(t, "syscall");
+		if (sc && strcmp(sc, "running") && strcmp(sc, "user"))
+			fprintf(f, "%ssyscall %s\n", md ? "" : "    ", sc);
+		const char *err = str(t, "unwind_error");
+		if (err)
+			fprintf(f, "%s(user stack: %s: %s)\n", md ? "" : "    ", str(t, "unwind"), err);
+		const json_t *fr = json_object_get(t, "frames");
+		for (size_t i = 0; i < json_array_size(fr) && i < maxf; i++)
+			frame_line(f, i, json_array_get(fr, i), md);
+		if (json_array_size(fr) > maxf)
+			fprintf(f, "%s... %zu more frames\n", md ? "" : "    ", json_array_size(fr) - maxf);
+		kernel_lines(f, t, md, 8);
+		fprintf(f, md ? "```\n\n</details>\n\n" : "\n");
+		free(g[j].key);
+		free(g[j].tids);
+		free(g[j].cpus);
+	}
+	free(g);
+
+	/* Once per module: where separate debug info would help. */
+	const json_t *mods = json_object_get(line, "modules");
+	bool head = false;
+	for (size_t i = 0; i < json_array_size(mods); i++) {
+		const char *h = str(json_array_get(mods, i), "hint");
+		if (!h)
+			continue;
+		if (!head)
+			fprintf(f, md ? "Debug info would help:\n\n" : "Debug info would help:\n");
+		head = true;
+		fprintf(f, md ? "- %s\n" : "  %s\n", h);
+	}
+	if (head)
+		fputc('\n', f);
+	const json_t *cost = json_object_get(line, "cost");
+	if (cost && !md && json_integer_value(json_object_get(cost, "stopped")) > 0)
+		fprintf(f, "(%lld thread%s stopped one at a time, %.0f us mean, %.0f us max; %.1f ms)\n",
+			(long long)json_integer_value(json_object_get(cost, "stopped")),
+			json_integer_value(json_object_get(cost, "stopped")) == 1 ? "" : "s",
+			json_number_value(json_object_get(cost, "stop_us_mean")),
+			json_number_value(json_object_get(cost, "stop_us_max")),
+			json_number_value(json_object_get(cost, "wall_ms")));
+}

@@ -1,0 +1,1151 @@
+/* Symbolized stacks of a live process, one thread stopped at a time.
+ * See stacks.h for the contract.
+ *
+ * Why dwfl_linux_proc_attach(dwfl, pid, true) and not false: with
+ * assume_ptrace_stopped false, libdwfl's pid_set_initial_registers() calls
+ * __libdwfl_ptrace_attach(), which is PTRACE_ATTACH + waitpid for SIGSTOP
+ * (elfutils libdwfl/linux-pid-attach.c) -- the very sequence that leaves a
+ * thread in state T when the tracer dies between the two.  With true,
+ * libdwfl never attaches nor detaches (pid_thread_detach() skips
+ * __libdwfl_ptrace_detach), reads registers with PTRACE_GETREGS
+ * (ebl_set_initial_registers_tid) from whatever thread we have stopped, and
+ * memory with process_vm_readv on that tid (read_cached_memory, a 4 KiB
+ * cache it clears at each thread detach).  So we SEIZE + INTERRUPT exactly
+ * one thread, call dwfl_getthread_frames() for it, and DETACH: libdwfl's
+ * own thread iteration (dwfl_getthreads) is never used, and no other thread
+ * of the target is touched.
+ *
+ * The unwind is the only work done while a thread is stopped.  CFI is
+ * loaded for every module when it is first reported (warm_module), before
+ * any thread stops; symbols, source lines, build-ids and demangling are
+ * looked up after the detach and cached per (module, address). */
+#include "config.h"
+#include "stacks.h"
+#include "parse.h"
+#include "procfs.h"
+#include "procstat.h"
+#include "report/result.h"
+#include "syscalls.h"
+#include "timeutil.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- demangling through libstdc++, found at run time ---------------- */
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+char *gp_demangle(const char *name)
+{
+	static cxa_demangle_fn fn;
+	static bool tried;
+	if (!name || strncmp(name, "_Z", 2) != 0)
+		return NULL;
+	if (!tried) {
+		tried = true;
+		/* Already in the process (a sanitizer runtime, a C++ host)? */
+		fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		if (!fn) {
+			void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+			if (h)
+				fn = (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
+		}
+	}
+	if (!fn)
+		return NULL;
+	int status = -1;
+	char *out = fn(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* ---- per-module facts, kept in the Dwfl_Module's userdata ----------- */
+
+struct modinfo {
+	char *path;
+	char *soname;
+	char build_id[129];   /* hex, "" when the module has none */
+	const char *debug;    /* "dwarf", "symtab", "dynsym", "none"; NULL: not yet known */
+	char *hint;           /* the debug-info note, when one would help */
+	bool noted;           /* its note was queued */
+	bool c_runtime;       /* libc, ld.so, libstdc++...: no source lines by default */
+};
+
+/* The C runtime's own frames are named by their symbols; reading their
+ * source lines means opening libc6-dbg's DWARF, whose compressed .debug_*
+ * sections libdw inflates whole at dwarf_begin: 150 ms of a 230 ms
+ * one-shot snapshot (perf, 33 threads, Debian 12, libc6-dbg installed),
+ * against 120 ms for eu-stack without lines.  GP_STACKS_LINES_ALL reads
+ * them too. */
+static bool is_c_runtime(const char *soname)
+{
+	static const char *const pfx[] = { "libc.so", "ld-linux", "libm.so", "libpthread.so",
+		"libstdc++.so", "libgcc_s.so", "libdl.so", "librt.so", "ld64.so", NULL };
+	for (size_t i = 0; pfx[i]; i++)
+		if (!strncmp(soname, pfx[i], strlen(pfx[i])))
+			return true;
+	return false;
+}
+
+static void modinfo_free(struct modinfo *mi)
+{
+	if (!mi)
+		return;
+	free(mi->path);
+	free(mi->soname);
+	free(mi->hint);
+	free(mi);
+}
+
+/* ---- a cache of symbolized addresses -------------------------------- */
+
+struct symkey {
+	Dwfl_Module *mod;
+	uint64_t addr;
+};
+
+struct syment {
+	struct syment *next;
+	struct symkey k;
+	char *symbol, *file;
+	int line;
+};
+
+#define SYM_BUCKETS 4096
+
+/* ---- one stopped-and-unwound thread, before symbolization ----------- */
+
+struct rawthread {
+	int tid;
+	char comm[64];
+	char state;
+	char wchan[64];
+	bool have_wchan;
+	struct gp_syscall sc;
+	char *kstack;         /* /proc text, NULL when unreadable */
+	const char *unwind;   /* "ok", "d-state", ... */
+	char err[128];
+	double stop_us;       /* < 0: never stopped */
+	size_t nframes;
+	uint64_t pc[GP_STACKS_MAX_FRAMES];
+	bool activation[GP_STACKS_MAX_FRAMES];
+};
+
+struct gp_stacks {
+	int pid;
+	unsigned flags;
+	struct gp_root root;
+	bool is_our_child;
+
+	/* identity of what the session describes */
+	uint64_t starttime;
+	dev_t exe_dev;
+	ino_t exe_ino;
+
+	Dwfl *dwfl;
+	bool attached;        /* dwfl_linux_proc_attach done */
+	char *debuginfo_path;
+	Dwfl_Callbacks cbs;
+	bool report_failed;
+	int report_errno;
+
+	bool ptrace_denied;
+	int ptrace_errno;
+	bool kstack_denied;
+	char hint[512];
+
+	struct syment *sym[SYM_BUCKETS];
+	bool modules_removed;
+
+	char **notes;
+	size_t nnotes, notes_next, notes_cap;
+
+	/* pending: a thread SEIZEd that never stopped within the timeout;
+	 * let go as soon as it does. */
+	int *pending;
+	size_t npending;
+
+	struct gp_stacks_totals tot;
+	unsigned stopped_now;
+
+	sigset_t chld;        /* {SIGCHLD}, blocked while threads are stopped */
+	bool took_sigchld;
+};
+
+/* ---- small /proc helpers -------------------------------------------- */
+
+static int read_identity(struct gp_stacks *s, uint64_t *starttime, dev_t *dev, ino_t *ino)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", s->pid);
+	if (gp_read_file(&s->root, path, buf, sizeof buf) < 0)
+		return -1;
+	struct gp_stat st;
+	if (!gp_parse_stat(buf, &st)) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (st.state == 'Z' || st.state == 'X') {
+		/* A zombie leader whose threads still run is alive: the task
+		 * directory says so. */
+		snprintf(path, sizeof path, "/proc/%d/task", s->pid);
+		DIR *d = opendir(path);
+		int live = 0;
+		if (d) {
+			struct dirent *e;
+			while ((e = readdir(d)))
+				if (e->d_name[0] != '.' && atoi(e->d_name) != s->pid)
+					live++;
+			closedir(d);
+		}
+		if (!live) {
+			errno = ESRCH;
+			return -1;
+		}
+	}
+	*starttime = st.starttime;
+	struct stat sb;
+	snprintf(path, sizeof path, "/proc/%d/exe", s->pid);
+	if (stat(path, &sb) == 0) {
+		*dev = sb.st_dev;
+		*ino = sb.st_ino;
+	} else {
+		*dev = 0;
+		*ino = 0;
+	}
+	return 0;
+}
+
+static void sym_clear(struct gp_stacks *s)
+{
+	for (size_t i = 0; i < SYM_BUCKETS; i++) {
+		struct syment *e = s->sym[i], *n;
+		for (; e; e = n) {
+			n = e->next;
+			free(e->symbol);
+			free(e->file);
+			free(e);
+		}
+		s->sym[i] = NULL;
+	}
+}
+
+static int free_modinfo_cb(Dwfl_Module *mod, void **ud, const char *name,
+			   Dwarf_Addr start, void *arg)
+{
+	modinfo_free(*ud);
+	*ud = NULL;
+	return DWARF_CB_OK;
+}
+
+static void session_end(struct gp_stacks *s)
+{
+	if (!s->dwfl)
+		return;
+	dwfl_getmodules(s->dwfl, free_modinfo_cb, NULL, 0);
+	dwfl_end(s->dwfl);
+	s->dwfl = NULL;
+	s->attached = false;
+	sym_clear(s);
+}
+
+/* dwfl_report_end's callback for modules that left the process. */
+static int removed_cb(Dwfl_Module *mod, void *ud, const char *name,
+		      Dwarf_Addr base, void *arg)
+{
+	struct gp_stacks *s = arg;
+	modinfo_free(ud);
+	s->modules_removed = true;
+	return DWARF_CB_OK;
+}
+
+static char *elf_soname(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			return NULL;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			if (!gelf_getdyn(d, (int)i, &dyn))
+				break;
+			if (dyn.d_tag == DT_SONAME) {
+				const char *n = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+				return n ? strdup(n) : NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+static bool elf_has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	}
+	return false;
+}
+
+/* A module seen for the first time: its ELF, build-id, soname and CFI are
+ * loaded now, while no thread is stopped, so the unwind does not pay for
+ * them with a stopped thread. */
+static int warm_module_cb(Dwfl_Module *mod, void **ud, const char *name,
+			  Dwarf_Addr start, void *arg)
+{
+	if (*ud)
+		return DWARF_CB_OK;
+	struct modinfo *mi = calloc(1, sizeof *mi);
+	if (!mi)
+		return DWARF_CB_OK;
+	mi->path = strdup(name ? name : "?");
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	if (elf)
+		mi->soname = elf_soname(elf);
+	if (!mi->soname) {
+		const char *b = strrchr(mi->path, '/');
+		mi->soname = strdup(b ? b + 1 : mi->path);
+	}
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	for (int i = 0; i < len && i < 64; i++)
+		snprintf(mi->build_id + 2 * i, 3, "%02x", bits[i]);
+	(void)dwfl_module_eh_cfi(mod, &bias);
+	mi->c_runtime = mi->soname && is_c_runtime(mi->soname);
+	*ud = mi;
+	return DWARF_CB_OK;
+}
+
+static struct modinfo *mod_info(Dwfl_Module *mod)
+{
+	void **ud = NULL;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (ud && !*ud)
+		warm_module_cb(mod, ud, dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+			       0, NULL);
+	return ud ? *ud : NULL;
+}
+
+/* Builds (first snapshot, exec, PID reuse) or refreshes the module list.
+ * dwfl_report_begin keeps every module that is reported again with the
+ * same name and range, with everything loaded for it; only new mappings
+ * cost anything (~0.15 ms a refresh for a 40-module process). */
+static int session_refresh(struct gp_stacks *s)
+{
+	uint64_t st;
+	dev_t dev;
+	ino_t ino;
+	if (read_identity(s, &st, &dev, &ino) < 0)
+		return -1;
+	if (s->dwfl && (st != s->starttime || dev != s->exe_dev || ino != s->exe_ino)) {
+		session_end(s);
+		s->tot.rebuilds++;
+	}
+	s->starttime = st;
+	s->exe_dev = dev;
+	s->exe_ino = ino;
+	if (!s->dwfl) {
+		s->dwfl = dwfl_begin(&s->cbs);
+		if (!s->dwfl) {
+			errno = ENOMEM;
+			return -1;
+		}
+		dwfl_report_begin(s->dwfl);
+	} else {
+		dwfl_report_begin(s->dwfl);
+	}
+	s->modules_removed = false;
+	int r = dwfl_linux_proc_report(s->dwfl, s->pid);
+	dwfl_report_end(s->dwfl, removed_cb, s);
+	if (s->modules_removed)
+		sym_clear(s); /* a freed Dwfl_Module's address may be reused */
+	if (r != 0) {
+		/* r > 0: an errno (EACCES on /proc/PID/maps of another user's
+		 * process); no user stacks this time. */
+		s->report_failed = true;
+		s->report_errno = r > 0 ? r : EIO;
+		return 0;
+	}
+	s->report_failed = false;
+	dwfl_getmodules(s->dwfl, warm_module_cb, s, 0);
+	if (!s->attached && !(s->flags & GP_STACKS_NO_PTRACE)) {
+		/* true: never attach -- see the comment at the top. */
+		if (dwfl_linux_proc_attach(s->dwfl, s->pid, true) == 0)
+			s->attached = true;
+	}
+	return 0;
+}
+
+/* ---- stopping one thread --------------------------------------------- */
+
+static double now_us(void)
+{
+	return gp_mono_now() * 1e6;
+}
+
+static void nap(long ns) __attribute__((unused));
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+	nanosleep(&ts, NULL);
+}
+
+/* Takes the next wait event of tid without ever reaping the target's
+ * leader when it is our own child (its exit status belongs to the caller).
+ * Returns 1 stopped (*status set), 0 nothing yet, -1 gone. */
+static int poll_stop(struct gp_stacks *s, int tid, int *status)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	if (waitid(P_PID, (id_t)tid, &si, WSTOPPED | WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return errno == EINTR ? 0 : -1;
+	if (si.si_pid != tid)
+		return 0;
+	if (si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED) {
+		if (waitpid(tid, status, __WALL | WNOHANG) == tid && WIFSTOPPED(*status))
+			return 1;
+		return 0;
+	}
+	/* It exited while seized.  A non-leader thread's exit is reported to
+	 * us, its tracer, and it stays a zombie until we take it; the
+	 * leader of our own child is left for the caller's waitpid. */
+	if (!(tid == s->pid && s->is_our_child))
+		waitpid(tid, status, __WALL | WNOHANG);
+	return -1;
+}
+
+/* Lets go of threads that did not stop in time, once they have stopped. */
+static void drain_pending(struct gp_stacks *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->npending; i++) {
+		int st, r = poll_stop(s, s->pending[i], &st);
+		if (r == 1) {
+			ptrace(PTRACE_DETACH, s->pending[i], NULL, NULL);
+			if (s->stopped_now)
+				s->stopped_now--;
+			continue;
+		}
+		if (r < 0)
+			continue;
+		s->pending[k++] = s->pending[i];
+	}
+	s->npending = k;
+}
+
+struct unwind_arg {
+	struct rawthread *th;
+	const char *err;
+};
+
+static int frame_cb(Dwfl_Frame *f, void *arg)
+{
+	struct unwind_arg *ua = arg;
+	struct rawthread *th = ua->th;
+	Dwarf_Addr pc;
+	bool act;
+	if (!dwfl_frame_pc(f, &pc, &act)) {
+		ua->err = dwfl_errmsg(-1);
+		return DWARF_CB_ABORT;
+	}
+	if (th->nframes >= GP_STACKS_MAX_FRAMES)
+		return DWARF_CB_ABORT;
+	/* A frame that repeats its caller exactly is a loop in the unwind. */
+	if (th->nframes > 0 && th->pc[th->nframes - 1] == pc && th->nframes > 8)
+		return DWARF_CB_ABORT;
+	th->pc[th->nframes] = pc;
+	th->activation[th->nframes] = act;
+	th->nframes++;
+	return DWARF_CB_OK;
+}
+
+/* SEIZE + INTERRUPT + bounded wait + unwind + DETACH, for one thread. */
+static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
+{
+	int tid = th->tid;
+	drain_pending(s);
+	if (s->stopped_now) {
+		/* A thread that never stopped is still pending: stopping
+		 * another now could make two stopped at once. */
+		th->unwind = "off";
+		snprintf(th->err, sizeof th->err, "thread %d has not stopped yet", s->pending[0]);
+		return;
+	}
+	double t0 = now_us();
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
+		int e = errno;
+		if (e == ESRCH) {
+			th->unwind = "gone";
+		} else if (e == EPERM || e == EACCES) {
+			th->unwind = "denied";
+			s->ptrace_denied = true;
+			s->ptrace_errno = e;
+			s->tot.denied++;
+		} else {
+			th->unwind = "failed";
+		}
+		snprintf(th->err, sizeof th->err, "PTRACE_SEIZE: %s", strerror(e));
+		return;
+	}
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+		int e = errno;
+		ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		th->unwind = e == ESRCH ? "gone" : "failed";
+		snprintf(th->err, sizeof th->err, "PTRACE_INTERRUPT: %s", strerror(e));
+		return;
+	}
+	/* Sleep until the trap: a ptrace stop sends SIGCHLD to the tracer,
+	 * taken here with sigtimedwait in slices of at most 1 ms (a SIGCHLD
+	 * that another thread of the caller took only costs one slice).
+	 * Polling with sched_yield instead cost a full 4 ms tick whenever
+	 * the target's spinners kept every CPU busy (measured: 2 CPUs,
+	 * 2 spinners, half the stops at 3.9 or 7.9 ms). */
+	int status = 0, r;
+	double deadline = t0 + GP_STACKS_STOP_TIMEOUT_MS * 1000.0;
+	for (;;) {
+		r = poll_stop(s, tid, &status);
+		if (r != 0)
+			break;
+		double left = deadline - now_us();
+		if (left <= 0) {
+			/* A thread that cannot take the trap (it went into D
+			 * state after we looked): report it, let go of it once
+			 * it stops, and stop no other thread meanwhile. */
+			th->unwind = "timeout";
+			snprintf(th->err, sizeof th->err, "did not stop within %d ms",
+				 GP_STACKS_STOP_TIMEOUT_MS);
+			s->tot.timeouts++;
+			int *p = realloc(s->pending, (s->npending + 1) * sizeof *p);
+			if (p) {
+				s->pending = p;
+				s->pending[s->npending++] = tid;
+			}
+			s->stopped_now++;
+			return;
+		}
+		struct timespec ts = { 0, (long)(left > 1000 ? 1000000 : left * 1000) };
+		if (sigtimedwait(&s->chld, NULL, &ts) == SIGCHLD)
+			s->took_sigchld = true;
+	}
+	if (r < 0) {
+		th->unwind = "gone";
+		snprintf(th->err, sizeof th->err, "exited while being stopped");
+		return;
+	}
+	s->stopped_now++;
+	if (s->stopped_now > s->tot.max_stopped_at_once)
+		s->tot.max_stopped_at_once = s->stopped_now;
+
+	/* A signal-delivery-stop (status>>16 == 0) came before our trap:
+	 * the registers are as good; the signal is re-injected at detach. */
+	int inject = 0;
+	if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP)
+		inject = WSTOPSIG(status);
+
+	struct unwind_arg ua = { .th = th };
+	if (s->attached) {
+		int ur = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &ua);
+		if (ur != 0 && th->nframes == 0 && !ua.err)
+			ua.err = dwfl_errmsg(-1);
+	} else {
+		ua.err = "libdwfl could not attach to the process state";
+	}
+	ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)inject);
+	double t1 = now_us();
+	s->stopped_now--;
+	th->stop_us = t1 - t0;
+	s->tot.stopped++;
+	s->tot.stop_us_sum += th->stop_us;
+	if (th->stop_us > s->tot.stop_us_max)
+		s->tot.stop_us_max = th->stop_us;
+	if (th->nframes > 0) {
+		th->unwind = "ok";
+	} else {
+		th->unwind = "failed";
+		snprintf(th->err, sizeof th->err, "%s", ua.err ? ua.err : "no frames");
+	}
+}
+
+/* ---- /proc data of one thread --------------------------------------- */
+
+static bool read_proc_thread(struct gp_stacks *s, struct rawthread *th)
+{
+	char path[96], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", s->pid, th->tid);
+	if (gp_read_file(&s->root, path, buf, sizeof buf) < 0)
+		return false;
+	struct gp_stat st;
+	if (!gp_parse_stat(buf, &st))
+		return false;
+	gp_strlcpy(th->comm, st.comm, sizeof th->comm);
+	th->state = st.state;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", s->pid, th->tid);
+	if (gp_read_file(&s->root, path, buf, sizeof buf) >= 0) {
+		gp_parse_wchan(buf, th->wchan, sizeof th->wchan);
+		th->have_wchan = true;
+	}
+	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", s->pid, th->tid);
+	if (gp_read_file(&s->root, path, buf, sizeof buf) < 0 || !gp_parse_syscall(buf, &th->sc))
+		th->sc.kind = GP_SC_UNKNOWN;
+	if (!(s->flags & GP_STACKS_NO_KERNEL) && !s->kstack_denied) {
+		snprintf(path, sizeof path, "/proc/%d/task/%d/stack", s->pid, th->tid);
+		size_t len;
+		th->kstack = gp_slurp(&s->root, path, &len);
+		if (!th->kstack && (errno == EACCES || errno == EPERM))
+			s->kstack_denied = true;
+	}
+	return true;
+}
+
+/* ---- symbolization, after every thread is running again ------------- */
+
+static unsigned sym_hash(Dwfl_Module *m, uint64_t a)
+{
+	uint64_t h = (uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ull ^ a * 0xff51afd7ed558ccdull;
+	return (unsigned)(h >> 40) % SYM_BUCKETS;
+}
+
+static struct syment *symbolize(struct gp_stacks *s, Dwfl_Module *mod, uint64_t addr,
+				bool lines)
+{
+	unsigned h = sym_hash(mod, addr);
+	for (struct syment *e = s->sym[h]; e; e = e->next)
+		if (e->k.mod == mod && e->k.addr == addr)
+			return e;
+	struct syment *e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
+	e->k.mod = mod;
+	e->k.addr = addr;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	memset(&sym, 0, sizeof sym);
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	/* The nearest preceding symbol of a stripped module (its .dynsym) is
+	 * a guess, and a wrong one for every internal function: take a
+	 * symbol only when the address lies inside its size. */
+	if (name && sym.st_size > 0 && off < sym.st_size) {
+		char *d = gp_demangle(name);
+		e->symbol = d ? d : strdup(name);
+		/* "pthread_cond_wait@@GLIBC_2.3.2": the version is noise here. */
+		char *at = e->symbol && !d ? strchr(e->symbol, '@') : NULL;
+		if (at && at != e->symbol)
+			*at = 0;
+	}
+	Dwfl_Line *l = lines ? dwfl_module_getsrc(mod, addr) : NULL;
+	if (l) {
+		int line = 0;
+		const char *file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+		if (file && line > 0) {
+			e->file = strdup(file);
+			e->line = line;
+		}
+	}
+	e->next = s->sym[h];
+	s->sym[h] = e;
+	return e;
+}
+
+static void note_debug(struct gp_stacks *s, Dwfl_Module *mod, struct modinfo *mi)
+{
+	if (mi->debug)
+		return;
+	if (mi->c_runtime && !(s->flags & GP_STACKS_LINES_ALL)) {
+		mi->debug = "not-read";
+		return;
+	}
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	if (dwfl_module_getdwarf(mod, &bias))
+		mi->debug = "dwarf";
+	else if (elf && elf_has_symtab(elf))
+		mi->debug = "symtab";
+	else if (elf)
+		mi->debug = "dynsym";
+	else
+		mi->debug = "none";
+	if (!strcmp(mi->debug, "dwarf"))
+		return;
+	char hint[768];
+	if (mi->build_id[0] && strlen(mi->build_id) > 2)
+		snprintf(hint, sizeof hint,
+			 "%s (build-id %s): %s; install its debug package, or put the "
+			 "debug file at /usr/lib/debug/.build-id/%.2s/%s.debug",
+			 mi->soname, mi->build_id,
+			 !strcmp(mi->debug, "dynsym") ? "stripped, no debug info: only exported "
+			 "functions are named" : "no debug info: no source lines",
+			 mi->build_id, mi->build_id + 2);
+	else
+		snprintf(hint, sizeof hint, "%s: %s; install its debug package", mi->soname,
+			 !strcmp(mi->debug, "dynsym") ? "stripped, no debug info"
+			 : "no debug info: no source lines");
+	mi->hint = strdup(hint);
+	if (mi->hint && !mi->noted) {
+		mi->noted = true;
+		if (s->nnotes == s->notes_cap) {
+			size_t cap = s->notes_cap ? 2 * s->notes_cap : 8;
+			char **n = realloc(s->notes, cap * sizeof *n);
+			if (!n)
+				return;
+			s->notes = n;
+			s->notes_cap = cap;
+		}
+		s->notes[s->nnotes++] = strdup(mi->hint);
+	}
+}
+
+static json_t *kernel_json(const char *text)
+{
+	json_t *a = json_array();
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		/* "[<0>] futex_wait_queue+0x60/0x90" */
+		const char *q = memchr(p, ']', len);
+		const char *b = q ? q + 1 : p;
+		while (b < p + len && *b == ' ')
+			b++;
+		if (b < p + len) {
+			char tmp[256];
+			size_t l = (size_t)(p + len - b);
+			if (l >= sizeof tmp)
+				l = sizeof tmp - 1;
+			memcpy(tmp, b, l);
+			tmp[l] = 0;
+			json_array_append_new(a, json_string(tmp));
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return a;
+}
+
+static const char *state_word(char c, char *buf)
+{
+	buf[0] = c;
+	buf[1] = 0;
+	return buf;
+}
+
+static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mods_seen)
+{
+	char sb[2], desc[256];
+	json_t *o = json_object();
+	json_object_set_new(o, "tid", json_integer(th->tid));
+	json_object_set_new(o, "comm", gp_json_string(th->comm));
+	json_object_set_new(o, "state", json_string(state_word(th->state, sb)));
+	json_object_set_new(o, "wchan", th->have_wchan ? gp_json_string(th->wchan) : json_null());
+	switch (th->sc.kind) {
+	case GP_SC_IN:
+		gp_syscall_describe(desc, sizeof desc, th->sc.nr, th->sc.args);
+		json_object_set_new(o, "syscall", gp_json_string(desc));
+		json_object_set_new(o, "syscall_nr", json_integer(th->sc.nr));
+		break;
+	case GP_SC_RUNNING:
+		json_object_set_new(o, "syscall", json_string("running"));
+		break;
+	case GP_SC_USER:
+		json_object_set_new(o, "syscall", json_string("user"));
+		break;
+	default:
+		json_object_set_new(o, "syscall", json_null());
+	}
+	json_object_set_new(o, "unwind", json_string(th->unwind ? th->unwind : "off"));
+	if (th->err[0])
+		json_object_set_new(o, "unwind_error", gp_json_string(th->err));
+	if (th->stop_us >= 0)
+		json_object_set_new(o, "stop_us", json_real(th->stop_us));
+	if (th->nframes > 0 && s->dwfl) {
+		json_t *fr = json_array();
+		for (size_t i = 0; i < th->nframes; i++) {
+			uint64_t pc = th->pc[i];
+			/* A return address points after the call: look up the
+			 * call itself (eu-stack and gdb do the same). */
+			uint64_t addr = th->activation[i] ? pc : pc - 1;
+			json_t *f = json_object();
+			json_object_set_new(f, "pc", gp_json_hex(pc));
+			Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+			struct modinfo *mi = mod ? mod_info(mod) : NULL;
+			if (mod && mi) {
+				Dwarf_Addr bias = 0;
+				Elf *elf = dwfl_module_getelf(mod, &bias);
+				uint64_t off = elf ? addr - bias : addr;
+				note_debug(s, mod, mi);
+				struct syment *e = symbolize(s, mod, addr,
+					!mi->c_runtime || (s->flags & GP_STACKS_LINES_ALL));
+				json_object_set_new(f, "module", gp_json_string(mi->path));
+				json_object_set_new(f, "soname", gp_json_string(mi->soname));
+				json_object_set_new(f, "offset", gp_json_hex(off));
+				json_object_set_new(f, "build_id", mi->build_id[0] ? json_string(mi->build_id) : json_null());
+				json_object_set_new(f, "symbol", e && e->symbol ? gp_json_string(e->symbol) : json_null());
+				json_object_set_new(f, "file", e && e->file ? gp_json_string(e->file) : json_null());
+				json_object_set_new(f, "line", e && e->file ? json_integer(e->line) : json_null());
+				if (!json_object_get(mods_seen, mi->path)) {
+					json_t *m = json_pack("{s:o, s:o, s:o, s:s}",
+						"path", gp_json_string(mi->path),
+						"soname", gp_json_string(mi->soname),
+						"build_id", mi->build_id[0] ? json_string(mi->build_id) : json_null(),
+						"debug", mi->debug ? mi->debug : "none");
+					if (mi->hint)
+						json_object_set_new(m, "hint", gp_json_string(mi->hint));
+					json_object_set_new(mods_seen, mi->path, m);
+				}
+			} else {
+				json_object_set_new(f, "module", json_null());
+				json_object_set_new(f, "soname", json_null());
+				json_object_set_new(f, "offset", json_null());
+				json_object_set_new(f, "build_id", json_null());
+				json_object_set_new(f, "symbol", json_null());
+				json_object_set_new(f, "file", json_null());
+				json_object_set_new(f, "line", json_null());
+			}
+			json_array_append_new(fr, f);
+		}
+		json_object_set_new(o, "frames", fr);
+	} else {
+		json_object_set_new(o, "frames", json_null());
+	}
+	json_object_set_new(o, "kernel", th->kstack ? kernel_json(th->kstack) : json_null());
+	return o;
+}
+
+/* ---- the hint -------------------------------------------------------- */
+
+static int yama_scope(const struct gp_root *root)
+{
+	char buf[16];
+	if (gp_read_file(root, "/proc/sys/kernel/yama/ptrace_scope", buf, sizeof buf) < 0)
+		return -1;
+	return atoi(buf);
+}
+
+static unsigned proc_uid(int pid)
+{
+	char path[64];
+	struct stat sb;
+	snprintf(path, sizeof path, "/proc/%d", pid);
+	return stat(path, &sb) == 0 ? (unsigned)sb.st_uid : (unsigned)-1;
+}
+
+static void build_hint(struct gp_stacks *s)
+{
+	s->hint[0] = 0;
+	bool user_missing = s->ptrace_denied || s->report_failed;
+	bool kern_missing = s->kstack_denied;
+	if (!user_missing && !kern_missing)
+		return;
+	unsigned me = (unsigned)geteuid(), owner = proc_uid(s->pid);
+	int yama = yama_scope(&s->root);
+	char what[96];
+	snprintf(what, sizeof what, "%s%s%s", user_missing ? "user stacks" : "",
+		 user_missing && kern_missing ? " and " : "", kern_missing ? "kernel stacks" : "");
+	if (user_missing && owner != me && me != 0)
+		snprintf(s->hint, sizeof s->hint,
+			 "no %s: pid %d belongs to uid %u, gpuprobe runs as uid %u; run it as root "
+			 "(or as uid %u with CAP_SYS_PTRACE)", what, s->pid, owner, me, owner);
+	else if (user_missing && yama >= 1 && me != 0)
+		snprintf(s->hint, sizeof s->hint,
+			 "no %s: kernel.yama.ptrace_scope=%d forbids ptrace of a non-child; run as root, "
+			 "grant CAP_SYS_PTRACE, or 'sysctl kernel.yama.ptrace_scope=0'", what, yama);
+	else if (user_missing)
+		snprintf(s->hint, sizeof s->hint,
+			 "no %s (%s): run as root or grant CAP_SYS_PTRACE%s", what,
+			 strerror(s->ptrace_denied ? s->ptrace_errno : s->report_errno),
+			 kern_missing ? " (kernel stacks need root)" : "");
+	else
+		snprintf(s->hint, sizeof s->hint,
+			 "no kernel stacks: /proc/PID/task/TID/stack is readable by root only; run as root");
+}
+
+const char *gp_stacks_hint(struct gp_stacks *s)
+{
+	build_hint(s);
+	return s->hint[0] ? s->hint : NULL;
+}
+
+const char *gp_stacks_next_debug_note(struct gp_stacks *s)
+{
+	if (s->notes_next >= s->nnotes)
+		return NULL;
+	return s->notes[s->notes_next++];
+}
+
+/* ---- finding debug info without debuginfod ------------------------- */
+
+/* dwfl_standard_find_debuginfo ends by asking debuginfod, and elfutils
+ * 0.188 dlopens libdebuginfod (curl, gnutls, krb5: ~30 libraries, 40 ms
+ * measured) to do so even with DEBUGINFOD_URLS unset.  Without
+ * --debuginfod: the build-id tree (/usr/lib/debug/.build-id), then the
+ * .gnu_debuglink name in libdwfl's default places. */
+static int find_debuginfo_local(Dwfl_Module *mod, void **ud, const char *modname,
+				Dwarf_Addr base, const char *file_name,
+				const char *debuglink_file, GElf_Word crc,
+				char **debuginfo_file_name)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, ud, modname, base, file_name,
+					      debuglink_file, crc, debuginfo_file_name);
+	if (fd >= 0 || !debuglink_file || !file_name || strchr(debuglink_file, '/'))
+		return fd;
+	char dir[4096];
+	gp_strlcpy(dir, file_name, sizeof dir);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	for (size_t i = 0; i < 3; i++) {
+		char cand[8192];
+		snprintf(cand, sizeof cand, "%s%s%s/%s", i == 2 ? "/usr/lib/debug" : "", dir,
+			 i == 1 ? "/.debug" : "", debuglink_file);
+		if (!strcmp(cand, file_name))
+			continue;
+		fd = open(cand, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*debuginfo_file_name = strdup(cand);
+			return fd;
+		}
+	}
+	errno = 0;
+	return -1;
+}
+
+/* ---- the API ---------------------------------------------------------- */
+
+struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
+{
+	if (pid <= 0) {
+		errno = ESRCH;
+		return NULL;
+	}
+	struct gp_stacks *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	s->flags = flags;
+	sigemptyset(&s->chld);
+	sigaddset(&s->chld, SIGCHLD);
+	if (gp_root_open(&s->root, "/") < 0) {
+		free(s);
+		return NULL;
+	}
+	if (!(flags & GP_STACKS_DEBUGINFOD))
+		unsetenv("DEBUGINFOD_URLS");
+	s->cbs.find_elf = dwfl_linux_proc_find_elf;
+	s->cbs.find_debuginfo = (flags & GP_STACKS_DEBUGINFOD) ? dwfl_standard_find_debuginfo
+							     : find_debuginfo_local;
+	s->cbs.debuginfo_path = &s->debuginfo_path;
+	uint64_t st;
+	dev_t dev;
+	ino_t ino;
+	if (read_identity(s, &st, &dev, &ino) < 0) {
+		int e = errno == ENOENT ? ESRCH : errno;
+		gp_root_close(&s->root);
+		free(s);
+		errno = e;
+		return NULL;
+	}
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	struct gp_stat pst;
+	if (gp_read_file(&s->root, path, buf, sizeof buf) >= 0 && gp_parse_stat(buf, &pst))
+		s->is_our_child = pst.ppid == getpid();
+	return s;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int list_tids(int pid, int **out, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	size_t cap = 64, k = 0;
+	int *v = malloc(cap * sizeof *v);
+	struct dirent *e;
+	while (v && (e = readdir(d))) {
+		int tid;
+		if (!gp_parse_pid(e->d_name, &tid))
+			continue;
+		if (k == cap) {
+			int *nv = realloc(v, 2 * cap * sizeof *v);
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		v[k++] = tid;
+	}
+	closedir(d);
+	if (!v) {
+		errno = ENOMEM;
+		return -1;
+	}
+	qsort(v, k, sizeof *v, cmp_int);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int gp_stacks_prepare(struct gp_stacks *s)
+{
+	if (session_refresh(s) < 0) {
+		if (errno == ENOENT)
+			errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}
+
+int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
+		       json_t **line)
+{
+	double w0 = now_us();
+	*line = NULL;
+	if (session_refresh(s) < 0) {
+		if (errno == ENOENT)
+			errno = ESRCH;
+		return -1;
+	}
+	int *all = NULL;
+	if (!tids) {
+		if (list_tids(s->pid, &all, &n) < 0) {
+			errno = ESRCH;
+			return -1;
+		}
+		tids = all;
+	}
+	double w_listed = now_us();
+	struct rawthread *th = calloc(n ? n : 1, sizeof *th);
+	if (!th) {
+		free(all);
+		errno = ENOMEM;
+		return -1;
+	}
+	unsigned stopped = 0;
+	double stop_max = 0, stop_sum = 0;
+	sigset_t old;
+	pthread_sigmask(SIG_BLOCK, &s->chld, &old);
+	s->took_sigchld = false;
+	for (size_t i = 0; i < n; i++) {
+		struct rawthread *r = &th[i];
+		r->tid = tids[i];
+		r->stop_us = -1;
+		if (!read_proc_thread(s, r)) {
+			r->unwind = "gone";
+			r->state = '?';
+			continue;
+		}
+		if (s->flags & GP_STACKS_NO_PTRACE)
+			r->unwind = "off";
+		else if (r->state == 'D')
+			r->unwind = "d-state"; /* never ptrace a thread in D */
+		else if (r->state == 'Z' || r->state == 'X')
+			r->unwind = "zombie";
+		else if (r->state == 't')
+			r->unwind = "traced"; /* another tracer has it */
+		else if (s->report_failed || s->ptrace_denied) {
+			r->unwind = "denied";
+			snprintf(r->err, sizeof r->err, "%s",
+				 strerror(s->ptrace_denied ? s->ptrace_errno : s->report_errno));
+		} else {
+			stop_and_unwind(s, r);
+			if (r->stop_us >= 0) {
+				stopped++;
+				stop_sum += r->stop_us;
+				if (r->stop_us > stop_max)
+					stop_max = r->stop_us;
+			}
+		}
+	}
+	/* The SIGCHLDs taken were the ptrace stops' -- or, by chance, the
+	 * exit of the caller's child: give the caller one back, to be safe
+	 * (SIGCHLD is not queued: one stands for any number). */
+	if (s->took_sigchld)
+		raise(SIGCHLD);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	double w_unwound = now_us();
+	/* Everything below runs with every thread of the target running. */
+	json_t *o = json_pack("{s:s, s:f, s:i}", "type", "stacks", "t", t, "pid", s->pid);
+	json_t *arr = json_array();
+	json_t *mods = json_object();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(arr, thread_json(s, &th[i], mods));
+		free(th[i].kstack);
+	}
+	json_object_set_new(o, "threads", arr);
+	json_t *marr = json_array();
+	const char *k;
+	json_t *v;
+	json_object_foreach(mods, k, v)
+		json_array_append(marr, v);
+	json_decref(mods);
+	json_object_set_new(o, "modules", marr);
+	s->tot.snapshots++;
+	double w_end = now_us();
+	json_object_set_new(o, "cost", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f}",
+		"stopped", (json_int_t)stopped, "stop_us_max", stop_max,
+		"stop_us_mean", stopped ? stop_sum / stopped : 0.0,
+		"refresh_ms", (w_listed - w0) / 1000.0,
+		"unwind_ms", (w_unwound - w_listed) / 1000.0,
+		"symbolize_ms", (w_end - w_unwound) / 1000.0,
+		"wall_ms", (w_end - w0) / 1000.0));
+	free(th);
+	free(all);
+	*line = o;
+	return 0;
+}
+
+void gp_stacks_totals(const struct gp_stacks *s, struct gp_stacks_totals *tot)
+{
+	*tot = s->tot;
+}
+
+void gp_stacks_close(struct gp_stacks *s)
+{
+	if (!s)
+		return;
+	/* A thread that never stopped is let go by the kernel when we exit;
+	 * within a longer-lived caller, give it a last chance now. */
+	for (int i = 0; i < 20 && s->npending; i++) {
+		drain_pending(s);
+		if (s->npending)
+			nap(5000000);
+	}
+	session_end(s);
+	for (size_t i = 0; i < s->nnotes; i++)
+		free(s->notes[i]);
+	free(s->notes);
+	free(s->pending);
+	free(s->debuginfo_path);
+	gp_root_close(&s->root);
+	free(s);
+}

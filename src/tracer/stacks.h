@@ -1,0 +1,125 @@
+/* Symbolized user and kernel stacks of a live process, taken without
+ * harming it.
+ *
+ * A session (struct gp_stacks) keeps one libdwfl session per target across
+ * snapshots: modules are re-reported each snapshot (so a library dlopen'ed
+ * late resolves), ELF files, CFI and symbol tables stay loaded, and the
+ * whole session is rebuilt when the target exec'd or its PID was reused
+ * (starttime or /proc/PID/exe changed).
+ *
+ * How a thread is stopped (the contract the tests check):
+ *   - ONE thread at a time: PTRACE_SEIZE + PTRACE_INTERRUPT, a bounded
+ *     waitpid(tid, __WALL), unwind, PTRACE_DETACH at once; symbols, source
+ *     lines and demangling are looked up after the detach.
+ *   - never PTRACE_ATTACH: a tracer killed between ATTACH and its waitpid
+ *     leaves the thread in group-stop (state T) with SIGSTOP pending;
+ *     a SEIZEd thread is simply let go by the kernel when gpuprobe dies
+ *     (exit_ptrace), so a SIGKILLed gpuprobe never leaves a thread stopped.
+ *   - never a thread in D state (nor a zombie, nor one traced by someone
+ *     else): its wchan, syscall and kernel stack are reported instead.
+ *   - a thread that does not stop within GP_STACKS_STOP_TIMEOUT_MS is
+ *     reported ("unwind":"timeout"), not waited on forever.
+ *
+ * Not thread-safe: one session is used by one thread.  The calling process
+ * must not itself waitpid(-1, __WALL) concurrently (it could take the ptrace
+ * stops).  A target that is the caller's own child is never reaped here: its
+ * exit status is left for the caller's own waitpid.
+ */
+#ifndef GP_STACKS_H
+#define GP_STACKS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	/* Let libdwfl ask debuginfod (DEBUGINFOD_URLS) for missing debug
+	 * info.  Without it gp_stacks_open() unsets DEBUGINFOD_URLS for the
+	 * whole process: no network, no surprise latency. */
+	GP_STACKS_DEBUGINFOD = 1u << 0,
+	/* Never ptrace: /proc data only (trace --stacks none). */
+	GP_STACKS_NO_PTRACE = 1u << 1,
+	/* Never read /proc/TID/stack. */
+	GP_STACKS_NO_KERNEL = 1u << 2,
+	/* Source lines for the C runtime's frames too (libc, ld.so,
+	 * libstdc++, libgcc_s, libm): off by default, their debug info
+	 * costs ~150 ms to open (stacks.c says why). */
+	GP_STACKS_LINES_ALL = 1u << 3,
+};
+
+#define GP_STACKS_STOP_TIMEOUT_MS 100
+#define GP_STACKS_MAX_FRAMES 128
+
+struct gp_stacks;
+
+/* Opens a session on process pid (a thread-group id).  Cheap: libdwfl is
+ * set up by the first snapshot.  NULL with errno (ESRCH: no such
+ * process). */
+struct gp_stacks *gp_stacks_open(int pid, unsigned flags);
+
+/* Optional: loads the module list, ELF files and CFI now (the first call
+ * costs 5-30 ms), e.g. while a CPU measurement window runs, so that the
+ * first snapshot does not.  Every snapshot refreshes the list anyway.
+ * 0, or -1 with errno ESRCH when the process is gone. */
+int gp_stacks_prepare(struct gp_stacks *s);
+
+/* One snapshot of the threads tids[0..n-1] (tids NULL: every thread of
+ * the process, in /proc/PID/task order).  Builds DESIGN's `stacks` line:
+ *
+ *   {"type":"stacks", "t":t, "pid":..,
+ *    "threads":[{"tid", "comm", "state", "wchan" (""=not waiting),
+ *                "syscall" (described, e.g. "futex(0x7f.., FUTEX_WAIT_PRIVATE)",
+ *                           "running", "user" or null), "syscall_nr",
+ *                "unwind": "ok" | "d-state" | "zombie" | "traced" | "denied"
+ *                          | "timeout" | "gone" | "failed" | "off",
+ *                "unwind_error" (when not ok, a reason),
+ *                "stop_us" (how long this thread was stopped),
+ *                "frames":[{"pc","module","soname","offset","build_id",
+ *                           "symbol","file","line"}] (null unless unwound),
+ *                "kernel":["futex_wait_queue+0x5d/0x90", ...] (null: unreadable)}],
+ *    "modules":[{"path","soname","build_id","debug":"dwarf"|"symtab"|"dynsym"|"none"|"not-read",
+ *                "hint"}]   (the modules that appear in frames),
+ *    "cost":{"stopped","stop_us_max","stop_us_mean","wall_ms"}}
+ *
+ * Frame fields: pc is the raw program counter ("0x..."); offset is the
+ * address inside the module's ELF file ("0x...", what `eu-addr2line -e
+ * FILE OFFSET` takes), for caller frames already taken at pc-1 so it lands
+ * inside the call instruction; symbol is demangled; a symbol is given only
+ * when the address lies inside the symbol's size (never the nearest
+ * preceding symbol of a stripped module): null otherwise, as are file and
+ * line without debug info.
+ *
+ * Returns 0 with *line set (caller owns it), or -1 with errno ESRCH when
+ * the process is gone.  Threads that vanish mid-snapshot are "gone". */
+int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
+		       json_t **line);
+
+/* One line saying what to change to get what was missing (ptrace denied,
+ * kernel stacks unreadable), or NULL.  Stays valid until the next call;
+ * callers print it once per session (gp_hint). */
+const char *gp_stacks_hint(struct gp_stacks *s);
+
+/* Once per module per session: "libfoo.so.1 (build-id ab12..): no debug
+ * info; install its debug package or /usr/lib/debug/.build-id/ab/12...debug".
+ * Returns the next such note not yet handed out, or NULL. */
+const char *gp_stacks_next_debug_note(struct gp_stacks *s);
+
+/* Totals over the session, for benchmarks and the verdict's "what I could
+ * not see". */
+struct gp_stacks_totals {
+	unsigned long snapshots, stopped, timeouts, denied, rebuilds;
+	double stop_us_sum, stop_us_max;
+	unsigned max_stopped_at_once; /* always <= 1: checked, not assumed */
+};
+void gp_stacks_totals(const struct gp_stacks *s, struct gp_stacks_totals *tot);
+
+void gp_stacks_close(struct gp_stacks *s);
+
+/* Demangles an Itanium C++ name with libstdc++'s __cxa_demangle, found by
+ * dlopen at run time (gpuprobe has no C++ link dependency).  Returns a
+ * malloc'd string, or NULL when name is not mangled or no demangler is
+ * available. */
+char *gp_demangle(const char *name);
+
+#endif

@@ -1,0 +1,480 @@
+/* gpuprobe stacks: one symbolized snapshot of a process's threads, user
+ * frames through libdwfl (one thread stopped at a time), kernel frames
+ * from /proc; grouped, hot threads first. */
+#include "config.h"
+#include "commands.h"
+#include "error.h"
+#include "identity.h"
+#include "parse.h"
+#include "procfs.h"
+#include "procstat.h"
+#include "report/result.h"
+#include "report/stacks_text.h"
+#include "stacks.h"
+#include "sysinfo.h"
+#include "timeutil.h"
+
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	OPT_FORMAT = 0x100,
+	OPT_DEBUGINFOD,
+	OPT_HOT_THRESHOLD,
+	OPT_HOT_WINDOW,
+	OPT_TID,
+	OPT_REPEAT,
+	OPT_NO_KSTACKS,
+	OPT_LINES_ALL,
+};
+#define OPT_HOT 'H'
+
+struct stacks_opts {
+	int pid;
+	int *tids;
+	size_t ntids;
+	bool hot, debuginfod, kstacks, quiet, lines_all;
+	double hot_pct, window;
+	const char *output;
+	enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN } format;
+	unsigned long repeat;
+};
+
+static const struct argp_option stacks_options[] = {
+	{ NULL, 0, NULL, 0, "Threads:", 1 },
+	{ "tid", OPT_TID, "TID", 0, "Only this thread (repeat for more)", 1 },
+	{ "hot", OPT_HOT, NULL, 0, "Stop and unwind only the hot threads; list the others "
+	  "with their /proc data", 1 },
+	{ "hot-threshold", OPT_HOT_THRESHOLD, "PCT", 0, "CPU% at which a thread is hot (default 50)", 1 },
+	{ "hot-window", OPT_HOT_WINDOW, "SECONDS", 0, "Measure CPU% over this long, while the "
+	  "libraries load (default 0.1; 0: no measurement)", 1 },
+	{ NULL, 0, NULL, 0, "Symbols:", 2 },
+	{ "debuginfod", OPT_DEBUGINFOD, NULL, 0, "Let libdwfl fetch missing debug info from "
+	  "DEBUGINFOD_URLS (off by default: no network)", 2 },
+	{ "all-lines", OPT_LINES_ALL, NULL, 0, "Source lines for the C runtime's frames too (libc, "
+	  "ld.so, libstdc++; slower: ~150 ms to open libc's debug info)", 2 },
+	{ "no-kernel-stacks", OPT_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "output", 'o', "FILE", 0, "Save header, target and stacks lines as JSON Lines to FILE", 3 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "Standard output as text (default), json or markdown", 3 },
+	{ "quiet", 'q', NULL, 0, "No hints", 3 },
+	{ "repeat", OPT_REPEAT, "N", OPTION_HIDDEN, "Take N more snapshots in the same session "
+	  "and print their cost on stderr (benchmark)", 3 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static error_t stacks_parse(int key, char *arg, struct argp_state *state)
+{
+	struct stacks_opts *o = state->input;
+	switch (key) {
+	case OPT_TID: {
+		int tid;
+		if (!gp_parse_pid(arg, &tid))
+			argp_error(state, "--tid '%s' is not a thread id (give 1..2147483647)", arg);
+		int *v = realloc(o->tids, (o->ntids + 1) * sizeof *v);
+		if (!v)
+			argp_failure(state, GP_EXIT_ERROR, ENOMEM, "--tid");
+		o->tids = v;
+		o->tids[o->ntids++] = tid;
+		break;
+	}
+	case OPT_HOT:
+		o->hot = true;
+		break;
+	case OPT_HOT_THRESHOLD: {
+		char *end;
+		errno = 0;
+		double v = strtod(arg, &end);
+		if (errno || end == arg || *end || !(v >= 0 && v <= 100))
+			argp_error(state, "--hot-threshold '%s': give a CPU%% between 0 and 100", arg);
+		o->hot_pct = v;
+		break;
+	}
+	case OPT_HOT_WINDOW:
+		if (!gp_parse_seconds(arg, &o->window) || o->window > 10)
+			argp_error(state, "--hot-window '%s': give seconds between 0 and 10", arg);
+		break;
+	case OPT_DEBUGINFOD:
+		o->debuginfod = true;
+		break;
+	case OPT_NO_KSTACKS:
+		o->kstacks = false;
+		break;
+	case OPT_LINES_ALL:
+		o->lines_all = true;
+		break;
+	case 'o':
+		if (!*arg)
+			argp_error(state, "--output needs a file name");
+		o->output = arg;
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			o->format = FMT_TEXT;
+		else if (!strcmp(arg, "json"))
+			o->format = FMT_JSON;
+		else if (!strcmp(arg, "markdown") || !strcmp(arg, "md"))
+			o->format = FMT_MARKDOWN;
+		else
+			argp_error(state, "--format '%s': give text, json or markdown", arg);
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case OPT_REPEAT: {
+		uint64_t v;
+		const char *end;
+		if (!gp_parse_u64(arg, &v, &end) || *end || v > 100000)
+			argp_error(state, "--repeat '%s': give a count up to 100000", arg);
+		o->repeat = (unsigned long)v;
+		break;
+	}
+	case ARGP_KEY_ARG:
+		if (o->pid)
+			argp_error(state, "one PID only");
+		if (!gp_parse_pid(arg, &o->pid))
+			argp_error(state, "'%s' is not a PID (give 1..2147483647)", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!o->pid)
+			argp_error(state, "no target: give a PID");
+		if (o->hot && o->window <= 0)
+			argp_error(state, "--hot needs a CPU measurement: --hot-window must be over 0");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp stacks_argp = {
+	stacks_options, stacks_parse, "PID",
+	"One symbolized snapshot of every thread of PID: user frames through libdw "
+	"(module, offset, build-id, demangled symbol, source line), kernel frames, "
+	"wait channel and syscall from /proc.  Identical stacks are grouped, hot "
+	"threads first.\v"
+	"Threads are stopped one at a time (PTRACE_SEIZE + PTRACE_INTERRUPT, "
+	"detached at once, about 0.1 ms each); a thread in D state is never "
+	"stopped; gpuprobe killed at any moment leaves no thread stopped.  A "
+	"frame in a stripped library shows its module, offset and build-id "
+	"(eu-addr2line -e LIB OFFSET names it from an unstripped copy), never a "
+	"guessed symbol.  Without permission to ptrace (another user's process, "
+	"Yama ptrace_scope) the /proc data is still shown, with a hint.\n\n"
+	"Exit status: 0 a snapshot was taken (whatever could be seen); 1 runtime "
+	"error (no such process or thread, cannot write FILE); 64 usage error.",
+	NULL, NULL, NULL,
+};
+
+/* CPU time of each thread, in ns, from /proc/PID/task/TID/schedstat. */
+static void read_run_ns(const struct gp_root *root, int pid, const int *tids, size_t n,
+			uint64_t *run, bool *have)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[96], buf[128];
+		uint64_t w, c;
+		snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tids[i]);
+		have[i] = gp_read_file(root, path, buf, sizeof buf) >= 0 &&
+			  gp_parse_schedstat(buf, &run[i], &w, &c);
+	}
+}
+
+static int list_threads(int pid, int **out, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	size_t cap = 64, k = 0;
+	int *v = malloc(cap * sizeof *v);
+	struct dirent *e;
+	while (v && (e = readdir(d))) {
+		int tid;
+		if (!gp_parse_pid(e->d_name, &tid))
+			continue;
+		if (k == cap) {
+			int *nv = realloc(v, 2 * cap * sizeof *v);
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		v[k++] = tid;
+	}
+	closedir(d);
+	if (!v)
+		return -1;
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static void set_cpu(json_t *line, const int *tids, const double *cpu, const bool *have, size_t n)
+{
+	json_t *threads = json_object_get(line, "threads");
+	size_t i;
+	json_t *t;
+	json_array_foreach(threads, i, t) {
+		int tid = (int)json_integer_value(json_object_get(t, "tid"));
+		for (size_t j = 0; j < n; j++)
+			if (tids[j] == tid && have[j]) {
+				json_object_set_new(t, "cpu_pct", json_real(cpu[j]));
+				break;
+			}
+	}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* --repeat N: the cost of snapshots inside one kept session, as trace
+ * would take them (benchmark). */
+static void repeat_bench(struct gp_stacks *s, const int *tids, size_t n, unsigned long rounds)
+{
+	double *ms = calloc(rounds, sizeof *ms);
+	if (!ms)
+		return;
+	double sum = 0;
+	unsigned long done = 0;
+	for (unsigned long i = 0; i < rounds; i++) {
+		json_t *line;
+		double t0 = gp_mono_now();
+		if (gp_stacks_snapshot(s, 0, tids, n, &line) < 0)
+			break;
+		ms[i] = (gp_mono_now() - t0) * 1e3;
+		sum += ms[i];
+		done++;
+		json_decref(line);
+	}
+	struct gp_stacks_totals tot;
+	gp_stacks_totals(s, &tot);
+	if (done) {
+		qsort(ms, done, sizeof *ms, cmp_dbl);
+		fprintf(stderr, "repeat: %lu snapshots: mean %.2f ms, median %.2f ms, min %.2f ms, "
+			"max %.2f ms; stops %lu, mean %.1f us, max %.1f us, at most %u stopped at once\n",
+			done, sum / (double)done, ms[done / 2], ms[0], ms[done - 1], tot.stopped,
+			tot.stopped ? tot.stop_us_sum / (double)tot.stopped : 0.0, tot.stop_us_max,
+			tot.max_stopped_at_once);
+	}
+	free(ms);
+}
+
+int cmd_stacks(int argc, char **argv, const struct gp_global *g)
+{
+	struct stacks_opts o = { .kstacks = true, .hot_pct = 50, .window = 0.1, .quiet = g->quiet };
+	if (argp_parse(&stacks_argp, argc, argv, 0, NULL, &o)) {
+		free(o.tids);
+		return GP_EXIT_USAGE;
+	}
+	if (o.quiet)
+		gp_quiet = true;
+	int rc = GP_EXIT_ERROR;
+	struct gp_root root;
+	int *tids = NULL;
+	size_t n = 0;
+	uint64_t *run0 = NULL, *run1 = NULL;
+	bool *have0 = NULL, *have1 = NULL;
+	double *cpu = NULL;
+	struct gp_stacks *s = NULL;
+	struct gp_result *out = NULL;
+	json_t *line = NULL;
+	if (gp_root_open(&root, "/") < 0) {
+		gp_err_errno(errno, "/", "cannot open");
+		free(o.tids);
+		return GP_EXIT_ERROR;
+	}
+	if (o.pid == getpid()) {
+		gp_err(NULL, "pid %d is gpuprobe itself", o.pid);
+		goto out;
+	}
+	char path[96], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", o.pid);
+	struct gp_stat pst;
+	if (gp_read_file(&root, path, buf, sizeof buf) < 0 || !gp_parse_stat(buf, &pst)) {
+		gp_err(NULL, "pid %d: no such process", o.pid);
+		goto out;
+	}
+	if (pst.pid != o.pid) {
+		gp_err(NULL, "pid %d: no such process", o.pid);
+		goto out;
+	}
+	/* /proc/TID/stat also answers for a thread id: a TID given as the
+	 * PID is a mistake worth naming. */
+	snprintf(path, sizeof path, "/proc/%d/status", o.pid);
+	if (gp_read_file(&root, path, buf, sizeof buf) >= 0) {
+		const char *tg = strstr(buf, "\nTgid:");
+		int tgid = tg ? atoi(tg + 6) : o.pid;
+		if (tgid != o.pid) {
+			gp_err(NULL, "%d is a thread of pid %d, not a process", o.pid, tgid);
+			gp_hint("run 'gpuprobe stacks %d --tid %d'", tgid, o.pid);
+			goto out;
+		}
+	}
+	if (o.ntids) {
+		for (size_t i = 0; i < o.ntids; i++) {
+			snprintf(path, sizeof path, "/proc/%d/task/%d/stat", o.pid, o.tids[i]);
+			if (gp_read_file(&root, path, buf, sizeof buf) < 0) {
+				gp_err(NULL, "tid %d is not a thread of pid %d", o.tids[i], o.pid);
+				goto out;
+			}
+		}
+		tids = o.tids;
+		n = o.ntids;
+		o.tids = NULL;
+	} else if (list_threads(o.pid, &tids, &n) < 0) {
+		gp_err(NULL, "pid %d: no such process", o.pid);
+		goto out;
+	}
+
+	unsigned flags = (o.debuginfod ? GP_STACKS_DEBUGINFOD : 0) |
+			 (o.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
+			 (o.lines_all ? GP_STACKS_LINES_ALL : 0);
+	s = gp_stacks_open(o.pid, flags);
+	if (!s) {
+		if (errno == ESRCH || errno == ENOENT)
+			gp_err(NULL, "pid %d: no such process", o.pid);
+		else
+			gp_err_errno(errno, NULL, "pid %d", o.pid);
+		goto out;
+	}
+	if (o.output) {
+		out = gp_result_create(!strcmp(o.output, "-") ? "/dev/stdout" : o.output);
+		if (!out) {
+			gp_err_errno(errno, o.output, "cannot create the result file");
+			goto out;
+		}
+	}
+
+	/* The CPU window runs while libdwfl loads the libraries, so hot
+	 * threads cost the snapshot little or no extra time. */
+	run0 = calloc(n, sizeof *run0);
+	run1 = calloc(n, sizeof *run1);
+	have0 = calloc(n, sizeof *have0);
+	have1 = calloc(n, sizeof *have1);
+	cpu = calloc(n, sizeof *cpu);
+	if (n && (!run0 || !run1 || !have0 || !have1 || !cpu)) {
+		gp_err(NULL, "out of memory");
+		goto out;
+	}
+	double w0 = gp_mono_now();
+	if (o.window > 0)
+		read_run_ns(&root, o.pid, tids, n, run0, have0);
+	if (gp_stacks_prepare(s) < 0) {
+		gp_err(NULL, "pid %d: no such process", o.pid);
+		goto out;
+	}
+	if (o.window > 0) {
+		double left = o.window - (gp_mono_now() - w0);
+		if (left > 0) {
+			struct timespec ts = gp_ts_from_s(left);
+			nanosleep(&ts, NULL);
+		}
+		read_run_ns(&root, o.pid, tids, n, run1, have1);
+		double el = (gp_mono_now() - w0) * 1e9;
+		for (size_t i = 0; i < n; i++) {
+			have1[i] = have0[i] && have1[i];
+			cpu[i] = have1[i] && run1[i] >= run0[i] ? 100.0 * (double)(run1[i] - run0[i]) / el : 0;
+		}
+	}
+	/* Hot first, then by tid (stable for the reader). */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cpu[j] > cpu[j - 1]; j--) {
+			double c = cpu[j]; cpu[j] = cpu[j - 1]; cpu[j - 1] = c;
+			int t = tids[j]; tids[j] = tids[j - 1]; tids[j - 1] = t;
+			bool h = have1[j]; have1[j] = have1[j - 1]; have1[j - 1] = h;
+		}
+	size_t nstack = n;
+	if (o.hot) {
+		nstack = 0;
+		while (nstack < n && have1[nstack] && cpu[nstack] >= o.hot_pct)
+			nstack++;
+	}
+	double t0 = gp_mono_now();
+	if (gp_stacks_snapshot(s, 0, tids, nstack, &line) < 0) {
+		gp_err(NULL, "pid %d: no such process", o.pid);
+		goto out;
+	}
+	(void)t0;
+	if (o.window > 0)
+		set_cpu(line, tids, cpu, have1, n);
+	if (o.hot && nstack < n) {
+		/* The others: their /proc data only, with no ptrace at all. */
+		struct gp_stacks *p = gp_stacks_open(o.pid, flags | GP_STACKS_NO_PTRACE);
+		json_t *rest = NULL;
+		if (p && gp_stacks_snapshot(p, 0, tids + nstack, n - nstack, &rest) == 0) {
+			set_cpu(rest, tids, cpu, have1, n);
+			json_array_extend(json_object_get(line, "threads"), json_object_get(rest, "threads"));
+		}
+		json_decref(rest);
+		gp_stacks_close(p);
+	}
+	if (o.window > 0)
+		json_object_set_new(line, "cpu_window_s", json_real(o.window));
+
+	char comm[64] = "";
+	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o.pid);
+	json_t *ident = gp_target_identity(&root, o.pid);
+	if (ident)
+		json_object_update(target, ident);
+	json_decref(ident);
+	json_t *jc = json_object_get(target, "comm");
+	if (json_is_string(jc))
+		snprintf(comm, sizeof comm, "%s", json_string_value(jc));
+	if (out) {
+		if (gp_result_write(out, gp_result_header("stacks", g->argc, g->argv,
+							  gp_host_facts(&root))) < 0 ||
+		    gp_result_write(out, json_incref(target)) < 0 ||
+		    gp_result_write(out, json_incref(line)) < 0) {
+			gp_err_errno(errno, o.output, "cannot write the result");
+			json_decref(target);
+			goto out;
+		}
+	}
+	json_decref(target);
+
+	bool to_stdout = o.output && !strcmp(o.output, "-");
+	if (!to_stdout) {
+		if (o.format == FMT_JSON) {
+			char *txt = json_dumps(line, JSON_COMPACT);
+			if (txt)
+				printf("%s\n", txt);
+			free(txt);
+		} else {
+			struct gp_stacks_render_opts ro = {
+				.format = o.format == FMT_MARKDOWN ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
+				.hot_pct = o.hot_pct, .window_s = o.window, .comm = comm[0] ? comm : NULL,
+			};
+			gp_render_stacks(stdout, line, &ro);
+		}
+	}
+	const char *hint = gp_stacks_hint(s);
+	if (hint)
+		gp_hint("%s", hint);
+	if (o.repeat)
+		repeat_bench(s, tids, nstack, o.repeat);
+	rc = GP_EXIT_OK;
+out:
+	if (out && gp_result_close(out) < 0 && rc == GP_EXIT_OK) {
+		gp_err_errno(errno, o.output, "cannot write the result");
+		rc = GP_EXIT_ERROR;
+	}
+	json_decref(line);
+	gp_stacks_close(s);
+	free(run0);
+	free(run1);
+	free(have0);
+	free(have1);
+	free(cpu);
+	free(tids);
+	free(o.tids);
+	gp_root_close(&root);
+	return rc;
+}

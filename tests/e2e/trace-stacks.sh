@@ -1,0 +1,34 @@
+#!/bin/sh
+# trace --stacks: hot threads stacked every tick (symbolized frames in a
+# `stacks` line, the verdict names the hot frame); --stacks all stacks a
+# blocked thread once per place it waits; --stacks none never does.
+. "${0%/*}/lib.sh"
+require_jq
+require_workload spin
+require_workload sleepers
+F=$TMP/t.jsonl
+
+gp trace -q --interval 0.5 --seconds 2.5 --hang-after 1 -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2> "$TMP/err"
+ok "spin: exit 0" test $? -eq 0
+n=$(jq -s '[.[] | select(.type == "stacks")] | length' "$F")
+ok "spin: $n stacks lines >= 3 (one a tick once hot)" test "$n" -ge 3
+fr=$(jq -r 'select(.type == "stacks") | .threads[] | select(.unwind == "ok") | .frames[0].symbol' "$F" | sort -u | head -3)
+say "hot frames: $fr"
+ok "spin: the hot frame is named" test -n "$fr"
+ok "spin: the verdict names it" jq -e -s '.[-1].summary | test(" at ")' "$F"
+
+gp trace -q --interval 0.5 --seconds 2.5 --stacks all -o "$F" -- "$WORKLOADS/sleepers" 4 > "$TMP/out" 2> "$TMP/err"
+ok "sleepers --stacks all: exit 0" test $? -eq 0
+# Each blocked thread is stacked once (it never moves), not every tick.
+max=$(jq -s '[.[] | select(.type == "stacks") | .threads[].tid] | group_by(.) | map(length) | max // 0' "$F")
+cnt=$(jq -s '[.[] | select(.type == "stacks") | .threads[].tid] | unique | length' "$F")
+ok "sleepers: $cnt threads stacked" test "$cnt" -ge 4
+ok "sleepers: each at most once (max $max)" test "$max" -eq 1
+
+gp trace -q --interval 0.5 --seconds 1.5 --stacks none -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2> "$TMP/err"
+ok "spin --stacks none: exit 0" test $? -eq 0
+n=$(jq -s '[.[] | select(.type == "stacks")] | length' "$F")
+ok "--stacks none: no stacks line ($n)" test "$n" -eq 0
+gp trace -q --stacks sometimes -- true > "$TMP/out" 2> "$TMP/err"
+ok "--stacks sometimes: usage error" test $? -eq 64
+pass

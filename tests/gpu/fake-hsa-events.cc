@@ -1,0 +1,71 @@
+// The test double's events thread, in C++ so that its symbol is what
+// ROCr's is: rocr::core::Runtime::AsyncEventsLoop(void*), a static member
+// (seed 000: the thread that burns a core when interrupts are off).
+// No exceptions, no RTTI, no libstdc++: the double links with the C
+// compiler driver.
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+namespace rocr {
+namespace core {
+class Runtime {
+public:
+	static void AsyncEventsLoop(void *);
+};
+} // namespace core
+} // namespace rocr
+
+static volatile int stop_flag;
+static int wake[2] = { -1, -1 };
+static pthread_t events_thread;
+static bool running;
+
+// noinline: the frame must exist for a stack walk to name it.
+__attribute__((noinline)) void rocr::core::Runtime::AsyncEventsLoop(void *)
+{
+	const char *e = getenv("HSA_ENABLE_INTERRUPT");
+	if (e && !strcmp(e, "0")) {
+		// ROCr's polling fallback: no interrupts, so it spins.
+		while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED))
+			__asm__ volatile("" ::: "memory");
+		return;
+	}
+	char b;
+	while (read(wake[0], &b, 1) < 0 && errno == EINTR)
+		;
+}
+
+static void *events_main(void *arg)
+{
+	rocr::core::Runtime::AsyncEventsLoop(arg);
+	return nullptr;
+}
+
+extern "C" void fake_hsa_events_start(void);
+extern "C" void fake_hsa_events_stop(void);
+
+extern "C" void fake_hsa_events_start(void)
+{
+	if (running || pipe(wake) != 0)
+		return;
+	stop_flag = 0;
+	if (pthread_create(&events_thread, nullptr, events_main, nullptr) == 0)
+		running = true;
+}
+
+extern "C" void fake_hsa_events_stop(void)
+{
+	if (!running)
+		return;
+	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED);
+	char b = 1;
+	if (write(wake[1], &b, 1) < 0) {
+	}
+	pthread_join(events_thread, nullptr);
+	close(wake[0]);
+	close(wake[1]);
+	running = false;
+}

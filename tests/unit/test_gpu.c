@@ -1,0 +1,233 @@
+/* The GPU interface's pure helpers: status names, pool names, flags,
+ * pool selection, and the hsa_init diagnosis on captured machine trees. */
+#include "config.h"
+#include "gpu/gpu.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static void test_hsa_status_table(void **state)
+{
+	(void)state;
+	assert_string_equal(gp_hsa_status_table(0x28), "HSA_STATUS_ERROR_INVALID_MEMORY_POOL");
+	assert_string_equal(gp_hsa_status_table(40), "HSA_STATUS_ERROR_INVALID_MEMORY_POOL");
+	assert_string_equal(gp_hsa_status_table(0x1000), "HSA_STATUS_ERROR");
+	assert_string_equal(gp_hsa_status_table(0x1008), "HSA_STATUS_ERROR_OUT_OF_RESOURCES");
+	assert_string_equal(gp_hsa_status_table(0x1001), "HSA_STATUS_ERROR_INVALID_ARGUMENT");
+	assert_string_equal(gp_hsa_status_table(0), "HSA_STATUS_SUCCESS");
+	assert_string_equal(gp_hsa_status_table(0x2F), "HSA_STATUS_ERROR_NOT_SUPPORTED");
+	assert_string_equal(gp_hsa_status_table(0x1017), "HSA_STATUS_ERROR_INVALID_ISA_NAME");
+	assert_string_equal(gp_hsa_status_table(0x1026), "HSA_STATUS_ERROR_FATAL");
+	assert_null(gp_hsa_status_table(0x30));
+	assert_null(gp_hsa_status_table(0x1027));
+	assert_null(gp_hsa_status_table(-1));
+	/* Every name is unique and starts with HSA_STATUS_. */
+	for (int c = 0; c < 0x1100; c++) {
+		const char *n = gp_hsa_status_table(c);
+		if (n)
+			assert_int_equal(strncmp(n, "HSA_STATUS_", 11), 0);
+	}
+	assert_string_equal(gp_cuda_status_table(1), "CUDA_ERROR_INVALID_VALUE");
+	assert_string_equal(gp_cuda_status_table(801), "CUDA_ERROR_NOT_SUPPORTED");
+	assert_null(gp_cuda_status_table(12345));
+}
+
+static struct gp_gpu_pool pool(int agent, uint32_t flags)
+{
+	struct gp_gpu_pool p = { 0 };
+	p.agent = agent;
+	p.flags = flags;
+	p.have_flags = p.have_segment = true;
+	p.segment = GP_SEG_GLOBAL;
+	return p;
+}
+
+static void test_pool_names_seed004(void **state)
+{
+	(void)state;
+	/* The shape seed 004's machine had: one CPU, one GPU. */
+	struct gp_gpu_agent a[2] = { { .type = GP_AGENT_CPU }, { .type = GP_AGENT_GPU } };
+	struct gp_gpu_pool p[7] = { pool(0, 2), pool(0, 3), pool(0, 4), pool(0, 8),
+				    pool(1, 4), pool(1, 2), pool(1, 0) };
+	p[6].segment = GP_SEG_GROUP;
+	p[6].have_flags = false;
+	gp_pool_names(a, 2, p, 7);
+	assert_string_equal(a[0].label, "cpu");
+	assert_string_equal(a[1].label, "gpu0");
+	assert_string_equal(p[0].name, "cpu-fine");
+	assert_string_equal(p[1].name, "cpu-kernarg");
+	assert_string_equal(p[2].name, "cpu-coarse");
+	assert_string_equal(p[3].name, "cpu-extfine");
+	assert_string_equal(p[4].name, "gpu0-coarse");
+	assert_string_equal(p[5].name, "gpu0-fine");
+	assert_string_equal(p[6].name, "gpu0-group");
+}
+
+static void test_pool_names_many(void **state)
+{
+	(void)state;
+	/* Two CPUs (NUMA), two GPUs, a second fine pool, flags unknown. */
+	struct gp_gpu_agent a[4] = { { .type = GP_AGENT_CPU }, { .type = GP_AGENT_CPU },
+				     { .type = GP_AGENT_GPU }, { .type = GP_AGENT_GPU } };
+	struct gp_gpu_pool p[6] = { pool(0, 2), pool(1, 2), pool(2, 4), pool(3, 4),
+				    pool(3, 4), pool(3, 0) };
+	p[5].have_flags = false;
+	gp_pool_names(a, 4, p, 6);
+	assert_string_equal(a[0].label, "cpu0");
+	assert_string_equal(a[1].label, "cpu1");
+	assert_string_equal(p[0].name, "cpu0-fine");
+	assert_string_equal(p[1].name, "cpu1-fine");
+	assert_string_equal(p[2].name, "gpu0-coarse");
+	assert_string_equal(p[3].name, "gpu1-coarse");
+	assert_string_equal(p[4].name, "gpu1-coarse2");
+	assert_string_equal(p[5].name, "gpu1-pool");
+}
+
+static void test_pool_select(void **state)
+{
+	(void)state;
+	struct gp_gpu_agent a[2] = { { .type = GP_AGENT_CPU }, { .type = GP_AGENT_GPU } };
+	struct gp_gpu_pool p[4] = { pool(0, 2), pool(0, 4), pool(1, 4), pool(1, 2) };
+	gp_pool_names(a, 2, p, 4);
+	int out[8];
+	assert_int_equal(gp_pool_select(a, p, 4, "all", out, 8), 4);
+	assert_int_equal(gp_pool_select(a, p, 4, "cpu", out, 8), 2);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 1);
+	assert_int_equal(gp_pool_select(a, p, 4, "gpu", out, 8), 2);
+	assert_int_equal(out[0], 2);
+	assert_int_equal(gp_pool_select(a, p, 4, "gpu0-fine", out, 8), 1);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(gp_pool_select(a, p, 4, "cpu-extfine", out, 8), -1);
+	assert_int_equal(gp_pool_select(a, p, 4, "", out, 8), -1);
+	assert_int_equal(gp_pool_select(a, p, 4, "CPU-FINE", out, 8), -1);
+}
+
+static void test_pool_flags_text(void **state)
+{
+	(void)state;
+	char b[64];
+	gp_pool_flags_text(3, b, sizeof b);
+	assert_string_equal(b, "kernarg|fine");
+	gp_pool_flags_text(4, b, sizeof b);
+	assert_string_equal(b, "coarse");
+	gp_pool_flags_text(8, b, sizeof b);
+	assert_string_equal(b, "extfine");
+	gp_pool_flags_text(0, b, sizeof b);
+	assert_string_equal(b, "0");
+	gp_pool_flags_text(0x12, b, sizeof b);
+	assert_string_equal(b, "fine|0x10");
+}
+
+static void test_cuda_flags(void **state)
+{
+	(void)state;
+	unsigned f = 99;
+	char b[64];
+	assert_true(gp_cuda_flags_parse("read-only", &f));
+	assert_int_equal(f, 8);
+	assert_true(gp_cuda_flags_parse("read-only,portable", &f));
+	assert_int_equal(f, 9);
+	assert_true(gp_cuda_flags_parse("devicemap|iomemory", &f));
+	assert_int_equal(f, 6);
+	assert_true(gp_cuda_flags_parse("0x8", &f));
+	assert_int_equal(f, 8);
+	assert_true(gp_cuda_flags_parse("0", &f));
+	assert_int_equal(f, 0);
+	assert_true(gp_cuda_flags_parse("none", &f));
+	assert_int_equal(f, 0);
+	assert_true(gp_cuda_flags_parse("READONLY", &f));
+	assert_int_equal(f, 8);
+	assert_false(gp_cuda_flags_parse("writable", &f));
+	assert_false(gp_cuda_flags_parse("", &f));
+	assert_false(gp_cuda_flags_parse("8x", &f));
+	assert_false(gp_cuda_flags_parse("read-only,bogus", &f));
+	assert_false(gp_cuda_flags_parse("0x1ffffffff", &f));
+	gp_cuda_flags_text(9, b, sizeof b);
+	assert_string_equal(b, "portable|read-only");
+	gp_cuda_flags_text(0, b, sizeof b);
+	assert_string_equal(b, "0");
+	gp_cuda_flags_text(0x18, b, sizeof b);
+	assert_string_equal(b, "read-only|0x10");
+}
+
+static void test_runtime_parse(void **state)
+{
+	(void)state;
+	enum gp_rt rt;
+	assert_true(gp_gpu_parse_runtime("auto", &rt));
+	assert_int_equal(rt, GP_RT_AUTO);
+	assert_true(gp_gpu_parse_runtime("hsa", &rt));
+	assert_int_equal(rt, GP_RT_HSA);
+	assert_true(gp_gpu_parse_runtime("cuda", &rt));
+	assert_int_equal(rt, GP_RT_CUDA);
+	assert_false(gp_gpu_parse_runtime("opencl", &rt));
+	assert_false(gp_gpu_parse_runtime("", &rt));
+}
+
+/* The diagnosis on fake machine trees under a temporary root. */
+static char root[256];
+
+static void mk(const char *rel, bool dir)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s%s", root, rel);
+	if (dir) {
+		assert_int_equal(mkdir(p, 0755), 0);
+	} else {
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fclose(f);
+	}
+}
+
+static void test_diagnose(void **state)
+{
+	(void)state;
+	char line[300], hint[300];
+	snprintf(root, sizeof root, "/tmp/gp-diag-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	mk("/dev", true);
+	mk("/sys", true);
+	mk("/sys/module", true);
+	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
+	assert_non_null(strstr(line, "/dev/kfd is absent"));
+	assert_non_null(strstr(line, "amdgpu kernel module is not loaded"));
+	mk("/dev/dxg", false);
+	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
+	assert_non_null(strstr(line, "(WSL)"));
+	char p[512];
+	snprintf(p, sizeof p, "%s/dev/dxg", root);
+	unlink(p);
+	mk("/sys/module/amdgpu", true);
+	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
+	assert_non_null(strstr(line, "amdgpu module is loaded but /dev/kfd is absent"));
+	mk("/dev/kfd", false);
+	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
+	assert_non_null(strstr(line, "/dev/kfd is present"));
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hsa_status_table),
+		cmocka_unit_test(test_pool_names_seed004),
+		cmocka_unit_test(test_pool_names_many),
+		cmocka_unit_test(test_pool_select),
+		cmocka_unit_test(test_pool_flags_text),
+		cmocka_unit_test(test_cuda_flags),
+		cmocka_unit_test(test_runtime_parse),
+		cmocka_unit_test(test_diagnose),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
