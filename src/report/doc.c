@@ -262,6 +262,7 @@ static void keep_in(json_t *arr, json_t *line)
 static void on_stacks(struct scan *sc, json_t *line) { keep_in(sc->d->stacks, line); }
 static void on_arm(struct scan *sc, json_t *line) { keep_in(sc->d->arms, line); }
 static void on_idle(struct scan *sc, json_t *line) { keep_in(sc->d->idle, line); }
+static void on_gpu(struct scan *sc, json_t *line) { keep_in(sc->d->gpu, line); }
 static void on_known(struct scan *sc, json_t *line) { (void)sc; (void)line; }
 
 /* The dispatch table: a new line type is one row and one handler.
@@ -274,6 +275,7 @@ static const struct {
 	{ "stacks", on_stacks },
 	{ "arm", on_arm },
 	{ "idle", on_idle },
+	{ "gpu", on_gpu },
 	{ "header", on_known },
 	{ "target", on_known },
 	{ "exit", on_known },
@@ -346,6 +348,7 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 	d->arms = json_array();
 	d->stacks = json_array();
 	d->idle = json_array();
+	d->gpu = json_array();
 	d->unknown = json_object();
 	if (scan_file(d, err, errcap) < 0) {
 		gp_doc_free(d);
@@ -360,13 +363,14 @@ void gp_doc_free(struct gp_doc *d)
 	json_decref(d->arms);
 	json_decref(d->stacks);
 	json_decref(d->idle);
+	json_decref(d->gpu);
 	json_decref(d->unknown);
 	for (size_t i = 0; i < d->nth; i++)
 		free(d->th[i].cpu);
 	free(d->th);
 	d->th = NULL;
 	d->nth = 0;
-	d->arms = d->stacks = d->idle = d->unknown = NULL;
+	d->arms = d->stacks = d->idle = d->gpu = d->unknown = NULL;
 }
 
 static double judged_cpu(const struct gp_thread_agg *t)

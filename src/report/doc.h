@@ -35,6 +35,7 @@ struct gp_doc {
 	struct gp_loaded l;
 	struct gp_verdict v;         /* judged again from the series */
 	json_t *arms, *stacks, *idle;/* arrays of those lines, in file order */
+	json_t *gpu;                 /* `gpu` lines: the runtime a lock/pools run used */
 	json_t *unknown;             /* {type: count} of lines no handler knows */
 	struct gp_thread_agg *th;
 	size_t nth;

@@ -612,6 +612,60 @@ static void md_arms(FILE *out, const struct gp_doc *d)
 		fputs(" |\n", out);
 	}
 	fputc('\n', out);
+	/* The probe's own notes: seed 004 lost two arms to its own mistakes
+	 * (a GPU agent's pool, an env knob); gpuprobe says so beside the row. */
+	json_array_foreach(d->arms, i, a) {
+		const char *note = str(a, "note");
+		if (!note)
+			continue;
+		fputs("- ", out);
+		fputs(str(a, "name") ? str(a, "name") : "?", out);
+		fputs(": ", out);
+		cell(out, note);
+		fputc('\n', out);
+	}
+	json_array_foreach(d->arms, i, a)
+		if (str(a, "note")) {
+			fputc('\n', out);
+			break;
+		}
+}
+
+/* The `gpu` line of a lock/pools run: which runtime, from which file. */
+static void md_gpu(FILE *out, const struct gp_doc *d)
+{
+	size_t i;
+	const json_t *g;
+	json_array_foreach(d->gpu, i, g) {
+		fprintf(out, "Runtime: **%s**", str(g, "runtime") ? str(g, "runtime") : "?");
+		if (str(g, "lib")) {
+			fputs(" from `", out);
+			cell(out, str(g, "lib"));
+			fputc('`', out);
+		}
+		if (str(g, "version"))
+			fprintf(out, ", %s", str(g, "version"));
+		if (str(g, "build")) {
+			fputs(" (build ", out);
+			cell(out, str(g, "build"));
+			fputc(')', out);
+		}
+		size_t k;
+		const json_t *ag;
+		json_array_foreach(json_object_get(g, "agents"), k, ag) {
+			const char *lab = str(ag, "label") ? str(ag, "label") : "?", *ty = str(ag, "type");
+			fprintf(out, "%s%s", k ? ", " : "; agents: ", lab);
+			if (ty && strncmp(lab, ty, strlen(ty)))
+				fprintf(out, " %s", ty);
+			const char *name = str(ag, "product") ? str(ag, "product") : str(ag, "name");
+			if (name) {
+				fputs(" (", out);
+				cell(out, name);
+				fputc(')', out);
+			}
+		}
+		fputs(".\n\n", out);
+	}
 }
 
 /* One line on top for a result that is arms only. */
@@ -748,6 +802,7 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 		fprintf(out, "> **Note:** the file was cut mid-line after %lu lines (a killed run); "
 			"this is what it holds.\n\n", d->l.lines);
 	md_environment(out, d);
+	md_gpu(out, d);
 	md_arms(out, d);
 	md_idle(out, d);
 	if (d->is_trace) {

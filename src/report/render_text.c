@@ -2,6 +2,9 @@
 #include "config.h"
 #include "render.h"
 #include "trace_text.h"
+#include "arm_text.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -9,16 +12,6 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : dflt;
-}
-
-/* Text has no code spans or bold. */
-static void strip_md(char *s)
-{
-	char *w = s;
-	for (; *s; s++)
-		if (*s != '`' && *s != '*')
-			*w++ = *s;
-	*w = '\0';
 }
 
 void gp_render_text(FILE *out, const struct gp_doc *d)
@@ -43,19 +36,13 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 		char s[256];
 		gp_arms_summary(s, sizeof s, d->arms);
 		fprintf(out, "%s: pinning probe, %s\n", d->path, s);
-		fprintf(out, "  %-14s %-46s %-22s %-12s  %s\n", "arm", "call", "prefault", "lock", "result");
-		size_t i;
-		const json_t *a;
-		json_array_foreach(d->arms, i, a) {
-			struct gp_arm_cells c;
-			gp_arm_cells(a, &c);
-			/* text has no code spans */
-			strip_md(c.call);
-			strip_md(c.result);
-			strip_md(c.range);
-			fprintf(out, "  %-14s %-46s %-22s %-12s  %s\n", c.arm, c.call, c.prefault, c.lock, c.result);
-			fprintf(out, "  %-14s range %s\n", "", c.range);
-		}
+		/* the same tables `gpuprobe lock` prints (report/arm_text.c) */
+		json_t **items = malloc(n * sizeof *items);
+		for (size_t i = 0; items && i < n; i++)
+			items[i] = json_array_get(d->arms, i);
+		if (items)
+			gp_arm_table(out, items, n, false);
+		free(items);
 	}
 	if (d->is_trace)
 		gp_verdict_print(out, &d->v);
@@ -90,6 +77,8 @@ json_t *gp_render_json(const struct gp_doc *d)
 		json_object_set(e, "stacks", d->stacks);
 	if (json_array_size(d->idle))
 		json_object_set(e, "idle", d->idle);
+	if (json_array_size(d->gpu))
+		json_object_set(e, "gpu", d->gpu);
 	if (json_object_size(d->unknown))
 		json_object_set(e, "unrendered_types", d->unknown);
 	return e;

@@ -71,6 +71,24 @@ gp report --format text "$FIX/lock-pool-all.jsonl" > "$TMP/lock.txt" || fail "lo
 ok "lock: text has the arms, no Markdown" test "$(grep -c 'hsa_amd_memory_lock' "$TMP/lock.txt")" = 11 -a "$(grep -c '`' "$TMP/lock.txt")" = 0
 ok "lock: json keeps the 11 arms" test "$(gp report --format json "$FIX/lock-pool-all.jsonl" | jq '.results[0].arms | length')" = 11
 
+# ---- a real `lock --pool all` run against the HSA test double (tests/gpu)
+FAKE_HSA=$top_builddir/tests/gpu/libhsa-runtime64.so.1
+if [ -f "$FAKE_HSA" ]; then
+	head -c 8388608 /dev/urandom > "$TMP/model.bin"
+	gp lock --lib "$FAKE_HSA" --pool all -o "$TMP/lockreal.jsonl" "$TMP/model.bin" > /dev/null 2>&1 \
+		|| fail "lock --pool all against the test double exited $?"
+	gp report "$TMP/lockreal.jsonl" > "$TMP/lockreal.md" || fail "report of a real lock run exited $?"
+	ok "real lock: tables parse" check_tables "$TMP/lockreal.md"
+	t=$(table_with "$TMP/lockreal.md" arm)
+	n=$(jq -r 'select(.type == "arm") | .name' "$TMP/lockreal.jsonl" | wc -l)
+	ok "real lock: one row per arm ($n), 6 columns" test "$(rows "$TMP/lockreal.md" "$t")" = "$n" -a "$(columns "$TMP/lockreal.md" "$t")" = 6
+	ok "real lock: GPU-agent pools refused with 0x28" grep -q '`0x28 = HSA_STATUS_ERROR_INVALID_MEMORY_POOL`' "$TMP/lockreal.md"
+	ok "real lock: the runtime named from its gpu line" grep -q '^Runtime: \*\*hsa\*\* from `' "$TMP/lockreal.md"
+	ok "real lock: the probe's notes follow the table" grep -q '^- gpu0-[a-z]*: expected' "$TMP/lockreal.md"
+else
+	say "no HSA test double built: the real lock run is skipped"
+fi
+
 # ---- an idle A/B (seed 000's table: runtime, idle CPU, spinner threads)
 {
 	head -n 1 "$FIX/lock-pool-all.jsonl" | sed 's/"command":"lock"/"command":"idle"/'
