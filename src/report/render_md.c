@@ -351,12 +351,34 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 	size_t ng = 0;
 	double t = 0;
 	const char *from;
+	/* Each thread's latest stack: `trace --stacks hot|all` stacks a quiet
+	 * thread once per place it waits in, not in every line. */
+	json_t *latest = json_array();
+	{
+		json_t *by_tid = json_object();
+		size_t li, i;
+		const json_t *ln, *th;
+		json_array_foreach(d->stacks, li, ln)
+			json_array_foreach(json_object_get(ln, "threads"), i, th) {
+				char key[24];
+				snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "tid")));
+				if (!json_object_get(by_tid, key))
+					json_array_append_new(latest, json_string(key));
+				json_object_set(by_tid, key, (json_t *)th);
+			}
+		json_t *arr = json_array();
+		json_array_foreach(latest, i, th)
+			json_array_append(arr, json_object_get(by_tid, json_string_value(th)));
+		json_decref(latest);
+		json_decref(by_tid);
+		latest = arr;
+	}
 	if (last) {
-		from = "`stacks`";
+		from = "`stacks` lines, each thread's latest";
 		t = json_number_value(json_object_get(last, "t"));
 		size_t i;
 		const json_t *th;
-		json_array_foreach(json_object_get(last, "threads"), i, th) {
+		json_array_foreach(latest, i, th) {
 			char *text = NULL;
 			size_t len = 0;
 			FILE *m = open_memstream(&text, &len);
@@ -421,6 +443,7 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 			g[k].n++;
 		}
 	}
+	json_decref(latest);
 	if (!ng) {
 		free(g);
 		return;
@@ -437,7 +460,7 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 		}
 	fprintf(out, "<details><summary>Stacks: %zu threads, %zu distinct (%s", total, ng, from);
 	if (last)
-		fprintf(out, " at +%.1f s", t);
+		fprintf(out, ", the last at +%.1f s", t);
 	fputs(")</summary>\n\n", out);
 	for (size_t k = 0; k < ng; k++) {
 		fprintf(out, "%zu thread%s:", g[k].n, g[k].n == 1 ? "" : "s");

@@ -51,6 +51,12 @@ tail -n 1 "$TMP/seed000-idle-spin.jsonl" >> "$TMP/stacks.jsonl"
 gp report "$TMP/stacks.jsonl" > "$TMP/stacks.md" || fail "stacks: report exited $?"
 md_html "$TMP/stacks.md"
 ok "stacks: inside <details>, 3 threads, 2 distinct" grep -q '<details><summary>Stacks: 3 threads, 2 distinct' "$TMP/stacks.md"
+# A real trace of two spinning threads, every thread stacked (--stacks all).
+require_workload spin
+gp trace -q --seconds 1.5 --interval 0.5 --stacks all -o "$TMP/spin.jsonl" -- "$WORKLOADS/spin" 2 10 > /dev/null 2>&1
+gp report "$TMP/spin.jsonl" > "$TMP/spin.md" || fail "report of a stacked trace exited $?"
+ok "real stacks: tables parse" check_tables "$TMP/spin.md"
+ok "real stacks: the spinning function, with its file and line" grep -q '^#0  spin (spin) at .*spin\.c:' "$TMP/spin.md"
 ok "stacks: the two spinners collapse into one block" grep -q '^2 threads: 328349 (llama-server) 328350 (llama-server)' "$TMP/stacks.md"
 ok "stacks: a stripped frame reads ?? module+offset" grep -q '?? libhsa-runtime64.so.1+0x9ac37' "$TMP/stacks.md"
 ok "stacks: HTML has the <details> and its code blocks" test "$(xq "$TMP/stacks.md.html" 'count(//details//pre)')" = 2
