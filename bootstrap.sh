@@ -10,11 +10,13 @@ cd "$(dirname "$0")"
 # Build: compiler, Autotools, the chosen libraries.  Test: cmocka, jq
 # (the end-to-end scripts read results with it), procps/sysstat/elfutils
 # (peers the benchmarks compare against); libhsa-runtime64-1: the real
-# ROCr (5.2.3) whose hsa_init failure gpuprobe must diagnose (tests/e2e/gpu-real-hsa.sh).
+# ROCr (5.2.3) whose hsa_init failure gpuprobe must diagnose (tests/e2e/gpu-real-hsa.sh);
+# mandoc (man page lint), cmark-gfm (the report's Markdown must parse),
+# xmllint/file/pngcheck (plots), bash-completion (the completion test).
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
       libcmocka-dev jq procps sysstat elfutils util-linux coreutils
-      libhsa-runtime64-1"
+      libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion"
 
 missing=""
 for p in $PKGS; do

@@ -18,6 +18,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g);
 int cmd_report(int argc, char **argv, const struct gp_global *g);
 int cmd_lock(int argc, char **argv, const struct gp_global *g);
 int cmd_pools(int argc, char **argv, const struct gp_global *g);
+int cmd_info(int argc, char **argv, const struct gp_global *g);
 int cmd_demo(int argc, char **argv, const struct gp_global *g);
 int cmd_workload(int argc, char **argv, const struct gp_global *g);
 int cmd_idle(int argc, char **argv, const struct gp_global *g);

@@ -19,7 +19,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "trace", cmd_trace, "sample a process at 1 Hz into JSON Lines; hang or progress" },
-	{ "report", cmd_report, "render saved results: summary and verdict" },
+	{ "report", cmd_report, "render saved results as a bug report: Markdown, text, JSON, plots" },
+	{ "info", cmd_info, "the environment facts a maintainer asks for first" },
 	{ "stacks", cmd_stacks, "one symbolized snapshot of every thread, one stopped at a time" },
 	{ "lock", cmd_lock, "pin a file or anonymous memory with the GPU runtime; times, status, side effects" },
 	{ "pools", cmd_pools, "the GPU runtime's agents and memory pools, with the names --pool takes" },

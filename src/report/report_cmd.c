@@ -1,23 +1,24 @@
-/* gpuprobe report: render saved results.  For now the text summary and
- * the verdict, judged again from the samples (so --hang-after can be
- * changed after the fact), or the verdicts as JSON. */
+/* gpuprobe report: render saved results as a bug-report section
+ * (Markdown by default), as text, or as one merged JSON document, and
+ * plot a trace's timeline.  Each file is judged again from its samples,
+ * so --hang-after can change after the fact. */
 #include "config.h"
 #include "commands.h"
+#include "doc.h"
 #include "error.h"
-#include "load.h"
 #include "parse.h"
-#include "trace_text.h"
-#include "verdict.h"
+#include "render.h"
 
 #include <argp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_HANG_AFTER = 0x100, OPT_SLOW_RATE, OPT_FORMAT };
+enum { OPT_HANG_AFTER = 0x100, OPT_SLOW_RATE, OPT_FORMAT, OPT_PLOT };
 
 struct report_opts {
 	const char *format;
+	const char *plot;
 	double hang_after;     /* 0: the one the trace used */
 	uint64_t slow_rate;
 	char **files;
@@ -25,21 +26,34 @@ struct report_opts {
 };
 
 static const struct argp_option report_options[] = {
-	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default) or json", 0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "markdown (default), text or json", 0 },
+	{ "plot", OPT_PLOT, "FILE", 0,
+	  "Also draw the timeline of the first trace to FILE.svg or FILE.png", 0 },
 	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0,
 	  "Judge again with this --hang-after (default: the trace's own)", 0 },
 	{ "slow-rate", OPT_SLOW_RATE, "SIZE", 0, "Judge again with this --slow-rate", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+static bool ends_with(const char *s, const char *sfx)
+{
+	size_t a = strlen(s), b = strlen(sfx);
+	return a >= b && !strcasecmp(s + a - b, sfx);
+}
+
 static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
 	switch (key) {
 	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json"))
-			argp_error(state, "--format '%s': give text or json", arg);
+		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "markdown"))
+			argp_error(state, "--format '%s': give markdown, text or json", arg);
 		o->format = arg;
+		break;
+	case OPT_PLOT:
+		if (!ends_with(arg, ".svg") && !ends_with(arg, ".png"))
+			argp_error(state, "--plot '%s': the name must end in .svg or .png", arg);
+		o->plot = arg;
 		break;
 	case OPT_HANG_AFTER:
 		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
@@ -64,94 +78,83 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp report_argp = {
 	report_options, report_parse, "FILE...",
-	"Render saved gpuprobe results (JSON Lines): the summary and the verdict, "
-	"judged again from the recorded samples.\v"
+	"Render saved gpuprobe results (JSON Lines) as a bug-report section: the "
+	"verdict on top, the environment, the evidence table, the busiest and stuck "
+	"threads, stacks collapsed by identical frames, pinning arms and A/B tables, "
+	"and a sparkline per metric.  Each trace is judged again from its samples.\v"
+	"Formats: markdown (GitHub-flavoured, pastes into an issue), text, json (one "
+	"merged document).  --plot draws RssFile, GPU memory and io, the top threads' "
+	"CPU, system dirtied/written, the phases and the verdict (needs a build with "
+	"cairo).\n\n"
 	"A file cut short (a killed run) is rendered from what it holds, and said to "
-	"be cut.  A file that is not a gpuprobe result is rejected.\n\n"
-	"Exit status: 0 ok; 1 a file could not be read or is not a result; 64 usage error.",
+	"be cut.  A file that is not a gpuprobe result is rejected with one line.\n\n"
+	"Exit status: 0 ok; 1 a file could not be read or is not a result, or the "
+	"plot could not be drawn; 64 usage error.",
 	NULL, NULL, NULL,
 };
 
-static const char *str_or(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : dflt;
-}
-
-static int report_one(const char *path, const struct report_opts *o, json_t *merged)
-{
-	struct gp_loaded l;
-	char err[256];
-	if (gp_load_result(path, &l, err, sizeof err) < 0) {
-		gp_err(path, "%s", err);
-		return GP_EXIT_ERROR;
-	}
-	struct gp_verdict_opts vo = { .hang_after = o->hang_after, .slow_rate = (double)o->slow_rate,
-				      .page_size = l.page_size, .kstacks_seen = l.kstacks_seen };
-	if (vo.hang_after <= 0) {
-		json_t *h = json_object_get(l.verdict, "hang_after_s");
-		vo.hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;
-	}
-	json_t *st = json_object_get(l.exit, "status"), *sg = json_object_get(l.exit, "signal");
-	vo.end_reason = l.exit ? str_or(l.exit, "reason", NULL) : NULL;
-	if (json_is_integer(st) || json_is_integer(sg)) {
-		vo.have_status = true;
-		vo.status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
-		vo.signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
-	}
-	struct gp_verdict *v = malloc(sizeof *v);
-	if (!v) {
-		gp_loaded_free(&l);
-		return GP_EXIT_ERROR;
-	}
-	gp_verdict_compute(l.series.pt, l.series.n, &vo, v);
-	if (!strcmp(o->format, "json")) {
-		json_t *entry = json_pack("{s:s, s:b, s:I}", "file", path, "truncated", l.truncated,
-					  "samples", (json_int_t)l.series.n);
-		if (l.target)
-			json_object_set(entry, "target", l.target);
-		json_object_set_new(entry, "verdict", gp_verdict_json(v));
-		json_array_append_new(merged, entry);
-	} else {
-		struct gp_trace_end end = {
-			.pid = (int)json_integer_value(json_object_get(l.target, "pid")),
-			.comm = str_or(l.target, "comm", "?"),
-			.reason = l.exit ? str_or(l.exit, "reason", "?")
-					 : "cut short: no exit line (the run was killed)",
-			.have_status = vo.have_status, .status = vo.status, .signal = vo.signal,
-			.output = path, .lines = l.lines, .page_size = l.page_size,
-		};
-		gp_render_trace_summary(stdout, &l.series, &end);
-		if (l.truncated)
-			printf("  note       the last line was cut: the run was killed while writing it\n");
-		gp_verdict_print(stdout, v);
-	}
-	free(v);
-	gp_loaded_free(&l);
-	return GP_EXIT_OK;
-}
-
 int cmd_report(int argc, char **argv, const struct gp_global *g)
 {
-	struct report_opts o = { .format = "text" };
+	struct report_opts o = { .format = "markdown" };
 	if (argp_parse(&report_argp, argc, argv, 0, NULL, &o))
 		return GP_EXIT_USAGE;
-	json_t *merged = json_array();
+#ifndef HAVE_CAIRO
+	if (o.plot) {
+		gp_err(o.plot, "this gpuprobe was built without cairo: no plots");
+		gp_hint("install libcairo2-dev and run ./configure again");
+		return GP_EXIT_ERROR;
+	}
+#endif
+	struct gp_doc *docs = calloc((size_t)o.nfiles, sizeof *docs);
+	if (!docs) {
+		gp_err(NULL, "out of memory");
+		return GP_EXIT_ERROR;
+	}
+	struct gp_verdict_opts vo = { .hang_after = o.hang_after, .slow_rate = (double)o.slow_rate };
 	int rc = GP_EXIT_OK;
+	size_t n = 0;
 	for (int i = 0; i < o.nfiles; i++) {
-		if (i && !strcmp(o.format, "text"))
-			putchar('\n');
-		int r = report_one(o.files[i], &o, merged);
-		if (r)
-			rc = r;
+		char err[256];
+		if (gp_doc_load(o.files[i], &vo, &docs[n], err, sizeof err) < 0) {
+			gp_err(o.files[i], "%s", err);
+			rc = GP_EXIT_ERROR;
+			continue;
+		}
+		n++;
 	}
 	if (!strcmp(o.format, "json")) {
-		json_t *doc = json_pack("{s:s, s:o}", "gpuprobe", PACKAGE_VERSION, "results", merged);
+		json_t *res = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(res, gp_render_json(&docs[i]));
+		json_t *doc = json_pack("{s:s, s:o}", "gpuprobe", PACKAGE_VERSION, "results", res);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		putchar('\n');
 		json_decref(doc);
-	} else {
-		json_decref(merged);
+	} else if (!strcmp(o.format, "text")) {
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				putchar('\n');
+			gp_render_text(stdout, &docs[i]);
+		}
+	} else if (n) {
+		gp_render_markdown(stdout, docs, n);
 	}
+	if (o.plot) {
+		size_t k = 0;
+		while (k < n && !docs[k].is_trace)
+			k++;
+		char err[256];
+		if (k == n) {
+			gp_err(o.plot, "no trace to plot (no file with samples)");
+			rc = GP_EXIT_ERROR;
+		} else if (gp_plot(o.plot, &docs[k], err, sizeof err) < 0) {
+			gp_err(o.plot, "%s", err);
+			rc = GP_EXIT_ERROR;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		gp_doc_free(&docs[i]);
+	free(docs);
+	(void)g;
 	return rc;
 }

@@ -55,7 +55,7 @@ c=$("$GPUPROBE" report --format json --hang-after 3 "$TMP/short.jsonl" | jq -r '
 
 # A run killed mid-line: rendered from what it holds, and said to be cut.
 awk -v shape=load-then-deadlock -f "$GEN" | head -c 200000 > "$TMP/cut.jsonl"
-if "$GPUPROBE" report "$TMP/cut.jsonl" > "$TMP/cut.out" 2>&1 \
+if "$GPUPROBE" report --format text "$TMP/cut.jsonl" > "$TMP/cut.out" 2>&1 \
 	&& grep -q "the last line was cut" "$TMP/cut.out" && grep -q "^verdict:" "$TMP/cut.out"; then
 	echo "ok: a cut file is rendered and said to be cut"
 else

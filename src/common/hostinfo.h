@@ -1,0 +1,45 @@
+/* The environment facts a maintainer asks for first (ROCm's issue
+ * template, seed 000's "Environment" section): OS and kernel, CPU, GPUs
+ * and their drivers, WSL, device nodes and this user's access to them,
+ * the GPU runtimes' real files, versions and build-ids, the GPU
+ * environment variables, writeback and THP settings, Yama, ulimit -l,
+ * MemAvailable.
+ *
+ * Everything under /proc, /sys, /dev and /etc is read through the root,
+ * so a captured tree replays.  What describes this process rather than the
+ * host (environment, ulimit, the runtimes dlopen finds) is read live, and
+ * only for a live root unless asked. */
+#ifndef GP_HOSTINFO_H
+#define GP_HOSTINFO_H
+
+#include "procfs.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+struct gp_host_info_opts {
+	bool runtimes;        /* dlopen the HSA and CUDA runtimes to find them */
+	bool process;         /* environment and ulimit -l of this process */
+	const char *hsa_lib;  /* --lib: this HSA runtime instead of the default name */
+};
+
+/* The header's `host` object: gp_host_facts() (kernel, cpus, page_size,
+ * clk_tck, vm.dirty_*, ...) plus everything above.  For a live root the
+ * runtimes and the process facts are included; for a replayed one not. */
+json_t *gp_host_info(const struct gp_root *root);
+json_t *gp_host_info_ex(const struct gp_root *root, const struct gp_host_info_opts *o);
+
+/* Pieces, pure or nearly, for tests. */
+/* "1.18.70204" from ".../libhsa-runtime64.so.1.18.70204"; NULL if none. */
+const char *gp_soname_version(const char *path);
+/* The GNU build-id of an ELF file as hex, into buf; false if none. */
+bool gp_elf_build_id(const char *path, char *buf, size_t cap);
+/* The selected word of a sysfs choice file: "always [madvise] never" -> "madvise". */
+bool gp_sysfs_choice(const char *text, char *buf, size_t cap);
+
+/* Renderers (shared by `gpuprobe info` and the report's environment block). */
+void gp_host_render_text(FILE *out, const json_t *host);
+void gp_host_render_markdown(FILE *out, const json_t *host);
+
+#endif

@@ -1,0 +1,101 @@
+/* gpuprobe info: the environment facts a maintainer asks for first, as
+ * text, JSON or a Markdown list that pastes into an issue.  The same
+ * object is every result header's `host` (gp_host_info). */
+#include "config.h"
+#include "commands.h"
+#include "error.h"
+#include "hostinfo.h"
+#include "procfs.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { OPT_FORMAT = 0x100, OPT_PROC_ROOT, OPT_LIB, OPT_NO_RUNTIMES };
+
+struct info_opts {
+	const char *format;
+	const char *proc_root;
+	const char *lib;
+	int runtimes; /* -1: as the root says (live: yes) */
+};
+
+static const struct argp_option info_options[] = {
+	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default), json or markdown", 0 },
+	{ "proc-root", OPT_PROC_ROOT, "DIR", 0,
+	  "Read /proc, /sys, /dev and /etc under DIR (replay a captured tree)", 0 },
+	{ "lib", OPT_LIB, "PATH", 0, "Describe this HSA runtime instead of libhsa-runtime64.so.1", 0 },
+	{ "no-runtimes", OPT_NO_RUNTIMES, NULL, 0, "Do not dlopen the HSA and CUDA runtimes", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static error_t info_parse(int key, char *arg, struct argp_state *state)
+{
+	struct info_opts *o = state->input;
+	switch (key) {
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "markdown"))
+			argp_error(state, "--format '%s': give text, json or markdown", arg);
+		o->format = arg;
+		break;
+	case OPT_PROC_ROOT:
+		o->proc_root = arg;
+		break;
+	case OPT_LIB:
+		o->lib = arg;
+		o->runtimes = 1;
+		break;
+	case OPT_NO_RUNTIMES:
+		o->runtimes = 0;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "no arguments expected ('%s')", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp info_argp = {
+	info_options, info_parse, NULL,
+	"Print the environment facts a maintainer asks for first: OS and kernel, CPU, "
+	"GPUs and driver versions, WSL, device nodes and this user's access to them, "
+	"the HSA runtime's real file, version and build-id, the CUDA driver version, "
+	"HSA_/ROCR_/HIP_/CUDA_ environment, writeback and THP settings, Yama "
+	"ptrace_scope, ulimit -l and MemAvailable.\v"
+	"No runtime is initialised: the HSA runtime is only loaded to find its file "
+	"(its build-id is read from the ELF note), and the CUDA driver answers "
+	"cuDriverGetVersion without cuInit.  Every result file's header holds the "
+	"same facts.\n\n"
+	"Exit status: 0 ok; 1 the --proc-root cannot be opened; 64 usage error.",
+	NULL, NULL, NULL,
+};
+
+int cmd_info(int argc, char **argv, const struct gp_global *g)
+{
+	struct info_opts o = { .format = "text", .runtimes = -1 };
+	if (argp_parse(&info_argp, argc, argv, 0, NULL, &o))
+		return GP_EXIT_USAGE;
+	struct gp_root root;
+	if (gp_root_open(&root, o.proc_root) < 0) {
+		gp_err_errno(errno, o.proc_root, "cannot open the --proc-root directory");
+		return GP_EXIT_ERROR;
+	}
+	struct gp_host_info_opts ho = { .runtimes = o.runtimes < 0 ? root.live : o.runtimes,
+					.process = true, .hsa_lib = o.lib };
+	json_t *h = gp_host_info_ex(&root, &ho);
+	gp_root_close(&root);
+	if (!strcmp(o.format, "json")) {
+		json_dumpf(h, stdout, JSON_INDENT(2));
+		putchar('\n');
+	} else if (!strcmp(o.format, "markdown")) {
+		printf("**Environment** (`gpuprobe info`)\n\n");
+		gp_host_render_markdown(stdout, h);
+	} else {
+		gp_host_render_text(stdout, h);
+	}
+	json_decref(h);
+	return GP_EXIT_OK;
+}

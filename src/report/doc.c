@@ -1,0 +1,405 @@
+#include "config.h"
+#include "doc.h"
+#include "parse.h"
+#include "syscalls.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- formatting shared by the renderers ---------------------------------- */
+
+void gp_fmt_value(char *buf, size_t cap, const char *unit, double v)
+{
+	const double G = 1024.0 * 1024 * 1024, M = 1024.0 * 1024, K = 1024.0;
+	bool rate = !strcmp(unit, "bytes/s");
+	const char *sfx = rate ? "/s" : "";
+	if (!strcmp(unit, "bytes") || rate) {
+		double a = fabs(v);
+		if (a >= 10 * G)
+			snprintf(buf, cap, "%.1f GiB%s", v / G, sfx);
+		else if (a >= G)
+			snprintf(buf, cap, "%.2f GiB%s", v / G, sfx);
+		else if (a >= M)
+			snprintf(buf, cap, rate ? "%.1f MiB%s" : "%.0f MiB%s", v / M, sfx);
+		else if (a >= K)
+			snprintf(buf, cap, "%.0f KiB%s", v / K, sfx);
+		else
+			snprintf(buf, cap, "%.0f B%s", v, sfx);
+	} else if (!strcmp(unit, "s")) {
+		snprintf(buf, cap, "%.2f s", v);
+	} else if (!strcmp(unit, "ns")) {
+		snprintf(buf, cap, "%.3f s", v / 1e9);
+	} else if (!strcmp(unit, "%") || !strcmp(unit, "percent")) {
+		snprintf(buf, cap, "%.0f%%", v);
+	} else {
+		snprintf(buf, cap, "%.0f", v);
+	}
+}
+
+void gp_fmt_duration(char *buf, size_t cap, double s)
+{
+	if (s >= 3600)
+		snprintf(buf, cap, "%.1f h", s / 3600);
+	else if (s >= 120)
+		snprintf(buf, cap, "%.1f min", s / 60);
+	else
+		snprintf(buf, cap, "%.1f s", s);
+}
+
+/* ---- the metrics ------------------------------------------------------------- */
+
+enum {
+	MX_RSS_FILE, MX_RSS_ANON, MX_VM_PIN, MX_GPU, MX_RCHAR, MX_WCHAR, MX_CPU, MX_SYS,
+	MX_DIRTIED, MX_WRITTEN, MX_THREADS, MX_COUNT
+};
+
+static const struct gp_metric metrics[MX_COUNT] = {
+	[MX_RSS_FILE] = { "RssFile", "bytes", GP_MK_LEVEL, 0 },
+	[MX_RSS_ANON] = { "RssAnon", "bytes", GP_MK_LEVEL, 0 },
+	[MX_VM_PIN] = { "VmPin", "bytes", GP_MK_LEVEL, 0 },
+	[MX_GPU] = { "GPU memory", "bytes", GP_MK_LEVEL, 0 },
+	[MX_RCHAR] = { "read()", "bytes/s", GP_MK_RATE, 0 },
+	[MX_WCHAR] = { "write()", "bytes/s", GP_MK_RATE, 0 },
+	[MX_CPU] = { "process CPU", "%", GP_MK_RATE, 1 },
+	[MX_SYS] = { "process system CPU", "%", GP_MK_RATE, 1 },
+	[MX_DIRTIED] = { "system dirtied", "bytes/s", GP_MK_RATE, 2 },
+	[MX_WRITTEN] = { "system written back", "bytes/s", GP_MK_RATE, 2 },
+	[MX_THREADS] = { "threads", "count", GP_MK_LEVEL, 3 },
+};
+
+size_t gp_metric_count(void)
+{
+	return MX_COUNT;
+}
+
+const struct gp_metric *gp_metric_get(size_t i)
+{
+	return i < MX_COUNT ? &metrics[i] : NULL;
+}
+
+static double level(const struct gp_point *p, size_t i)
+{
+	switch (i) {
+	case MX_RSS_FILE: return (double)p->rss_file;
+	case MX_RSS_ANON: return (double)p->rss_anon;
+	case MX_VM_PIN: return (double)p->vm_pin;
+	case MX_GPU: return (double)p->gpu_bytes;
+	case MX_RCHAR: return (double)p->io_rchar;
+	case MX_WCHAR: return (double)p->io_wchar;
+	case MX_CPU: return p->utime + p->stime;
+	case MX_SYS: return p->stime;
+	case MX_DIRTIED: return (double)p->sys_dirtied;
+	case MX_WRITTEN: return (double)p->sys_written;
+	case MX_THREADS: return (double)p->threads;
+	}
+	return 0;
+}
+
+static bool seen(const struct gp_point *p, size_t i)
+{
+	switch (i) {
+	case MX_GPU: return p->have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML);
+	case MX_RCHAR: case MX_WCHAR: return p->have & GP_PT_IO;
+	case MX_DIRTIED: case MX_WRITTEN: return p->have & GP_PT_SYS_WB;
+	}
+	return true;
+}
+
+bool gp_metric_value(const struct gp_doc *d, size_t i, size_t k, double *out)
+{
+	const struct gp_series *s = &d->l.series;
+	if (i >= MX_COUNT || k >= s->n || !seen(&s->pt[k], i))
+		return false;
+	if (metrics[i].kind == GP_MK_LEVEL) {
+		*out = level(&s->pt[k], i);
+		return true;
+	}
+	if (k == 0 || !seen(&s->pt[k - 1], i))
+		return false;
+	double dt = s->pt[k].t - s->pt[k - 1].t;
+	double a = level(&s->pt[k - 1], i), b = level(&s->pt[k], i);
+	if (dt <= 0 || b < a)
+		return false;
+	double r = (b - a) / dt;
+	if (i == MX_CPU || i == MX_SYS)
+		r *= 100.0;
+	else if (i == MX_DIRTIED || i == MX_WRITTEN)
+		r *= (double)d->l.page_size;
+	*out = r;
+	return true;
+}
+
+bool gp_metric_present(const struct gp_doc *d, size_t i)
+{
+	for (size_t k = 0; k < d->l.series.n; k++) {
+		double v;
+		if (gp_metric_value(d, i, k, &v)) {
+			/* levels are shown when seen; rates and VmPin only when they move */
+			if (v != 0 || (metrics[i].kind == GP_MK_LEVEL && i != MX_VM_PIN))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- the second pass: one handler per line type -------------------------------- */
+
+struct scan {
+	struct gp_doc *d;
+	size_t sample_idx;
+	double judged_from;
+};
+
+static struct gp_thread_agg *thread(struct scan *sc, int tid)
+{
+	struct gp_doc *d = sc->d;
+	/* Linear from the last hit: samples list threads in the same order. */
+	static size_t hint;
+	for (size_t k = 0; k < d->nth; k++) {
+		size_t j = (hint + k) % d->nth;
+		if (d->th[j].tid == tid) {
+			hint = j + 1;
+			return &d->th[j];
+		}
+	}
+	struct gp_thread_agg *n = realloc(d->th, (d->nth + 1) * sizeof *n);
+	if (!n)
+		return NULL;
+	d->th = n;
+	struct gp_thread_agg *t = &d->th[d->nth++];
+	memset(t, 0, sizeof *t);
+	t->tid = tid;
+	t->cpu = malloc((d->l.series.n ? d->l.series.n : 1) * sizeof *t->cpu);
+	for (size_t k = 0; t->cpu && k < d->l.series.n; k++)
+		t->cpu[k] = NAN;
+	return t;
+}
+
+static uint64_t hexval(const json_t *v)
+{
+	uint64_t x = 0;
+	if (json_is_string(v))
+		gp_parse_x64(json_string_value(v), &x, NULL);
+	else if (json_is_integer(v))
+		x = (uint64_t)json_integer_value(v);
+	return x;
+}
+
+static void on_sample(struct scan *sc, json_t *line)
+{
+	struct gp_doc *d = sc->d;
+	size_t k = sc->sample_idx++;
+	double t = json_number_value(json_object_get(line, "t"));
+	bool judged = t >= sc->judged_from - 1e-9;
+	size_t i;
+	json_t *th;
+	json_array_foreach(json_object_get(line, "threads"), i, th) {
+		json_t *jt = json_object_get(th, "tid");
+		if (!json_is_integer(jt))
+			continue;
+		struct gp_thread_agg *a = thread(sc, (int)json_integer_value(jt));
+		if (!a)
+			return;
+		const char *comm = json_string_value(json_object_get(th, "comm"));
+		if (comm)
+			gp_strlcpy(a->comm, comm, sizeof a->comm);
+		const char *st = json_string_value(json_object_get(th, "state"));
+		a->state = st && *st ? st[0] : '?';
+		a->last_t = t;
+		json_t *cpu = json_object_get(th, "cpu_pct"), *sys = json_object_get(th, "sys_pct");
+		if (json_is_number(cpu) && a->cpu && k < d->l.series.n)
+			a->cpu[k] = (float)json_number_value(cpu);
+		if (judged) {
+			/* the first sample has no cpu_pct (no interval yet) */
+			if (json_is_number(cpu)) {
+				a->judged++;
+				a->cpu_sum += json_number_value(cpu);
+			}
+			if (json_is_number(sys))
+				a->sys_sum += json_number_value(sys);
+			int si = a->state == 'R' ? 0 : a->state == 'S' ? 1 : a->state == 'D' ? 2
+				 : (a->state == 'T' || a->state == 't') ? 3 : 4;
+			a->nstate[si]++;
+		}
+		const char *w = json_string_value(json_object_get(th, "wchan"));
+		if (w && *w && strcmp(w, "0"))
+			gp_strlcpy(a->wchan, w, sizeof a->wchan);
+		json_t *s = json_object_get(th, "syscall");
+		if (json_is_string(s)) {
+			gp_strlcpy(a->syscall, json_string_value(s), sizeof a->syscall);
+		} else if (json_is_object(s)) {
+			json_t *nr = json_object_get(s, "nr");
+			if (json_is_integer(nr) && json_integer_value(nr) < 0) {
+				gp_strlcpy(a->syscall, "user space", sizeof a->syscall);
+			} else if (json_is_integer(nr)) {
+				uint64_t args[6] = { 0 };
+				json_t *ja = json_object_get(s, "args");
+				for (int q = 0; q < 6; q++)
+					args[q] = hexval(json_array_get(ja, (size_t)q));
+				gp_syscall_describe(a->syscall, sizeof a->syscall, json_integer_value(nr), args);
+			}
+		}
+		json_t *ks = json_object_get(th, "kernel");
+		if (json_array_size(ks)) {
+			size_t q, len = 0;
+			json_t *f;
+			a->kstack[0] = '\0';
+			json_array_foreach(ks, q, f)
+				if (json_is_string(f) && len < sizeof a->kstack)
+					len += (size_t)snprintf(a->kstack + len, sizeof a->kstack - len, "%s%s",
+								q ? "\n" : "", json_string_value(f));
+		}
+	}
+}
+
+static void keep_in(json_t *arr, json_t *line)
+{
+	json_array_append(arr, line);
+}
+
+static void on_stacks(struct scan *sc, json_t *line) { keep_in(sc->d->stacks, line); }
+static void on_arm(struct scan *sc, json_t *line) { keep_in(sc->d->arms, line); }
+static void on_idle(struct scan *sc, json_t *line) { keep_in(sc->d->idle, line); }
+static void on_gpu(struct scan *sc, json_t *line) { keep_in(sc->d->gpu, line); }
+static void on_known(struct scan *sc, json_t *line) { (void)sc; (void)line; }
+
+/* The dispatch table: a new line type is one row and one handler.
+ * header/target/exit/verdict are the loader's (load.c). */
+static const struct {
+	const char *type;
+	void (*fn)(struct scan *, json_t *);
+} handlers[] = {
+	{ "sample", on_sample },
+	{ "stacks", on_stacks },
+	{ "arm", on_arm },
+	{ "idle", on_idle },
+	{ "gpu", on_gpu },
+	{ "header", on_known },
+	{ "target", on_known },
+	{ "exit", on_known },
+	{ "verdict", on_known },
+};
+
+static int scan_file(struct gp_doc *d, char *err, size_t errcap)
+{
+	FILE *f = fopen(d->path, "re");
+	if (!f) {
+		snprintf(err, errcap, "%s", strerror(errno));
+		return -1;
+	}
+	struct scan sc = { .d = d, .judged_from = d->v.judged_from };
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	while ((len = getline(&buf, &cap, f)) > 0) {
+		lineno++;
+		if (buf[len - 1] != '\n')
+			break; /* the cut tail of a killed run: the loader said so */
+		json_t *j = json_loadb(buf, (size_t)len, 0, NULL);
+		if (!j)
+			continue;
+		const char *type = json_string_value(json_object_get(j, "type"));
+		if (type) {
+			size_t h = 0;
+			while (h < sizeof handlers / sizeof handlers[0] && strcmp(handlers[h].type, type))
+				h++;
+			if (h < sizeof handlers / sizeof handlers[0]) {
+				handlers[h].fn(&sc, j);
+			} else {
+				json_t *c = json_object_get(d->unknown, type);
+				json_object_set_new(d->unknown, type,
+						    json_integer(json_integer_value(c) + 1));
+			}
+		}
+		json_decref(j);
+	}
+	free(buf);
+	fclose(f);
+	return 0;
+}
+
+int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp_doc *d,
+		char *err, size_t errcap)
+{
+	memset(d, 0, sizeof *d);
+	d->path = path;
+	if (gp_load_result(path, &d->l, err, errcap) < 0)
+		return -1;
+	struct gp_verdict_opts vo = *vo_in;
+	vo.page_size = d->l.page_size;
+	vo.kstacks_seen = d->l.kstacks_seen;
+	if (vo.hang_after <= 0) {
+		json_t *h = json_object_get(d->l.verdict, "hang_after_s");
+		vo.hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;
+	}
+	const json_t *ex = d->l.exit;
+	json_t *st = json_object_get(ex, "status"), *sg = json_object_get(ex, "signal");
+	vo.end_reason = json_string_value(json_object_get(ex, "reason"));
+	if (json_is_integer(st) || json_is_integer(sg)) {
+		vo.have_status = true;
+		vo.status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
+		vo.signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
+	}
+	d->is_trace = d->l.series.n > 0;
+	gp_verdict_compute(d->l.series.pt, d->l.series.n, &vo, &d->v);
+	d->arms = json_array();
+	d->stacks = json_array();
+	d->idle = json_array();
+	d->gpu = json_array();
+	d->unknown = json_object();
+	if (scan_file(d, err, errcap) < 0) {
+		gp_doc_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+void gp_doc_free(struct gp_doc *d)
+{
+	gp_loaded_free(&d->l);
+	json_decref(d->arms);
+	json_decref(d->stacks);
+	json_decref(d->idle);
+	json_decref(d->gpu);
+	json_decref(d->unknown);
+	for (size_t i = 0; i < d->nth; i++)
+		free(d->th[i].cpu);
+	free(d->th);
+	d->th = NULL;
+	d->nth = 0;
+	d->arms = d->stacks = d->idle = d->gpu = d->unknown = NULL;
+}
+
+static double judged_cpu(const struct gp_thread_agg *t)
+{
+	return t->judged ? t->cpu_sum / t->judged : 0;
+}
+
+static int by_cpu(const void *a, const void *b)
+{
+	const struct gp_thread_agg *x = *(const struct gp_thread_agg *const *)a;
+	const struct gp_thread_agg *y = *(const struct gp_thread_agg *const *)b;
+	double cx = judged_cpu(x), cy = judged_cpu(y);
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return x->tid - y->tid;
+}
+
+size_t gp_doc_top_threads(const struct gp_doc *d, const struct gp_thread_agg **out, size_t max)
+{
+	if (!d->nth)
+		return 0;
+	const struct gp_thread_agg **all = malloc(d->nth * sizeof *all);
+	if (!all)
+		return 0;
+	for (size_t i = 0; i < d->nth; i++)
+		all[i] = &d->th[i];
+	qsort(all, d->nth, sizeof *all, by_cpu);
+	size_t n = d->nth < max ? d->nth : max;
+	memcpy(out, all, n * sizeof *out);
+	free(all);
+	return n;
+}

@@ -1,0 +1,76 @@
+/* One saved result, ready to render: what the loader gives (the compact
+ * series, header/target/exit/verdict) and, from a second pass over the
+ * file, the lines the series does not keep.  Lines are dispatched on
+ * their "type" through one table (doc.c): `sample` feeds the per-thread
+ * table; `stacks`, `arm` and `idle` lines are kept for their renderers;
+ * a type this version does not know is counted and named, never fatal.
+ * The renderers (render_md.c, render_text.c, plot.c) read only this. */
+#ifndef GP_DOC_H
+#define GP_DOC_H
+
+#include "load.h"
+#include "verdict.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* One thread over the judged phase. */
+struct gp_thread_agg {
+	int tid;
+	char comm[16];
+	double cpu_sum, sys_sum;     /* sums of cpu_pct/sys_pct over judged samples */
+	unsigned judged;             /* samples in the judged phase that saw it */
+	unsigned nstate[5];          /* R, S, D, T/t, other: judged phase */
+	char state;                  /* in the last sample that saw it */
+	char wchan[32];              /* last non-empty */
+	char syscall[96];            /* last described, "running" or "user space" */
+	char kstack[512];            /* last kernel stack seen, frames joined by '\n' */
+	double last_t;
+	float *cpu;                  /* cpu_pct per sample index (NaN: absent) */
+};
+
+struct gp_doc {
+	const char *path;
+	struct gp_loaded l;
+	struct gp_verdict v;         /* judged again from the series */
+	json_t *arms, *stacks, *idle;/* arrays of those lines, in file order */
+	json_t *gpu;                 /* `gpu` lines: the runtime a lock/pools run used */
+	json_t *unknown;             /* {type: count} of lines no handler knows */
+	struct gp_thread_agg *th;
+	size_t nth;
+	bool is_trace;               /* has samples (else: an arm/idle result) */
+};
+
+/* Loads path (gp_load_result), judges it with vo (hang_after <= 0: the
+ * trace's own), and scans it again for the other lines.  0, or -1 with a
+ * one-line reason in err. */
+int gp_doc_load(const char *path, const struct gp_verdict_opts *vo, struct gp_doc *d,
+		char *err, size_t errcap);
+void gp_doc_free(struct gp_doc *d);
+
+/* The metrics every renderer draws (sparklines, plot): level metrics
+ * (bytes, count) and rates (bytes/s, percent) from consecutive points. */
+enum gp_metric_kind { GP_MK_LEVEL, GP_MK_RATE };
+struct gp_metric {
+	const char *label;       /* "RssFile" */
+	const char *unit;        /* "bytes", "bytes/s", "%", "count" */
+	enum gp_metric_kind kind;
+	int group;               /* plot panel: 0 progress, 1 CPU, 2 system */
+};
+size_t gp_metric_count(void);
+const struct gp_metric *gp_metric_get(size_t i);
+/* The value of metric i at point k (rates from k-1 to k); false where
+ * this trace did not see it (no GPU, no io, first point of a rate). */
+bool gp_metric_value(const struct gp_doc *d, size_t i, size_t k, double *out);
+/* True when the trace saw metric i at all and it is not all zero. */
+bool gp_metric_present(const struct gp_doc *d, size_t i);
+
+/* Threads sorted busiest first (judged CPU), at most max; returns count. */
+size_t gp_doc_top_threads(const struct gp_doc *d, const struct gp_thread_agg **out, size_t max);
+
+/* Shared formatting. */
+void gp_fmt_value(char *buf, size_t cap, const char *unit, double v);
+void gp_fmt_duration(char *buf, size_t cap, double s);
+
+#endif

@@ -1,0 +1,871 @@
+/* Markdown (GitHub-flavoured) rendering of saved results: what pastes
+ * into a bug report.  The shapes are the seeds' own: seed 004's arm
+ * tables (arm, call, range, prefault, lock, result; arm, own GTT peak,
+ * RssFile, result), seed 000's A/B table (runtime, idle CPU, spinner
+ * threads) and its "Environment" list. */
+#include "config.h"
+#include "render.h"
+#include "hostinfo.h"
+#include "parse.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A table cell: '|' escaped, line breaks flattened. */
+static void cell(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* ---- sparklines ------------------------------------------------------------- */
+
+static const char *const blocks[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+
+size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, size_t width,
+		    double *vmin, double *vmax)
+{
+	size_t n = d->l.series.n;
+	buf[0] = '\0';
+	if (!n || !width)
+		return 0;
+	if (width > n)
+		width = n;
+	double *b = calloc(width, sizeof *b);
+	unsigned *cnt = calloc(width, sizeof *cnt);
+	if (!b || !cnt) {
+		free(b);
+		free(cnt);
+		return 0;
+	}
+	double t0 = d->l.series.pt[0].t, t1 = d->l.series.pt[n - 1].t;
+	double span = t1 > t0 ? t1 - t0 : 1;
+	const struct gp_metric *mt = gp_metric_get(m);
+	for (size_t k = 0; k < n; k++) {
+		double v;
+		if (!gp_metric_value(d, m, k, &v))
+			continue;
+		size_t j = (size_t)((d->l.series.pt[k].t - t0) / span * (double)(width - 1) + 0.5);
+		if (j >= width)
+			j = width - 1;
+		/* levels: the bucket's last value; rates: the mean */
+		if (mt->kind == GP_MK_LEVEL)
+			b[j] = v;
+		else
+			b[j] += v;
+		cnt[j]++;
+	}
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t j = 0; j < width; j++) {
+		if (!cnt[j])
+			continue;
+		if (mt->kind == GP_MK_RATE)
+			b[j] /= cnt[j];
+		lo = fmin(lo, b[j]);
+		hi = fmax(hi, b[j]);
+	}
+	/* Rates from zero, so "0.5 GiB/s all along" is a full bar, not flat. */
+	if (mt->kind == GP_MK_RATE && lo > 0)
+		lo = 0;
+	size_t len = 0;
+	double last = lo;
+	for (size_t j = 0; j < width; j++)
+		if (cnt[j]) {
+			last = b[j]; /* leading empty buckets take the first value */
+			break;
+		}
+	for (size_t j = 0; j < width && len + 4 < cap; j++) {
+		double v = cnt[j] ? b[j] : last;
+		last = v;
+		int lv = hi > lo ? (int)((v - lo) / (hi - lo) * 7.0 + 0.5) : 0;
+		if (lv < 0)
+			lv = 0;
+		if (lv > 7)
+			lv = 7;
+		len += (size_t)snprintf(buf + len, cap - len, "%s", blocks[lv]);
+	}
+	if (vmin)
+		*vmin = isfinite(lo) ? lo : 0;
+	if (vmax)
+		*vmax = isfinite(hi) ? hi : 0;
+	free(b);
+	free(cnt);
+	return len;
+}
+
+/* ---- pieces ------------------------------------------------------------------ */
+
+static const char *target_comm(const struct gp_doc *d)
+{
+	const char *c = str(d->l.target, "comm");
+	return c ? c : "?";
+}
+
+static void md_verdict_line(FILE *out, const struct gp_doc *d)
+{
+	const struct gp_verdict *v = &d->v;
+	fprintf(out, "**Verdict: `%s`**", v->klass);
+	if (v->before[0])
+		fprintf(out, " (before that: `%s`)", v->before);
+	fprintf(out, " since +%.1f s, confidence %s — ", v->since_s, v->confidence);
+	cell(out, v->summary);
+	fputs("\n\n", out);
+}
+
+static void md_context(FILE *out, const struct gp_doc *d)
+{
+	const json_t *h = d->l.header;
+	char dur[32] = "?";
+	if (d->l.series.n)
+		gp_fmt_duration(dur, sizeof dur, d->l.series.pt[d->l.series.n - 1].t - d->l.series.pt[0].t);
+	fprintf(out, "`gpuprobe %s` of **%s** (pid %" JSON_INTEGER_FORMAT "): %zu samples over %s",
+		str(h, "command") ? str(h, "command") : "?", target_comm(d),
+		json_integer_value(json_object_get(d->l.target, "pid")), d->l.series.n, dur);
+	if (str(h, "started"))
+		fprintf(out, ", started %s", str(h, "started"));
+	const json_t *ex = d->l.exit;
+	if (ex) {
+		fprintf(out, "; ended: %s", str(ex, "reason") ? str(ex, "reason") : "?");
+		json_t *st = json_object_get(ex, "status"), *sg = json_object_get(ex, "signal");
+		if (json_is_integer(st))
+			fprintf(out, " (status %" JSON_INTEGER_FORMAT ")", json_integer_value(st));
+		if (json_is_integer(sg))
+			fprintf(out, " (signal %" JSON_INTEGER_FORMAT ")", json_integer_value(sg));
+	} else {
+		fputs("; **cut short**: no exit line (the run was killed)", out);
+	}
+	fputs(".\n\n", out);
+	const json_t *argv = json_object_get(d->l.target, "cmdline");
+	if (json_array_size(argv)) {
+		fputs("Command line: `", out);
+		size_t i;
+		const json_t *a;
+		json_array_foreach(argv, i, a) {
+			if (i >= 16) {
+				fputs(" ...", out);
+				break;
+			}
+			fprintf(out, "%s%s", i ? " " : "", json_string_value(a) ? json_string_value(a) : "");
+		}
+		fputs("`\n\n", out);
+	}
+}
+
+static void md_environment(FILE *out, const struct gp_doc *d)
+{
+	const json_t *host = json_object_get(d->l.header, "host");
+	if (!json_is_object(host))
+		return;
+	fputs("<details><summary>Environment</summary>\n\n", out);
+	gp_host_render_markdown(out, host);
+	fputs("\n</details>\n\n", out);
+}
+
+static void md_phases(FILE *out, const struct gp_verdict *v)
+{
+	if (v->nphases < 2)
+		return;
+	fputs("| phase | kind | what |\n|---|---|---|\n", out);
+	for (size_t i = 0; i < v->nphases; i++) {
+		const struct gp_phase *p = &v->phase[i];
+		fprintf(out, "| +%.1f – %.1f s | %s | ", p->from, p->to, p->progress ? "progress" : "flat");
+		cell(out, p->what);
+		fputs(" |\n", out);
+	}
+	fputc('\n', out);
+}
+
+static void md_evidence(FILE *out, const struct gp_verdict *v)
+{
+	if (!v->nev)
+		return;
+	fprintf(out, "**Evidence** (judged phase +%.1f – %.1f s; progress = output, activity = effort)\n\n",
+		v->judged_from, v->judged_to);
+	fputs("| metric | scope | first | last | slope | role | reads |\n"
+	      "|---|---|---:|---:|---:|---|---|\n", out);
+	for (size_t i = 0; i < v->nev; i++) {
+		const struct gp_evidence *e = &v->ev[i];
+		char f[32], l[32], s[40], unit[16];
+		gp_fmt_value(f, sizeof f, e->unit, e->first);
+		gp_fmt_value(l, sizeof l, e->unit, e->last);
+		if (!strcmp(e->unit, "bytes"))
+			gp_fmt_value(s, sizeof s, "bytes/s", e->slope_per_s);
+		else {
+			snprintf(unit, sizeof unit, "%s", e->unit);
+			if (!strcmp(e->unit, "s"))
+				snprintf(s, sizeof s, "%.2f s/s", e->slope_per_s);
+			else if (!strcmp(e->unit, "ns"))
+				snprintf(s, sizeof s, "%.3f s/s", e->slope_per_s / 1e9);
+			else if (!strcmp(e->unit, "percent"))
+				snprintf(s, sizeof s, "%+.1f %%/s", e->slope_per_s);
+			else
+				snprintf(s, sizeof s, "%.1f/s", e->slope_per_s);
+		}
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | ", e->metric, e->scope, f, l, s,
+			e->role == GP_ROLE_PROGRESS ? "progress" : "activity");
+		cell(out, e->reads);
+		fputs(" |\n", out);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < v->nunseen; i++) {
+		fputs(i ? "; " : "Not seen: ", out);
+		cell(out, v->unseen[i]);
+	}
+	if (v->nunseen)
+		fputs(".\n\n", out);
+}
+
+static char main_state(const struct gp_thread_agg *t)
+{
+	static const char st[5] = { 'R', 'S', 'D', 'T', '?' };
+	unsigned best = 0;
+	int bi = -1;
+	for (int i = 0; i < 5; i++)
+		if (t->nstate[i] > best) {
+			best = t->nstate[i];
+			bi = i;
+		}
+	return bi < 0 ? t->state : st[bi];
+}
+
+#define TOP_THREADS 8
+
+void gp_md_threads(FILE *out, const struct gp_doc *d)
+{
+	if (!d->nth)
+		return;
+	const struct gp_thread_agg *top[TOP_THREADS];
+	size_t n = gp_doc_top_threads(d, top, TOP_THREADS);
+	/* Busy threads, then the stuck ones (D state, or the wchan most
+	 * sleepers share), then one row for the rest. */
+	fprintf(out, "**Threads** (%zu seen; busiest over the judged phase, and where the others wait)\n\n", d->nth);
+	fputs("| thread | comm | CPU | system | state | wchan | syscall |\n"
+	      "|---:|---|---:|---:|---|---|---|\n", out);
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gp_thread_agg *t = top[i];
+		double cpu = t->judged ? t->cpu_sum / t->judged : 0;
+		if (cpu < 1.0 && main_state(t) != 'D')
+			continue;
+		fprintf(out, "| %d | ", t->tid);
+		cell(out, t->comm);
+		fprintf(out, " | %.0f%% | %.0f%% | %c | %s | ", cpu, t->judged ? t->sys_sum / t->judged : 0,
+			main_state(t), t->wchan[0] ? t->wchan : "–");
+		cell(out, t->syscall[0] ? t->syscall : "–");
+		fputs(" |\n", out);
+		shown++;
+	}
+	/* The sleepers, grouped by (wchan, syscall) in their last sample. */
+	struct grp {
+		const char *wchan, *sc, *comm;
+		char state;
+		unsigned n;
+		int tid;
+		bool mixed;     /* same call, different arguments */
+	} g[16];
+	size_t ng = 0;
+	for (size_t i = 0; i < d->nth; i++) {
+		const struct gp_thread_agg *t = &d->th[i];
+		double cpu = t->judged ? t->cpu_sum / t->judged : 0;
+		if (cpu >= 1.0 || main_state(t) == 'D')
+			continue;
+		/* grouped by wchan and the call's name: a thousand futex
+		 * waiters on a thousand addresses are one row */
+		size_t k = 0;
+		while (k < ng && !(strcmp(g[k].wchan, t->wchan) == 0
+				   && strcspn(g[k].sc, "(") == strcspn(t->syscall, "(")
+				   && !strncmp(g[k].sc, t->syscall, strcspn(t->syscall, "("))))
+			k++;
+		if (k == ng) {
+			if (ng == 16)
+				k = 15;
+			else
+				g[ng++] = (struct grp){ t->wchan, t->syscall, t->comm, main_state(t), 0, t->tid, false };
+		}
+		if (g[k].n && strcmp(g[k].sc, t->syscall))
+			g[k].mixed = true;
+		g[k].n++;
+	}
+	for (size_t k = 0; k < ng; k++) {
+		if (g[k].n == 1)
+			fprintf(out, "| %d | ", g[k].tid);
+		else
+			fprintf(out, "| %u threads | ", g[k].n);
+		cell(out, g[k].comm);
+		fprintf(out, " | 0%% | 0%% | %c | %s | ", g[k].state, g[k].wchan[0] ? g[k].wchan : "–");
+		if (g[k].mixed)
+			fprintf(out, "%.*s(...)", (int)strcspn(g[k].sc, "("), g[k].sc);
+		else
+			cell(out, g[k].sc[0] ? g[k].sc : "–");
+		fputs(" |\n", out);
+	}
+	fputc('\n', out);
+	(void)shown;
+}
+
+/* ---- stacks, collapsed by identical frames ---------------------------------------- */
+
+static void frame_text(char *buf, size_t cap, const json_t *f)
+{
+	const char *sym = str(f, "symbol"), *mod = str(f, "module"), *file = str(f, "file");
+	const char *base = mod ? strrchr(mod, '/') : NULL;
+	base = base ? base + 1 : mod;
+	if (sym)
+		snprintf(buf, cap, "%s", sym);
+	else if (json_object_get(f, "offset"))
+		snprintf(buf, cap, "?? %s+%s", base ? base : "?",
+			 str(f, "offset") ? str(f, "offset") : "?");
+	else
+		snprintf(buf, cap, "?? %s", str(f, "pc") ? str(f, "pc") : "?");
+	size_t l = strlen(buf);
+	if (base && sym && l < cap)
+		l += (size_t)snprintf(buf + l, cap - l, " (%s)", base);
+	if (file && l < cap)
+		snprintf(buf + l, cap - l, " at %s:%" JSON_INTEGER_FORMAT, file,
+			 json_integer_value(json_object_get(f, "line")));
+}
+
+struct stack_group {
+	char *text;
+	int tids[64];
+	char comms[64][16];
+	size_t n, ntids;
+};
+
+static void md_stacks(FILE *out, const struct gp_doc *d)
+{
+	const json_t *last = json_array_get(d->stacks, json_array_size(d->stacks) - 1);
+	struct stack_group *g = NULL;
+	size_t ng = 0;
+	double t = 0;
+	const char *from;
+	/* Each thread's latest stack: `trace --stacks hot|all` stacks a quiet
+	 * thread once per place it waits in, not in every line. */
+	json_t *latest = json_array();
+	{
+		json_t *by_tid = json_object();
+		size_t li, i;
+		const json_t *ln, *th;
+		json_array_foreach(d->stacks, li, ln)
+			json_array_foreach(json_object_get(ln, "threads"), i, th) {
+				char key[24];
+				snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "tid")));
+				if (!json_object_get(by_tid, key))
+					json_array_append_new(latest, json_string(key));
+				json_object_set(by_tid, key, (json_t *)th);
+			}
+		json_t *arr = json_array();
+		json_array_foreach(latest, i, th)
+			json_array_append(arr, json_object_get(by_tid, json_string_value(th)));
+		json_decref(latest);
+		json_decref(by_tid);
+		latest = arr;
+	}
+	if (last) {
+		from = "`stacks` lines, each thread's latest";
+		t = json_number_value(json_object_get(last, "t"));
+		size_t i;
+		const json_t *th;
+		json_array_foreach(latest, i, th) {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&text, &len);
+			if (!m)
+				continue;
+			size_t q;
+			const json_t *f;
+			json_array_foreach(json_object_get(th, "frames"), q, f) {
+				char fb[512];
+				frame_text(fb, sizeof fb, f);
+				fprintf(m, "#%-2zu %s\n", q, fb);
+			}
+			json_array_foreach(json_object_get(th, "kernel"), q, f)
+				fprintf(m, "[k] %s\n", json_is_string(f) ? json_string_value(f) : str(f, "symbol") ? str(f, "symbol") : "?");
+			fclose(m);
+			size_t k = 0;
+			while (k < ng && strcmp(g[k].text, text))
+				k++;
+			if (k == ng) {
+				struct stack_group *ngp = realloc(g, (ng + 1) * sizeof *g);
+				if (!ngp) {
+					free(text);
+					break;
+				}
+				g = ngp;
+				memset(&g[ng], 0, sizeof g[ng]);
+				g[ng++].text = text;
+			} else {
+				free(text);
+			}
+			if (g[k].ntids < 64) {
+				g[k].tids[g[k].ntids] = (int)json_integer_value(json_object_get(th, "tid"));
+				gp_strlcpy(g[k].comms[g[k].ntids], str(th, "comm") ? str(th, "comm") : "",
+					   sizeof g[k].comms[0]);
+				g[k].ntids++;
+			}
+			g[k].n++;
+		}
+	} else {
+		/* No `stacks` line: the kernel stacks the samples carried (root). */
+		from = "kernel stacks in the samples";
+		for (size_t i = 0; i < d->nth; i++) {
+			const struct gp_thread_agg *th = &d->th[i];
+			if (!th->kstack[0])
+				continue;
+			size_t k = 0;
+			while (k < ng && strcmp(g[k].text, th->kstack))
+				k++;
+			if (k == ng) {
+				struct stack_group *ngp = realloc(g, (ng + 1) * sizeof *g);
+				if (!ngp)
+					break;
+				g = ngp;
+				memset(&g[ng], 0, sizeof g[ng]);
+				g[ng++].text = strdup(th->kstack);
+			}
+			if (g[k].ntids < 64) {
+				g[k].tids[g[k].ntids] = th->tid;
+				gp_strlcpy(g[k].comms[g[k].ntids], th->comm, sizeof g[k].comms[0]);
+				g[k].ntids++;
+			}
+			g[k].n++;
+		}
+	}
+	json_decref(latest);
+	if (!ng) {
+		free(g);
+		return;
+	}
+	size_t total = 0;
+	for (size_t k = 0; k < ng; k++)
+		total += g[k].n;
+	/* Most populous first: the stuck crowd, then the odd ones out. */
+	for (size_t a = 1; a < ng; a++)
+		for (size_t b = a; b > 0 && g[b].n > g[b - 1].n; b--) {
+			struct stack_group x = g[b];
+			g[b] = g[b - 1];
+			g[b - 1] = x;
+		}
+	fprintf(out, "<details><summary>Stacks: %zu threads, %zu distinct (%s", total, ng, from);
+	if (last)
+		fprintf(out, ", the last at +%.1f s", t);
+	fputs(")</summary>\n\n", out);
+	for (size_t k = 0; k < ng; k++) {
+		fprintf(out, "%zu thread%s:", g[k].n, g[k].n == 1 ? "" : "s");
+		for (size_t q = 0; q < g[k].ntids && q < 12; q++)
+			fprintf(out, " %d%s%s%s", g[k].tids[q], g[k].comms[q][0] ? " (" : "", g[k].comms[q],
+				g[k].comms[q][0] ? ")" : "");
+		if (g[k].n > 12)
+			fputs(" ...", out);
+		fputs("\n\n```\n", out);
+		fputs(g[k].text, out);
+		if (g[k].text[0] && g[k].text[strlen(g[k].text) - 1] != '\n')
+			fputc('\n', out);
+		fputs("```\n\n", out);
+		free(g[k].text);
+	}
+	fputs("</details>\n\n", out);
+	free(g);
+}
+
+static void md_metrics(FILE *out, const struct gp_doc *d)
+{
+	size_t n = d->l.series.n;
+	if (n < 2)
+		return;
+	double t0 = d->l.series.pt[0].t, t1 = d->l.series.pt[n - 1].t;
+	fprintf(out, "**Timeline** (+%.0f – %.0f s; each sparkline from its minimum to its maximum, rates from 0)\n\n",
+		t0, t1);
+	fputs("| metric | first | last | peak | shape |\n|---|---:|---:|---:|---|\n", out);
+	for (size_t m = 0; m < gp_metric_count(); m++) {
+		if (!gp_metric_present(d, m))
+			continue;
+		const struct gp_metric *mt = gp_metric_get(m);
+		char sp[48 * 4 + 1], f[32] = "–", l[32] = "–", p[32];
+		double lo, hi, first = NAN, lastv = NAN;
+		gp_sparkline(sp, sizeof sp, d, m, 48, &lo, &hi);
+		for (size_t k = 0; k < n; k++) {
+			double v;
+			if (gp_metric_value(d, m, k, &v)) {
+				if (isnan(first))
+					first = v;
+				lastv = v;
+			}
+		}
+		if (!isnan(first))
+			gp_fmt_value(f, sizeof f, mt->unit, first);
+		if (!isnan(lastv))
+			gp_fmt_value(l, sizeof l, mt->unit, lastv);
+		gp_fmt_value(p, sizeof p, mt->unit, hi);
+		fprintf(out, "| %s | %s | %s | %s | %s |\n", mt->label, f, l, p, hi > lo ? sp : "flat");
+	}
+	fputc('\n', out);
+}
+
+/* ---- pinning arms (seed 004's table) ----------------------------------------------- */
+
+static double num(const json_t *o, const char *k, double dflt)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+static const char *mapping_text(const char *m)
+{
+	if (!m)
+		return "?";
+	if (!strcmp(m, "file-shared-ro"))
+		return "file, `MAP_SHARED`, read-only";
+	if (!strcmp(m, "file-shared-rw"))
+		return "file, `MAP_SHARED`, read-write";
+	if (!strcmp(m, "anon"))
+		return "anonymous";
+	return m;
+}
+
+/* "16.4 GiB (17 559 175 168 B)": the exact count, grouped, as the seed. */
+static void range_text(char *buf, size_t cap, double bytes)
+{
+	char h[32], digits[32], g[48];
+	gp_fmt_value(h, sizeof h, "bytes", bytes);
+	snprintf(digits, sizeof digits, "%.0f", bytes);
+	size_t n = strlen(digits), o = 0;
+	for (size_t i = 0; i < n && o + 2 < sizeof g; i++) {
+		if (i && (n - i) % 3 == 0)
+			g[o++] = ' ';
+		g[o++] = digits[i];
+	}
+	g[o] = '\0';
+	if (bytes >= 1024)
+		snprintf(buf, cap, "%s (%s B)", h, g);
+	else
+		snprintf(buf, cap, "%s", h);
+}
+
+/* As the seed writes them: 0.128 s, 4.206 s, 20.1 s. */
+static void secs(char *buf, size_t cap, double s)
+{
+	snprintf(buf, cap, s < 10 ? "%.3f s" : "%.1f s", s);
+}
+
+void gp_arm_cells(const json_t *a, struct gp_arm_cells *c)
+{
+	const char *call = str(a, "call"), *pool = str(a, "pool");
+	snprintf(c->arm, sizeof c->arm, "%s", str(a, "name") ? str(a, "name") : "?");
+	if (pool && *pool)
+		snprintf(c->call, sizeof c->call, "`%s` (pool %s)", call ? call : "?", pool);
+	else
+		snprintf(c->call, sizeof c->call, "`%s`", call ? call : "?");
+	char r[96];
+	range_text(r, sizeof r, num(a, "bytes", 0));
+	int refault = (int)num(a, "refault_threads", 0);
+	if (refault > 0)
+		snprintf(c->range, sizeof c->range, "%s, %s, +%d thread%s re-faulting", r,
+			 mapping_text(str(a, "mapping")), refault, refault == 1 ? "" : "s");
+	else
+		snprintf(c->range, sizeof c->range, "%s, %s", r, mapping_text(str(a, "mapping")));
+	double pf = num(a, "prefault_s", -1), pr = num(a, "prefault_mib_s", -1);
+	char pfs[24];
+	secs(pfs, sizeof pfs, pf);
+	if (pf < 0)
+		snprintf(c->prefault, sizeof c->prefault, "none");
+	else if (pr >= 0)
+		snprintf(c->prefault, sizeof c->prefault, "%s (%.0f MiB/s)", pfs, pr);
+	else
+		snprintf(c->prefault, sizeof c->prefault, "%s", pfs);
+	double lk = num(a, "lock_s", -1);
+	const char *status = str(a, "status");
+	bool hung = status && (!strcmp(status, "hang") || !strcmp(status, "timeout"));
+	char lks[24];
+	secs(lks, sizeof lks, lk);
+	if (lk < 0)
+		snprintf(c->lock, sizeof c->lock, hung ? "never returned" : "–");
+	else
+		snprintf(c->lock, sizeof c->lock, hung ? "> %s (watchdog)" : "%s", lks);
+	json_t *code = json_object_get(a, "status_code");
+	size_t l;
+	if (json_is_integer(code) && json_integer_value(code) == 0)
+		l = (size_t)snprintf(c->result, sizeof c->result, "`rc=0`");
+	else if (json_is_integer(code))
+		l = (size_t)snprintf(c->result, sizeof c->result, "`0x%llx = %s`",
+				     (unsigned long long)json_integer_value(code), status ? status : "?");
+	else
+		l = (size_t)snprintf(c->result, sizeof c->result, "%s", status ? status : "?");
+	double unl = num(a, "unlock_s", -1), dm = num(a, "dirtied_mib", -1), wm = num(a, "written_mib", -1);
+	if (unl >= 0 && l < sizeof c->result)
+		l += (size_t)snprintf(c->result + l, sizeof c->result - l, ", unlock %.3f s", unl);
+	if ((dm > 0.5 || wm > 0.5) && l < sizeof c->result)
+		l += (size_t)snprintf(c->result + l, sizeof c->result - l,
+				      "; system dirtied %.0f MiB, wrote back %.0f MiB", dm, wm);
+	if (json_is_true(json_object_get(a, "mtime_changed")) && l < sizeof c->result)
+		snprintf(c->result + l, sizeof c->result - l, "; **file mtime changed**");
+}
+
+static void md_arms(FILE *out, const struct gp_doc *d)
+{
+	size_t n = json_array_size(d->arms);
+	if (!n)
+		return;
+	fputs("| arm | call | range | prefault | lock | result |\n|---|---|---|---|---|---|\n", out);
+	size_t i;
+	const json_t *a;
+	json_array_foreach(d->arms, i, a) {
+		struct gp_arm_cells c;
+		gp_arm_cells(a, &c);
+		fputs("| ", out);
+		cell(out, c.arm);
+		fputs(" | ", out);
+		cell(out, c.call);
+		fputs(" | ", out);
+		cell(out, c.range);
+		fprintf(out, " | %s | %s | ", c.prefault, c.lock);
+		cell(out, c.result);
+		fputs(" |\n", out);
+	}
+	fputc('\n', out);
+	/* The probe's own notes: seed 004 lost two arms to its own mistakes
+	 * (a GPU agent's pool, an env knob); gpuprobe says so beside the row. */
+	json_array_foreach(d->arms, i, a) {
+		const char *note = str(a, "note");
+		if (!note)
+			continue;
+		fputs("- ", out);
+		fputs(str(a, "name") ? str(a, "name") : "?", out);
+		fputs(": ", out);
+		cell(out, note);
+		fputc('\n', out);
+	}
+	json_array_foreach(d->arms, i, a)
+		if (str(a, "note")) {
+			fputc('\n', out);
+			break;
+		}
+}
+
+/* The `gpu` line of a lock/pools run: which runtime, from which file. */
+static void md_gpu(FILE *out, const struct gp_doc *d)
+{
+	size_t i;
+	const json_t *g;
+	json_array_foreach(d->gpu, i, g) {
+		fprintf(out, "Runtime: **%s**", str(g, "runtime") ? str(g, "runtime") : "?");
+		if (str(g, "lib")) {
+			fputs(" from `", out);
+			cell(out, str(g, "lib"));
+			fputc('`', out);
+		}
+		if (str(g, "version"))
+			fprintf(out, ", %s", str(g, "version"));
+		if (str(g, "build")) {
+			fputs(" (build ", out);
+			cell(out, str(g, "build"));
+			fputc(')', out);
+		}
+		size_t k;
+		const json_t *ag;
+		json_array_foreach(json_object_get(g, "agents"), k, ag) {
+			const char *lab = str(ag, "label") ? str(ag, "label") : "?", *ty = str(ag, "type");
+			fprintf(out, "%s%s", k ? ", " : "; agents: ", lab);
+			if (ty && strncmp(lab, ty, strlen(ty)))
+				fprintf(out, " %s", ty);
+			const char *name = str(ag, "product") ? str(ag, "product") : str(ag, "name");
+			if (name) {
+				fputs(" (", out);
+				cell(out, name);
+				fputc(')', out);
+			}
+		}
+		fputs(".\n\n", out);
+	}
+}
+
+/* One line on top for a result that is arms only. */
+void gp_arms_summary(char *buf, size_t cap, const json_t *arms)
+{
+	size_t n = json_array_size(arms), ok = 0, hung = 0, i;
+	double slow = -1;
+	const char *slow_name = NULL, *fail_status = NULL;
+	size_t fail_same = 0;
+	const json_t *a;
+	json_array_foreach(arms, i, a) {
+		json_t *code = json_object_get(a, "status_code");
+		const char *st = str(a, "status");
+		if (json_is_integer(code) && json_integer_value(code) == 0) {
+			ok++;
+			double lk = num(a, "lock_s", -1);
+			if (lk > slow) {
+				slow = lk;
+				slow_name = str(a, "name");
+			}
+		} else if (st && (!strcmp(st, "hang") || !strcmp(st, "timeout"))) {
+			hung++;
+		} else if (st) {
+			if (!fail_status || !strcmp(fail_status, st)) {
+				fail_status = st;
+				fail_same++;
+			}
+		}
+	}
+	size_t l = (size_t)snprintf(buf, cap, "%zu arm%s: %zu returned 0", n, n == 1 ? "" : "s", ok);
+	if (n - ok - hung && l < cap)
+		l += (size_t)snprintf(buf + l, cap - l, ", %zu failed%s%s%s", n - ok - hung,
+				      fail_status ? " (" : "", fail_status ? fail_status : "",
+				      fail_status ? (fail_same == n - ok - hung ? ")" : ", ...)") : "");
+	if (hung && l < cap)
+		l += (size_t)snprintf(buf + l, cap - l, ", %zu never returned", hung);
+	if (slow >= 0 && l < cap)
+		snprintf(buf + l, cap - l, "; slowest successful lock %.3f s (%s)", slow,
+			 slow_name ? slow_name : "?");
+}
+
+/* ---- idle A/B (seed 000's table) ---------------------------------------------------
+ * The idle command is not on main yet; these are DESIGN's words for it
+ * (per runtime: its lib, the process CPU, the spinners, spin/quiet).
+ * Field names: label|lib, cpu_pct, spinners[{tid, comm, cpu_pct}], class. */
+static void md_idle(FILE *out, const struct gp_doc *d)
+{
+	if (!json_array_size(d->idle))
+		return;
+	fputs("| runtime | idle CPU | spinner threads | verdict |\n|---|---:|---|---|\n", out);
+	size_t i;
+	const json_t *r;
+	json_array_foreach(d->idle, i, r) {
+		const char *label = str(r, "label") ? str(r, "label") : str(r, "lib") ? str(r, "lib") : "?";
+		fputs("| ", out);
+		cell(out, label);
+		fprintf(out, " | %.1f%% | ", num(r, "cpu_pct", 0));
+		size_t q;
+		const json_t *s;
+		json_array_foreach(json_object_get(r, "spinners"), q, s)
+			fprintf(out, "%s%.1f%%", q ? " / " : "", num(s, "cpu_pct", 0));
+		if (!json_array_size(json_object_get(r, "spinners")))
+			fputs("none", out);
+		fprintf(out, " | %s |\n", str(r, "class") ? str(r, "class") : "?");
+	}
+	fputc('\n', out);
+}
+
+/* ---- A/B of several traces (seed 004: arm, own GTT peak, RssFile, result) ------------ */
+
+static uint64_t peak(const struct gp_doc *d, size_t off)
+{
+	uint64_t p = 0;
+	for (size_t k = 0; k < d->l.series.n; k++) {
+		uint64_t v = *(const uint64_t *)((const char *)&d->l.series.pt[k] + off);
+		if (v > p)
+			p = v;
+	}
+	return p;
+}
+
+static void md_compare(FILE *out, const struct gp_doc *docs, size_t n)
+{
+	size_t traces = 0;
+	for (size_t i = 0; i < n; i++)
+		traces += docs[i].is_trace;
+	if (traces < 2)
+		return;
+	fputs("| arm | own GPU peak | RssFile peak | result |\n|---|---:|---:|---|\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct gp_doc *d = &docs[i];
+		if (!d->is_trace)
+			continue;
+		const char *base = strrchr(d->path, '/');
+		char g[32] = "–", r[32];
+		bool gpu = false;
+		for (size_t k = 0; k < d->l.series.n; k++)
+			gpu |= (d->l.series.pt[k].have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML)) != 0;
+		if (gpu)
+			gp_fmt_value(g, sizeof g, "bytes", (double)peak(d, offsetof(struct gp_point, gpu_bytes)));
+		gp_fmt_value(r, sizeof r, "bytes", (double)peak(d, offsetof(struct gp_point, rss_file)));
+		fputs("| `", out);
+		cell(out, base ? base + 1 : d->path);
+		fprintf(out, "` (%s) | %s | %s | `%s` since +%.1f s", target_comm(d), g, r, d->v.klass,
+			d->v.since_s);
+		if (!d->l.exit)
+			fputs(", cut short", out);
+		fputs(" |\n", out);
+	}
+	fputc('\n', out);
+}
+
+/* ---- the document ---------------------------------------------------------------------- */
+
+static void md_one(FILE *out, const struct gp_doc *d, bool several)
+{
+	if (several) {
+		const char *base = strrchr(d->path, '/');
+		fprintf(out, "### `");
+		cell(out, base ? base + 1 : d->path);
+		fputs("`\n\n", out);
+	}
+	if (d->is_trace) {
+		md_verdict_line(out, d);
+		md_context(out, d);
+	} else if (json_array_size(d->arms)) {
+		char s[256];
+		gp_arms_summary(s, sizeof s, d->arms);
+		fprintf(out, "**Pinning probe: %s**\n\n", s);
+	} else if (!json_array_size(d->idle)) {
+		fputs("**No samples, arms or idle results in this file.**\n\n", out);
+	}
+	if (d->l.truncated)
+		fprintf(out, "> **Note:** the file was cut mid-line after %lu lines (a killed run); "
+			"this is what it holds.\n\n", d->l.lines);
+	md_environment(out, d);
+	md_gpu(out, d);
+	md_arms(out, d);
+	md_idle(out, d);
+	if (d->is_trace) {
+		md_phases(out, &d->v);
+		md_evidence(out, &d->v);
+		gp_md_threads(out, d);
+		md_stacks(out, d);
+		md_metrics(out, d);
+	}
+	const char *key;
+	json_t *v;
+	bool first = true;
+	json_object_foreach(d->unknown, key, v) {
+		fprintf(out, "%s`%s` ×%" JSON_INTEGER_FORMAT, first ? "Lines this gpuprobe does not render: " : ", ",
+			key, json_integer_value(v));
+		first = false;
+	}
+	if (!first)
+		fputs(".\n\n", out);
+}
+
+void gp_render_markdown(FILE *out, const struct gp_doc *docs, size_t n)
+{
+	bool several = n > 1;
+	if (several) {
+		/* The one line on top: each file's verdict. */
+		fputs("**gpuprobe report**: ", out);
+		for (size_t i = 0; i < n; i++) {
+			const char *base = strrchr(docs[i].path, '/');
+			fprintf(out, "%s`", i ? "; " : "");
+			cell(out, base ? base + 1 : docs[i].path);
+			if (docs[i].is_trace)
+				fprintf(out, "` %s", docs[i].v.klass);
+			else
+				fprintf(out, "` %zu arms", json_array_size(docs[i].arms));
+		}
+		fputs("\n\n", out);
+		md_compare(out, docs, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		md_one(out, &docs[i], several);
+	fprintf(out, "<sub>gpuprobe %s</sub>\n", PACKAGE_VERSION);
+}

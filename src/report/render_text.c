@@ -1,0 +1,85 @@
+/* Text rendering of a loaded result, and its merged-JSON entry. */
+#include "config.h"
+#include "render.h"
+#include "trace_text.h"
+#include "arm_text.h"
+
+#include <stdlib.h>
+
+#include <string.h>
+
+static const char *str_or(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : dflt;
+}
+
+void gp_render_text(FILE *out, const struct gp_doc *d)
+{
+	if (d->is_trace) {
+		json_t *st = json_object_get(d->l.exit, "status"), *sg = json_object_get(d->l.exit, "signal");
+		struct gp_trace_end end = {
+			.pid = (int)json_integer_value(json_object_get(d->l.target, "pid")),
+			.comm = str_or(d->l.target, "comm", "?"),
+			.reason = d->l.exit ? str_or(d->l.exit, "reason", "?")
+					    : "cut short: no exit line (the run was killed)",
+			.have_status = json_is_integer(st) || json_is_integer(sg),
+			.status = (int)json_integer_value(st), .signal = (int)json_integer_value(sg),
+			.output = d->path, .lines = d->l.lines, .page_size = d->l.page_size,
+		};
+		gp_render_trace_summary(out, &d->l.series, &end);
+	}
+	if (d->l.truncated)
+		fprintf(out, "  note       the last line was cut: the run was killed while writing it\n");
+	size_t n = json_array_size(d->arms);
+	if (n) {
+		char s[256];
+		gp_arms_summary(s, sizeof s, d->arms);
+		fprintf(out, "%s: pinning probe, %s\n", d->path, s);
+		/* the same tables `gpuprobe lock` prints (report/arm_text.c) */
+		json_t **items = malloc(n * sizeof *items);
+		for (size_t i = 0; items && i < n; i++)
+			items[i] = json_array_get(d->arms, i);
+		if (items)
+			gp_arm_table(out, items, n, false);
+		free(items);
+	}
+	if (d->is_trace)
+		gp_verdict_print(out, &d->v);
+}
+
+json_t *gp_render_json(const struct gp_doc *d)
+{
+	json_t *e = json_pack("{s:s, s:b, s:I}", "file", d->path, "truncated", d->l.truncated,
+			      "samples", (json_int_t)d->l.series.n);
+	if (d->l.header)
+		json_object_set(e, "header", d->l.header);
+	if (d->l.target)
+		json_object_set(e, "target", d->l.target);
+	if (d->l.exit)
+		json_object_set(e, "exit", d->l.exit);
+	if (d->is_trace) {
+		json_object_set_new(e, "verdict", gp_verdict_json(&d->v));
+		const struct gp_thread_agg *top[8];
+		size_t n = gp_doc_top_threads(d, top, 8);
+		json_t *th = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(th, json_pack("{s:i, s:s, s:f, s:f, s:s, s:s}",
+				"tid", top[i]->tid, "comm", top[i]->comm,
+				"cpu_pct", top[i]->judged ? top[i]->cpu_sum / top[i]->judged : 0.0,
+				"sys_pct", top[i]->judged ? top[i]->sys_sum / top[i]->judged : 0.0,
+				"wchan", top[i]->wchan, "syscall", top[i]->syscall));
+		json_object_set_new(e, "threads", th);
+	}
+	if (json_array_size(d->arms))
+		json_object_set(e, "arms", d->arms);
+	if (json_array_size(d->stacks))
+		json_object_set(e, "stacks", d->stacks);
+	if (json_array_size(d->idle))
+		json_object_set(e, "idle", d->idle);
+	if (json_array_size(d->gpu))
+		json_object_set(e, "gpu", d->gpu);
+	if (json_object_size(d->unknown))
+		json_object_set(e, "unrendered_types", d->unknown);
+	return e;
+}
