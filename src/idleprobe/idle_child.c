@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +237,9 @@ int cmd_idle_child(int argc, char **argv, const struct gp_global *g)
 			/* Before the runtime loads: ROCr reads it at hsa_init. */
 			setenv("HSA_ENABLE_INTERRUPT", "0", 1);
 	}
+	/* exec of /proc/self/exe names us "exe"; the runtime's threads
+	 * inherit this name unless they set their own. */
+	prctl(PR_SET_NAME, "gpuprobe-idle");
 	if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0) {
 		gp_err("__idle-child", "runs only under gpuprobe idle");
 		return GP_EXIT_USAGE;
