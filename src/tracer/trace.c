@@ -138,12 +138,11 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ON: {
 		char *copy = strdup(arg), *save = NULL;
 		for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
-			if (!gp_verdict_class_valid(c)) {
-				free(copy);
+			if (!gp_verdict_class_valid(c))
+				/* argp_error exits: c (in copy) is still alive here. */
 				argp_error(state, "--fail-on: '%s' is not a verdict class (progress, "
 					   "slow-progress, hang-blocked, hang-busy-kernel, hang-busy-user, "
 					   "stopped, exited, undecided)", c);
-			}
 			if (o->nfail_on < 8)
 				gp_strlcpy(o->fail_on[o->nfail_on++], c, sizeof o->fail_on[0]);
 		}
