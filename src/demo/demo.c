@@ -64,12 +64,14 @@ static error_t demo_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ONLY: {
 		char *copy = strdup(arg), *save = NULL;
-		for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save))
-			if (!gp_workload_find(c)) {
-				free(copy);
+		int n = 0;
+		for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save), n++)
+			if (!gp_workload_find(c))
+				/* argp_error exits: c (in copy) is still alive here. */
 				argp_error(state, "--only: no workload '%s'", c);
-			}
 		free(copy);
+		if (n == 0)
+			argp_error(state, "--only needs at least one workload NAME");
 		o->only = arg;
 		break;
 	}
