@@ -196,8 +196,16 @@ int cmd_demo(int argc, char **argv, const struct gp_global *g)
 	self[n] = '\0';
 	char dir[4096];
 	if (o.keep) {
+		struct stat kst;
 		if (mkdir(o.keep, 0755) < 0 && errno != EEXIST) {
 			gp_err_errno(errno, o.keep, "cannot create the directory");
+			return GP_EXIT_ERROR;
+		}
+		/* EEXIST may be a file: say so once, here, rather than once
+		 * per workload from each child trace. */
+		int kerr = stat(o.keep, &kst) < 0 ? errno : !S_ISDIR(kst.st_mode) ? ENOTDIR : 0;
+		if (kerr) {
+			gp_err_errno(kerr, o.keep, "--keep needs a directory");
 			return GP_EXIT_ERROR;
 		}
 		gp_strlcpy(dir, o.keep, sizeof dir);
