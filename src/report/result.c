@@ -23,9 +23,15 @@ struct gp_result *gp_result_create(const char *path)
 	 * planted symlink (issue 8). */
 	if (geteuid() == 0)
 		flags |= O_NOFOLLOW;
-	int fd = open(path, flags, 0644);
+	/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of
+	 * blocking the probe forever in open(2); one with a reader
+	 * (`-o >(jq ...)`) works.  Writes block again afterwards. */
+	int fd = open(path, flags | O_NONBLOCK, 0644);
 	if (fd < 0)
 		return NULL;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	struct gp_result *r = calloc(1, sizeof *r);
 	if (!r) {
 		close(fd);
