@@ -1,5 +1,6 @@
 /* gp_host_info: see hostinfo.h. */
 #include "config.h"
+#include "dl.h"
 #include "hostinfo.h"
 #include "parse.h"
 #include "sysinfo.h"
@@ -430,9 +431,9 @@ static bool elf_comment(const char *path, char *buf, size_t cap)
 static json_t *probe_lib(const char *name, void **handle_out)
 {
 	json_t *o = json_pack("{s:s}", "name", name);
-	void *h = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+	void *h = gp_dlopen(name, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
-		const char *e = dlerror();
+		const char *e = gp_dlerror();
 		json_object_set_new(o, "error", json_string(e ? e : "not found"));
 		if (handle_out)
 			*handle_out = NULL;

@@ -5,6 +5,7 @@
  * never bare cuCtxCreate: CUDA 13's header maps that name to a 4-argument
  * call, so a symbol looked up by the old name gets the wrong ABI. */
 #include "config.h"
+#include "dl.h"
 #include "gpu.h"
 
 #include <dlfcn.h>
@@ -80,9 +81,9 @@ static int cuda_open(struct gp_gpu *g)
 {
 	const char *lib = g->lib[0] ? g->lib : "libcuda.so.1";
 	if (!g->dl) {
-		g->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 		if (!g->dl) {
-			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, dlerror());
+			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, gp_dlerror());
 			snprintf(g->hint, sizeof g->hint, "install the NVIDIA driver, or give --lib PATH");
 			return -1;
 		}

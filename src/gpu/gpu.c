@@ -1,5 +1,6 @@
 /* Choosing and opening a GPU runtime; why hsa_init failed. */
 #include "config.h"
+#include "dl.h"
 #include "gpu.h"
 
 #include <dlfcn.h>
@@ -34,9 +35,9 @@ int gp_gpu_open(struct gp_gpu *g, enum gp_rt rt, const char *lib)
 	memset(g, 0, sizeof *g);
 	if (lib) {
 		/* --lib implies the runtime whose entry points it exports. */
-		g->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 		if (!g->dl) {
-			snprintf(g->err, sizeof g->err, "%s: cannot load: %s", lib, dlerror());
+			snprintf(g->err, sizeof g->err, "%s: cannot load: %s", lib, gp_dlerror());
 			return -1;
 		}
 		snprintf(g->lib, sizeof g->lib, "%s", lib);

@@ -4,6 +4,7 @@
  * include/hsa/hsa_ext_amd.h) and checked against later ROCr where they
  * grew. */
 #include "config.h"
+#include "dl.h"
 #include "gpu.h"
 
 #include <dlfcn.h>
@@ -181,9 +182,9 @@ static int hsa_open(struct gp_gpu *g)
 {
 	const char *lib = g->lib[0] ? g->lib : "libhsa-runtime64.so.1";
 	if (!g->dl) {
-		g->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 		if (!g->dl) {
-			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, dlerror());
+			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, gp_dlerror());
 			snprintf(g->hint, sizeof g->hint,
 				 "install libhsa-runtime64-1 (Debian/Ubuntu) or ROCm, or give --lib PATH");
 			return -1;

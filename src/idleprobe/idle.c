@@ -7,6 +7,7 @@
  * and unwinds its spinners with the stacks module; the child only opens
  * the runtime (idle_child.c). */
 #include "config.h"
+#include "dl.h"
 #include "commands.h"
 #include "error.h"
 #include "parse.h"
@@ -314,7 +315,7 @@ static const char *pick_runtime(const struct idle_opts *o, const char *lib)
 	if (strcmp(o->runtime, "auto"))
 		return o->runtime;
 	if (lib) {
-		void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+		void *h = gp_dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
 		if (h) {
 			const char *rt = dlsym(h, "cuInit") && !dlsym(h, "hsa_init") ? "cuda" : "hsa";
 			dlclose(h);

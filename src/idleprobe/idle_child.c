@@ -12,6 +12,7 @@
  * Protocol, one line each: "info KEY VALUE", "phase NAME", "ready",
  * "error TEXT". */
 #include "config.h"
+#include "dl.h"
 #include "commands.h"
 #include "error.h"
 #include "gpu/gpu.h"
@@ -128,9 +129,9 @@ static const char spin_ptx[] =
 static int idle_cuda(const char *lib, const char *sched, bool touch, bool busy)
 {
 	phase("before-context");
-	void *dl = dlopen(lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *dl = gp_dlopen(lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		say("error %s: cannot load: %s", lib ? lib : "libcuda.so.1", dlerror());
+		say("error %s: cannot load: %s", lib ? lib : "libcuda.so.1", gp_dlerror());
 		return 1;
 	}
 	CUresult (*init)(unsigned) = (CUresult (*)(unsigned))CU("cuInit");
