@@ -123,8 +123,19 @@ int main(int argc, char **argv)
 	argp_err_exit_status = GP_EXIT_USAGE;
 	struct global_args a = { .g = { .argv0 = argv[0], .argc = argc, .argv = argv },
 				 .cmd_index = -1 };
-	if (argp_parse(&global_argp, argc, argv, ARGP_IN_ORDER, NULL, &a))
+	/* getopt names the program after argv[0] ("/usr/bin/gpuprobe:
+	 * unrecognized option"): parse a copy named "gpuprobe", so every
+	 * message speaks with one voice. */
+	char **gargv = calloc((size_t)argc + 1, sizeof *gargv);
+	if (!gargv) {
+		gp_err(NULL, "out of memory");
+		return GP_EXIT_ERROR;
+	}
+	memcpy(gargv, argv, (size_t)argc * sizeof *gargv);
+	gargv[0] = (char *)"gpuprobe";
+	if (argp_parse(&global_argp, argc, gargv, ARGP_IN_ORDER, NULL, &a))
 		return GP_EXIT_USAGE;
+	free(gargv);
 	gp_quiet = a.g.quiet;
 	const char *name = argv[a.cmd_index];
 	for (size_t i = 0; i < NCOMMANDS; i++) {
