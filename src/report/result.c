@@ -42,6 +42,21 @@ struct gp_result *gp_result_create(const char *path)
 	return r;
 }
 
+struct gp_result *gp_result_stdout(const char *path)
+{
+	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return NULL;
+	struct gp_result *r = calloc(1, sizeof *r);
+	if (!r) {
+		close(fd);
+		return NULL;
+	}
+	r->fd = fd;
+	r->path = strdup(path);
+	return r;
+}
+
 const char *gp_result_path(const struct gp_result *r)
 {
 	return r->path;

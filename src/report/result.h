@@ -15,6 +15,11 @@ struct gp_result;
 /* Creates (truncates) path.  As root, a symlink is not followed.  NULL
  * with errno on failure. */
 struct gp_result *gp_result_create(const char *path);
+/* The result streamed to standard output ('-o -'): a dup of fd 1, not
+ * an open of /dev/stdout (a symlink, which O_NOFOLLOW refuses as root,
+ * and whose O_TRUNC would empty a file stdout appends to).  path is the
+ * name the messages use. */
+struct gp_result *gp_result_stdout(const char *path);
 /* Writes and steals `line`.  -1 with errno on a write error; the error is
  * sticky (later writes fail too) so a full disk is never silent. */
 int gp_result_write(struct gp_result *r, json_t *line);

@@ -346,7 +346,7 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 		goto out;
 	}
 	if (o.output) {
-		out = gp_result_create(!strcmp(o.output, "-") ? "/dev/stdout" : o.output);
+		out = !strcmp(o.output, "-") ? gp_result_stdout("-") : gp_result_create(o.output);
 		if (!out) {
 			gp_err_errno(errno, o.output, "cannot create the result file");
 			goto out;

@@ -618,7 +618,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 
 	if (o.output) {
 		if (!strcmp(o.output, "-")) {
-			r.out = gp_result_create("/dev/stdout");
+			r.out = gp_result_stdout("-");
 			r.out_stdout = true;
 		} else {
 			r.out = gp_result_create(o.output);
