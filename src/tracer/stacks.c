@@ -851,6 +851,25 @@ static unsigned proc_uid(int pid)
 	return stat(path, &sb) == 0 ? (unsigned)sb.st_uid : (unsigned)-1;
 }
 
+/* PF_KTHREAD in /proc/PID/stat's flags (field 9): a kernel thread has
+ * no user space to unwind, whoever asks. */
+static bool is_kernel_thread(int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	unsigned long flags = 0;
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return (flags & 0x00200000UL) != 0; /* PF_KTHREAD */
+}
+
 static void build_hint(struct gp_stacks *s)
 {
 	s->hint[0] = 0;
@@ -858,6 +877,12 @@ static void build_hint(struct gp_stacks *s)
 	bool kern_missing = s->kstack_denied;
 	if (!user_missing && !kern_missing)
 		return;
+	if (user_missing && is_kernel_thread(s->pid)) {
+		snprintf(s->hint, sizeof s->hint,
+			 "pid %d is a kernel thread: it has no user stack%s", s->pid,
+			 kern_missing ? "; its kernel stack needs root" : "");
+		return;
+	}
 	unsigned me = (unsigned)geteuid(), owner = proc_uid(s->pid);
 	int yama = yama_scope(&s->root);
 	char what[96];
