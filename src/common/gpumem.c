@@ -816,7 +816,10 @@ static int list_fds(struct gp_gpu_reader *r, struct fd_slot **out, size_t *n)
 			break;
 	}
 	closedir(dir);
-	qsort(*out, *n, sizeof **out, slot_cmp);
+	/* No fds (a zombie leader's fd/ is empty): *out is NULL, and
+	 * qsort(NULL, 0) is undefined (UBSan: nonnull argument). */
+	if (*n)
+		qsort(*out, *n, sizeof **out, slot_cmp);
 	return 0;
 }
 
