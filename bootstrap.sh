@@ -12,11 +12,14 @@ cd "$(dirname "$0")"
 # (peers the benchmarks compare against); libhsa-runtime64-1: the real
 # ROCr (5.2.3) whose hsa_init failure gpuprobe must diagnose (tests/e2e/gpu-real-hsa.sh);
 # mandoc (man page lint), cmark-gfm (the report's Markdown must parse),
-# xmllint/file/pngcheck (plots), bash-completion (the completion test).
+# xmllint/file/pngcheck (plots), bash-completion (the completion test);
+# clang (libFuzzer: make fuzz, the short pass in make check), valgrind
+# (make memcheck).
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
       libcmocka-dev jq procps sysstat elfutils util-linux coreutils
-      libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion"
+      libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
+      clang valgrind"
 
 missing=""
 for p in $PKGS; do

@@ -2,6 +2,7 @@
 # Replays the fuzzers' seed and regression corpora through the targets
 # linked to replay-main.c (any compiler; ASan/UBSan under
 # --enable-sanitizers): a crash once found stays fixed.
+E2E_TIMEOUT=${E2E_TIMEOUT:-900}
 . "${0%/*}/../e2e/lib.sh"
 for name in procstat fdinfo result; do
 	bin=$top_builddir/tests/fuzz/replay_$name
