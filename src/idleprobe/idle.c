@@ -696,7 +696,10 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 			fprintf(stderr, "gpuprobe idle: %s%s: opening the runtime, then %.0f s idle...\n",
 				lib ? lib : "the default runtime", nruns > 1 ? "" : "", o.seconds);
 		if (measure(&o, lib, &rr[i], out, &root) < 0) {
-			gp_err(lib ? lib : "idle", "%s", rr[i].error);
+			/* The runtime's message names the library already
+			 * ("LIB: cannot load: ..."): name it once. */
+			bool named = lib && !strncmp(rr[i].error, lib, strlen(lib));
+			gp_err(named ? NULL : lib ? lib : "idle", "%s", rr[i].error);
 			failures++;
 			if (out)
 				gp_result_write(out, json_pack("{s:s, s:s, s:s}", "type", "error", "lib",
