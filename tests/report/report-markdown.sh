@@ -57,11 +57,11 @@ gp trace -q --seconds 1.5 --interval 0.5 --stacks all -o "$TMP/spin.jsonl" -- "$
 gp report "$TMP/spin.jsonl" > "$TMP/spin.md" || fail "report of a stacked trace exited $?"
 ok "real stacks: tables parse" check_tables "$TMP/spin.md"
 spin_frame() {
-	grep -Eq '^#[0-9]+ +spin \(spin\)' "$TMP/spin.md" && return 0
+	grep -Eq '^#[0-9]+ +(spin|main) \(spin\) at .*spin\.c:[0-9]+$' "$TMP/spin.md" && return 0
 	sed -n '/summary>Stacks/,/details>$/p' "$TMP/spin.md"; grep '"type":"stacks"' "$TMP/spin.jsonl" | head -c 2000
 	return 1
 }
-ok "real stacks: the spinning function is in a collapsed stack" spin_frame
+ok "real stacks: the workload's frames, with file:line, in a collapsed stack" spin_frame
 ok "stacks: the two spinners collapse into one block" grep -q '^2 threads: 328349 (llama-server) 328350 (llama-server)' "$TMP/stacks.md"
 ok "stacks: a stripped frame reads ?? module+offset" grep -q '?? libhsa-runtime64.so.1+0x9ac37' "$TMP/stacks.md"
 ok "stacks: HTML has the <details> and its code blocks" test "$(xq "$TMP/stacks.md.html" 'count(//details//pre)')" = 2
