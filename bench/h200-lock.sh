@@ -79,7 +79,7 @@ after=$(stat -c '%Y %s' "$F")
 			(.note // "")] | @tsv' "$j" 2>/dev/null | sed "s|^|$(basename "$j" .jsonl)\t|"
 	done
 	gp=$(jq -r 'select(.type=="arm") | .lock_s' "$OUT/arm1-readonly.jsonl" 2>/dev/null | sort -n | sed -n 2p)
-	bare=$(grep -o 'register_s=[0-9.]*' "$OUT/bare-register.txt" | cut -d= -f2 | sort -n | sed -n 2p)
+	bare=$(grep -o '^register_s=[0-9.]*' "$OUT/bare-register.txt" | cut -d= -f2 | sort -n | sed -n 2p)
 	echo
 	echo "register (median of 3): gpuprobe ${gp:-?} s, bare ${bare:-?} s" \
 		"$(awk -v a="${gp:-0}" -v b="${bare:-0}" 'BEGIN{ if (b > 0) printf "(%+.1f%%)", (a-b)/b*100 }')"

@@ -21,6 +21,8 @@ int cmd_pools(int argc, char **argv, const struct gp_global *g);
 int cmd_info(int argc, char **argv, const struct gp_global *g);
 int cmd_demo(int argc, char **argv, const struct gp_global *g);
 int cmd_workload(int argc, char **argv, const struct gp_global *g);
+int cmd_idle(int argc, char **argv, const struct gp_global *g);
+int cmd_idle_child(int argc, char **argv, const struct gp_global *g);
 int cmd_stacks(int argc, char **argv, const struct gp_global *g);
 
 #endif

@@ -24,9 +24,12 @@ static const struct command commands[] = {
 	{ "stacks", cmd_stacks, "one symbolized snapshot of every thread, one stopped at a time" },
 	{ "lock", cmd_lock, "pin a file or anonymous memory with the GPU runtime; times, status, side effects" },
 	{ "pools", cmd_pools, "the GPU runtime's agents and memory pools, with the names --pool takes" },
+	{ "idle", cmd_idle, "open a GPU context, sit idle, attribute the CPU it burns; compare builds" },
 	{ "demo", cmd_demo, "the whole pipeline on built-in workloads, no GPU needed" },
 	/* hidden (no doc): the demo's workloads run as `gpuprobe __workload NAME` */
 	{ "__workload", cmd_workload, NULL },
+	/* hidden: the runtime side of gpuprobe idle */
+	{ "__idle-child", cmd_idle_child, NULL },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

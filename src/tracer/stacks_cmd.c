@@ -15,7 +15,6 @@
 #include "timeutil.h"
 
 #include <argp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,37 +182,6 @@ static void read_run_ns(const struct gp_root *root, int pid, const int *tids, si
 	}
 }
 
-static int list_threads(int pid, int **out, size_t *n)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	size_t cap = 64, k = 0;
-	int *v = malloc(cap * sizeof *v);
-	struct dirent *e;
-	while (v && (e = readdir(d))) {
-		int tid;
-		if (!gp_parse_pid(e->d_name, &tid))
-			continue;
-		if (k == cap) {
-			int *nv = realloc(v, 2 * cap * sizeof *v);
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
-		}
-		v[k++] = tid;
-	}
-	closedir(d);
-	if (!v)
-		return -1;
-	*out = v;
-	*n = k;
-	return 0;
-}
-
 static void set_cpu(json_t *line, const int *tids, const double *cpu, const bool *have, size_t n)
 {
 	json_t *threads = json_object_get(line, "threads");
@@ -329,7 +297,7 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 		tids = o.tids;
 		n = o.ntids;
 		o.tids = NULL;
-	} else if (list_threads(o.pid, &tids, &n) < 0) {
+	} else if (gp_list_tids(o.pid, &tids, &n) < 0) {
 		gp_err(NULL, "pid %d: no such process", o.pid);
 		goto out;
 	}

@@ -128,10 +128,47 @@ API hsa_status_t hsa_system_get_info(uint32_t attr, void *value)
 	case 0x200:
 		if (old())
 			return INVALID_ARGUMENT;
+#ifdef GP_FAKE_BACKOFF
+		*(const char **)value = "gpuprobe-fake-hsa 7.0.0 (backoff in the polling fallback)";
+#else
 		*(const char **)value = "gpuprobe-fake-hsa 7.0.0";
+#endif
 		return OK;
 	default: return INVALID_ARGUMENT;
 	}
+}
+
+/* Signals and the async handler: what `gpuprobe idle` asks of a runtime
+ * to open a context with the least work (hsa.h hsa_signal_create,
+ * hsa_ext_amd.h hsa_amd_signal_async_handler). */
+API hsa_status_t hsa_signal_create(int64_t initial, uint32_t n, const hsa_agent_t *consumers,
+				   uint64_t *signal)
+{
+	(void)initial; (void)n; (void)consumers;
+	if (!inited)
+		return NOT_INITIALIZED;
+	if (!signal)
+		return INVALID_ARGUMENT;
+	static uint64_t next = 0x5000;
+	*signal = next++;
+	logf_("hsa_signal_create -> 0x%llx", (unsigned long long)*signal);
+	return OK;
+}
+
+API hsa_status_t hsa_signal_destroy(uint64_t signal)
+{
+	(void)signal;
+	return inited ? OK : NOT_INITIALIZED;
+}
+
+API hsa_status_t hsa_amd_signal_async_handler(uint64_t signal, int cond, int64_t value,
+					      bool (*handler)(int64_t, void *), void *arg)
+{
+	(void)cond; (void)value; (void)handler; (void)arg;
+	if (!inited)
+		return NOT_INITIALIZED;
+	logf_("hsa_amd_signal_async_handler signal=0x%llx", (unsigned long long)signal);
+	return OK;
 }
 
 API hsa_status_t hsa_iterate_agents(hsa_status_t (*cb)(hsa_agent_t, void *), void *data)

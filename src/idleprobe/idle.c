@@ -1,0 +1,731 @@
+/* gpuprobe idle: open a GPU context with the least work possible in a
+ * child, sit idle, and attribute any CPU it burns (seed 000: two ROCr
+ * AsyncEventsLoop threads at ~91% each under WSL2).  Several --lib run
+ * each runtime build in its own child and compare them side by side.
+ *
+ * The observer (this process) samples the child with the trace sampler
+ * and unwinds its spinners with the stacks module; the child only opens
+ * the runtime (idle_child.c). */
+#include "config.h"
+#include "commands.h"
+#include "error.h"
+#include "parse.h"
+#include "procfs.h"
+#include "report/result.h"
+#include "report/trace_text.h"
+#include "sysinfo.h"
+#include "tasks.h"
+#include "timeutil.h"
+#include "tracer/sampler.h"
+#include "tracer/stacks.h"
+#include "hostinfo.h"
+
+#include <argp.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { OPT_LIB = 0x100, OPT_RUNTIME, OPT_THRESHOLD, OPT_TOUCH, OPT_NO_INTERRUPTS,
+       OPT_CUDA_SCHED, OPT_BUSY_KERNEL, OPT_FORMAT, OPT_INIT_TIMEOUT };
+
+#define MAX_LIBS 8
+
+struct idle_opts {
+	const char *libs[MAX_LIBS];
+	int nlibs;
+	const char *runtime;     /* hsa, cuda, auto */
+	double seconds, interval, threshold, init_timeout;
+	bool touch, no_interrupts, busy_kernel, json;
+	const char *cuda_sched;
+	const char *output;
+};
+
+static const struct argp_option idle_options[] = {
+	{ NULL, 0, NULL, 0, "Runtime:", 1 },
+	{ "runtime", OPT_RUNTIME, "RT", 0, "hsa, cuda or auto (default: by --lib, else by device nodes)", 1 },
+	{ "lib", OPT_LIB, "PATH", 0, "The runtime library to load; repeat to compare builds (A/B)", 1 },
+	{ "no-interrupts", OPT_NO_INTERRUPTS, NULL, 0,
+	  "HSA: set HSA_ENABLE_INTERRUPT=0 in the child (the polling path WSL takes)", 1 },
+	{ "touch", OPT_TOUCH, NULL, 0, "CUDA: also allocate and clear 1 MiB on the device", 1 },
+	{ "cuda-sched", OPT_CUDA_SCHED, "MODE", 0,
+	  "CUDA: primary context scheduling: auto (default), spin, yield, blocking", 1 },
+	{ "busy-kernel", OPT_BUSY_KERNEL, NULL, 0,
+	  "CUDA: keep a kernel running and wait on it (a positive control for --cuda-sched spin)", 1 },
+	{ NULL, 0, NULL, 0, "Measurement:", 2 },
+	{ "seconds", 's', "SECONDS", 0, "Sit idle this long (default 10)", 2 },
+	{ "interval", 'i', "SECONDS", 0, "Sampling interval (default 1)", 2 },
+	{ "threshold", OPT_THRESHOLD, "PCT", 0, "CPU% over which a thread is a spinner (default 10)", 2 },
+	{ "init-timeout", OPT_INIT_TIMEOUT, "SECONDS", 0,
+	  "Give up on a runtime that does not open within this long (default 60)", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "output", 'o', "FILE", 0, "Save the result as JSON Lines", 3 },
+	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default) or json", 3 },
+	{ "quiet", 'q', NULL, 0, "Only the verdicts", 3 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static error_t idle_parse(int key, char *arg, struct argp_state *state)
+{
+	struct idle_opts *o = state->input;
+	switch (key) {
+	case OPT_LIB:
+		if (o->nlibs == MAX_LIBS)
+			argp_error(state, "at most %d --lib", MAX_LIBS);
+		if (!*arg)
+			argp_error(state, "--lib needs a PATH");
+		o->libs[o->nlibs++] = arg;
+		break;
+	case OPT_RUNTIME:
+		if (strcmp(arg, "hsa") && strcmp(arg, "cuda") && strcmp(arg, "auto"))
+			argp_error(state, "--runtime '%s': give hsa, cuda or auto", arg);
+		o->runtime = arg;
+		break;
+	case OPT_CUDA_SCHED:
+		if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield") && strcmp(arg, "blocking"))
+			argp_error(state, "--cuda-sched '%s': give auto, spin, yield or blocking", arg);
+		o->cuda_sched = arg;
+		break;
+	case OPT_TOUCH: o->touch = true; break;
+	case OPT_NO_INTERRUPTS: o->no_interrupts = true; break;
+	case OPT_BUSY_KERNEL: o->busy_kernel = true; break;
+	case 's':
+		if (!gp_parse_seconds(arg, &o->seconds) || o->seconds < 1 || o->seconds > 86400)
+			argp_error(state, "--seconds '%s': give 1 to 86400 seconds", arg);
+		break;
+	case 'i':
+		if (!gp_parse_seconds(arg, &o->interval) || o->interval < 0.05 || o->interval > 60)
+			argp_error(state, "--interval '%s': give 0.05 to 60 seconds", arg);
+		break;
+	case OPT_THRESHOLD:
+		if (!gp_parse_seconds(arg, &o->threshold) || o->threshold > 100 * 1024)
+			argp_error(state, "--threshold '%s': give a CPU percentage", arg);
+		break;
+	case OPT_INIT_TIMEOUT:
+		if (!gp_parse_seconds(arg, &o->init_timeout) || o->init_timeout < 1)
+			argp_error(state, "--init-timeout '%s': give seconds (1 or more)", arg);
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case 'q':
+		gp_quiet = true;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "text") && strcmp(arg, "json"))
+			argp_error(state, "--format '%s': give text or json", arg);
+		o->json = !strcmp(arg, "json");
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "idle takes no arguments (runtime libraries go with --lib)");
+		break;
+	case ARGP_KEY_END:
+		if (o->interval * 2 > o->seconds)
+			argp_error(state, "--seconds must hold two --interval at least");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp idle_argp = {
+	idle_options, idle_parse, NULL,
+	"Open a GPU context with the least work possible in a child process, sit idle "
+	"for --seconds, and attribute the CPU it burns: per thread CPU% (user and "
+	"system), voluntary switches per second, state, wchan, and for every thread "
+	"over --threshold (a spinner) its symbolized stack.  The verdict is spin or "
+	"quiet.  Several --lib compare runtime builds side by side.\v"
+	"Seed 000: ROCr's AsyncEventsLoop threads spin at ~91% each when signals have "
+	"no interrupt-backed events (WSL2's /dev/dxg, or HSA_ENABLE_INTERRUPT=0: "
+	"--no-interrupts reproduces it on native Linux).\n\n"
+	"Exit status: 0 measured (spin or quiet); 1 the runtime could not be opened; "
+	"64 usage error.",
+	NULL, NULL, NULL,
+};
+
+/* ---- one run: a child with one runtime build ------------------------ */
+
+struct thread_acc {
+	int tid;
+	char comm[16];
+	char phase[16];        /* "before-context", "context", "handler", "later" */
+	uint64_t run_ns0, run_ns1, ut0, ut1, st0, st1, vcsw0, vcsw1;
+	double t0, t1;
+	char state;
+	char wchan[48];
+	bool seen_first;
+	bool have_sched;
+	char frame[96];        /* the spinner's innermost frame */
+	json_t *frames;        /* its whole stack */
+};
+
+struct run_result {
+	const char *lib_arg;
+	char rt[8];
+	char lib[512], version[160], build[200], build_id[80];
+	char error[1400];
+	double seconds, cpu_pct;     /* whole process, over the idle window */
+	struct thread_acc *th;
+	size_t nth, capth;
+	unsigned nspin;
+	bool no_interrupts, dxg;
+	json_t *env;
+};
+
+static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
+{
+	for (size_t i = 0; i < rr->nth; i++)
+		if (rr->th[i].tid == tid)
+			return &rr->th[i];
+	if (!add)
+		return NULL;
+	if (rr->nth == rr->capth) {
+		size_t nc = rr->capth ? rr->capth * 2 : 32;
+		struct thread_acc *n = realloc(rr->th, nc * sizeof *n);
+		if (!n)
+			return NULL;
+		rr->th = n;
+		rr->capth = nc;
+	}
+	struct thread_acc *a = &rr->th[rr->nth++];
+	memset(a, 0, sizeof *a);
+	a->tid = tid;
+	snprintf(a->phase, sizeof a->phase, "later");
+	return a;
+}
+
+/* Names the threads that exist now as having appeared in `phase`. */
+static void note_phase(struct run_result *rr, int pid, const char *phase)
+{
+	int *tids;
+	size_t n;
+	if (gp_list_tids(pid, &tids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (acc_find(rr, tids[i], false))
+			continue;
+		struct thread_acc *a = acc_find(rr, tids[i], true);
+		if (a)
+			gp_strlcpy(a->phase, phase, sizeof a->phase);
+	}
+	free(tids);
+}
+
+/* Reads one line from the child, with a deadline: a runtime that hangs
+ * in its init is a reported result, never a hung gpuprobe. */
+static int read_line(int fd, char *buf, size_t cap, double deadline)
+{
+	size_t len = 0;
+	for (;;) {
+		double left = deadline - gp_mono_now();
+		if (left <= 0)
+			return -2;
+		struct pollfd p = { fd, POLLIN, 0 };
+		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		char c;
+		ssize_t n = read(fd, &c, 1);
+		if (n <= 0)
+			return -1;
+		if (c == '\n') {
+			buf[len] = '\0';
+			return (int)len;
+		}
+		if (len + 1 < cap)
+			buf[len++] = c;
+	}
+}
+
+static int spawn_child(const struct idle_opts *o, const char *lib, const char *rt,
+		       int *to_parent, int *to_child)
+{
+	int up[2], down[2];
+	if (pipe2(up, O_CLOEXEC) < 0 || pipe2(down, O_CLOEXEC) < 0)
+		return -1;
+	int parent = getpid();
+	int pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		if (dup2(up[1], 3) < 0 || dup2(down[0], 4) < 0)
+			_exit(127);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		char *argv[16];
+		int k = 0;
+		argv[k++] = "gpuprobe";
+		argv[k++] = "__idle-child";
+		argv[k++] = "--runtime";
+		argv[k++] = (char *)rt;
+		if (lib) {
+			argv[k++] = "--lib";
+			argv[k++] = (char *)lib;
+		}
+		argv[k++] = "--cuda-sched";
+		argv[k++] = (char *)o->cuda_sched;
+		if (o->touch)
+			argv[k++] = "--touch";
+		if (o->no_interrupts)
+			argv[k++] = "--no-interrupts";
+		if (o->busy_kernel)
+			argv[k++] = "--busy-kernel";
+		argv[k] = NULL;
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(up[1]);
+	close(down[0]);
+	*to_parent = up[0];
+	*to_child = down[1];
+	return pid;
+}
+
+/* --runtime auto: by --lib's exports (as gp_gpu_open decides), else by
+ * the device nodes. */
+static const char *pick_runtime(const struct idle_opts *o, const char *lib)
+{
+	if (strcmp(o->runtime, "auto"))
+		return o->runtime;
+	if (lib) {
+		void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+		if (h) {
+			const char *rt = dlsym(h, "cuInit") && !dlsym(h, "hsa_init") ? "cuda" : "hsa";
+			dlclose(h);
+			return rt;
+		}
+	}
+	if (access("/dev/nvidia0", F_OK) == 0 && access("/dev/kfd", F_OK) != 0
+	    && access("/dev/dxg", F_OK) != 0)
+		return "cuda";
+	return "hsa";
+}
+
+static void write_line(struct gp_result *out, json_t *line)
+{
+	if (!out)
+		json_decref(line);
+	else
+		gp_result_write(out, line);
+}
+
+/* One child, one runtime build: open, idle, measure, unwind the
+ * spinners, kill.  0, or -1 with rr->error set. */
+static int measure(const struct idle_opts *o, const char *lib, struct run_result *rr,
+		   struct gp_result *out, const struct gp_root *root)
+{
+	const char *rt = pick_runtime(o, lib);
+	gp_strlcpy(rr->rt, rt, sizeof rr->rt);
+	rr->lib_arg = lib;
+	rr->no_interrupts = o->no_interrupts;
+	rr->dxg = access("/dev/dxg", F_OK) == 0;
+	int from, to;
+	int pid = spawn_child(o, lib, rt, &from, &to);
+	if (pid < 0) {
+		snprintf(rr->error, sizeof rr->error, "cannot start the child: %s", strerror(errno));
+		return -1;
+	}
+	char line[1600];
+	double deadline = gp_mono_now() + o->init_timeout;
+	int rc = -1;
+	for (;;) {
+		int n = read_line(from, line, sizeof line, deadline);
+		if (n == -2) {
+			snprintf(rr->error, sizeof rr->error,
+				 "the runtime did not open within %.0f s (--init-timeout): stuck in its init", o->init_timeout);
+			break;
+		}
+		if (n < 0) {
+			snprintf(rr->error, sizeof rr->error, "the child died while opening the runtime");
+			break;
+		}
+		if (!strncmp(line, "phase ", 6)) {
+			note_phase(rr, pid, line + 6);
+			char b = 1;
+			if (write(to, &b, 1) < 0)
+				break;
+		} else if (!strncmp(line, "info lib ", 9)) {
+			gp_strlcpy(rr->lib, line + 9, sizeof rr->lib);
+		} else if (!strncmp(line, "info version ", 13)) {
+			gp_strlcpy(rr->version, line + 13, sizeof rr->version);
+		} else if (!strncmp(line, "info build ", 11)) {
+			gp_strlcpy(rr->build, line + 11, sizeof rr->build);
+		} else if (!strncmp(line, "info ", 5)) {
+			if (!gp_quiet && !o->json)
+				fprintf(stderr, "gpuprobe: idle: %s\n", line + 5);
+		} else if (!strncmp(line, "error ", 6)) {
+			gp_strlcpy(rr->error, line + 6, sizeof rr->error);
+			break;
+		} else if (!strcmp(line, "ready")) {
+			rc = 0;
+			break;
+		}
+	}
+	if (rc < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(from);
+		close(to);
+		return -1;
+	}
+	if (rr->lib[0] && !gp_elf_build_id(rr->lib, rr->build_id, sizeof rr->build_id))
+		rr->build_id[0] = '\0';
+
+	/* The idle window: sample at absolute deadlines. */
+	struct gp_sampler_opts so = { .root = root, .pid = pid, .kstacks = true };
+	struct gp_sampler *smp = gp_sampler_new(&so);
+	struct gp_stacks *stk = gp_stacks_open(pid, 0);
+	if (stk)
+		gp_stacks_prepare(stk);
+	double t0 = gp_mono_now();
+	struct gp_point first, last;
+	bool have_first = false;
+	for (unsigned long k = 0; smp; k++) {
+		double when = t0 + (double)k * o->interval;
+		if ((double)k * o->interval > o->seconds + 1e-9)
+			break;
+		double left;
+		while ((left = when - gp_mono_now()) > 0) {
+			struct timespec ts = gp_ts_from_s(left);
+			nanosleep(&ts, NULL);
+		}
+		json_t *sl;
+		const char *why;
+		struct gp_point pt;
+		if (gp_sampler_take(smp, gp_mono_now() - t0, &sl, &pt, &why) != GP_SAMPLE_OK) {
+			snprintf(rr->error, sizeof rr->error, "the child %s while idle", why ? why : "vanished");
+			rc = -1;
+			break;
+		}
+		size_t rawlen;
+		const char *raw = gp_sampler_threads_json(smp, &rawlen);
+		if (out)
+			gp_result_write_raw(out, sl, "threads", raw, rawlen);
+		else
+			json_decref(sl);
+		size_t n;
+		const struct gp_thread *th = gp_sampler_threads(smp, &n);
+		for (size_t i = 0; i < n; i++) {
+			struct thread_acc *a = acc_find(rr, th[i].tid, true);
+			if (!a)
+				continue;
+			gp_strlcpy(a->comm, th[i].st.comm, sizeof a->comm);
+			a->have_sched = th[i].have_sched;
+			if (!a->seen_first) {
+				a->seen_first = true;
+				a->t0 = pt.t;
+				a->run_ns0 = th[i].run_ns;
+				a->ut0 = th[i].st.utime;
+				a->st0 = th[i].st.stime;
+				a->vcsw0 = th[i].vcsw;
+			}
+			a->t1 = pt.t;
+			a->run_ns1 = th[i].run_ns;
+			a->ut1 = th[i].st.utime;
+			a->st1 = th[i].st.stime;
+			a->vcsw1 = th[i].vcsw;
+			a->state = th[i].st.state;
+			gp_strlcpy(a->wchan, th[i].wchan, sizeof a->wchan);
+		}
+		if (!have_first) {
+			first = pt;
+			have_first = true;
+		}
+		last = pt;
+	}
+	if (rc == 0 && have_first) {
+		rr->seconds = last.t - first.t;
+		double cpu = (last.utime + last.stime) - (first.utime + first.stime);
+		rr->cpu_pct = rr->seconds > 0 ? 100.0 * cpu / rr->seconds : 0;
+	}
+
+	/* The spinners, unwound from outside. */
+	double clk = (double)sysconf(_SC_CLK_TCK);
+	int spin_tids[64];
+	size_t nspin = 0;
+	for (size_t i = 0; i < rr->nth; i++) {
+		struct thread_acc *a = &rr->th[i];
+		double dt = a->t1 - a->t0;
+		double cpu = dt <= 0 ? 0 : a->have_sched ? 100.0 * (double)(a->run_ns1 - a->run_ns0) / 1e9 / dt
+					      : 100.0 * (double)((a->ut1 + a->st1) - (a->ut0 + a->st0)) / clk / dt;
+		if (cpu >= o->threshold && nspin < 64)
+			spin_tids[nspin++] = a->tid;
+	}
+	rr->nspin = (unsigned)nspin;
+	if (rc == 0 && nspin && stk) {
+		json_t *sl = NULL;
+		if (gp_stacks_snapshot(stk, gp_mono_now() - t0, spin_tids, nspin, &sl) == 0 && sl) {
+			size_t i;
+			json_t *t;
+			json_array_foreach(json_object_get(sl, "threads"), i, t) {
+				struct thread_acc *a = acc_find(rr, (int)json_integer_value(json_object_get(t, "tid")), false);
+				if (!a)
+					continue;
+				json_t *frames = json_object_get(t, "frames");
+				if (json_is_array(frames)) {
+					a->frames = json_incref(frames);
+					json_t *f0 = json_array_get(frames, 0);
+					const char *sym = json_string_value(json_object_get(f0, "symbol"));
+					const char *mod = json_string_value(json_object_get(f0, "module"));
+					const char *off = json_string_value(json_object_get(f0, "offset"));
+					if (sym)
+						gp_strlcpy(a->frame, sym, sizeof a->frame);
+					else if (mod) {
+						const char *b = strrchr(mod, '/');
+						snprintf(a->frame, sizeof a->frame, "%s+%s", b ? b + 1 : mod, off ? off : "?");
+					}
+				}
+			}
+			const char *hint = gp_stacks_hint(stk);
+			if (hint)
+				gp_hint("%s", hint);
+			write_line(out, sl);
+		}
+	}
+	if (stk)
+		gp_stacks_close(stk);
+	gp_sampler_free(smp);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(from);
+	close(to);
+	return rc;
+}
+
+/* ---- the verdict and its rendering ---------------------------------- */
+
+static double acc_cpu(const struct thread_acc *a, double clk, double *user, double *sys,
+		      double *vcs)
+{
+	double dt = a->t1 - a->t0;
+	if (dt <= 0) {
+		*user = *sys = *vcs = 0;
+		return 0;
+	}
+	double ticks = (double)((a->ut1 + a->st1) - (a->ut0 + a->st0));
+	double cpu = a->have_sched ? 100.0 * (double)(a->run_ns1 - a->run_ns0) / 1e9 / dt
+				   : 100.0 * ticks / clk / dt;
+	*user = ticks > 0 ? cpu * (double)(a->ut1 - a->ut0) / ticks : 0;
+	*sys = ticks > 0 ? cpu * (double)(a->st1 - a->st0) / ticks : 0;
+	*vcs = (double)(a->vcsw1 - a->vcsw0) / dt;
+	return cpu;
+}
+
+/* Seed 000's diagnosis, when the shape matches. */
+static const char *fix_direction(const struct run_result *rr)
+{
+	bool events_loop = false;
+	for (size_t i = 0; i < rr->nth; i++)
+		if (strstr(rr->th[i].frame, "AsyncEventsLoop"))
+			events_loop = true;
+	if (!rr->nspin || !events_loop)
+		return NULL;
+	if (rr->no_interrupts || rr->dxg)
+		return "ROCr's AsyncEventsLoop is in its memory-polling fallback: its signals have "
+		       "no interrupt-backed events (HSA_ENABLE_INTERRUPT=0, or WSL's /dev/dxg), and "
+		       "that branch never sleeps. Upstream fix: ROCm/rocm-systems#7898 naps there "
+		       "with an escalating backoff (seed 000: 183% -> ~1% idle CPU).";
+	return "ROCr's AsyncEventsLoop spins: look at its polling fallback (ROCm/rocm-systems#7898).";
+}
+
+static json_t *verdict_json(const struct run_result *rr, const struct idle_opts *o)
+{
+	double clk = (double)sysconf(_SC_CLK_TCK);
+	json_t *spinning = json_array();
+	for (size_t i = 0; i < rr->nth; i++) {
+		const struct thread_acc *a = &rr->th[i];
+		double u, s, v, cpu = acc_cpu(a, clk, &u, &s, &v);
+		if (cpu < o->threshold)
+			continue;
+		char st[2] = { a->state, 0 };
+		json_t *t = json_pack("{s:i, s:s, s:f, s:f, s:f, s:f, s:s, s:s, s:s}", "tid", a->tid,
+				      "comm", a->comm, "cpu_pct", cpu, "user_pct", u, "sys_pct", s,
+				      "voluntary_per_s", v, "state", st, "wchan", a->wchan,
+				      "appeared", a->phase);
+		json_object_set_new(t, "frames", a->frames ? json_incref(a->frames) : json_null());
+		json_array_append_new(spinning, t);
+	}
+	const char *fix = fix_direction(rr);
+	json_t *j = json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "type", "verdict",
+			      "class", rr->nspin ? "spin" : "quiet", "idle_cpu_pct", rr->cpu_pct,
+			      "seconds", rr->seconds, "threshold_pct", o->threshold,
+			      "spinning_threads", spinning);
+	json_object_set_new(j, "runtime", json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}",
+		"runtime", rr->rt, "lib", rr->lib, "version", rr->version, "build", rr->build,
+		"build_id", rr->build_id, "no_interrupts", rr->no_interrupts));
+	json_object_set_new(j, "env", json_incref(rr->env));
+	json_object_set_new(j, "threads_total", json_integer((json_int_t)rr->nth));
+	if (fix)
+		json_object_set_new(j, "fix", json_string(fix));
+	return j;
+}
+
+static void print_run(FILE *f, const struct run_result *rr, const struct idle_opts *o)
+{
+	double clk = (double)sysconf(_SC_CLK_TCK);
+	fprintf(f, "gpuprobe idle: %s, %s", rr->rt, rr->lib[0] ? rr->lib : rr->lib_arg ? rr->lib_arg : "?");
+	if (rr->build[0])
+		fprintf(f, " (%s)", rr->build);
+	if (rr->build_id[0])
+		fprintf(f, ", build-id %.16s", rr->build_id);
+	if (rr->no_interrupts)
+		fprintf(f, ", HSA_ENABLE_INTERRUPT=0");
+	fprintf(f, "\n  %.1f s idle: %.1f%% CPU, %zu threads; verdict %s", rr->seconds, rr->cpu_pct,
+		rr->nth, rr->nspin ? "spin" : "quiet");
+	if (rr->nspin)
+		fprintf(f, ": %u spinner%s over %.0f%%", rr->nspin, rr->nspin == 1 ? "" : "s", o->threshold);
+	fprintf(f, "\n  %-8s %-16s %6s %6s %6s %8s %-2s %-24s %-15s %s\n", "tid", "comm", "cpu%",
+		"user%", "sys%", "vcsw/s", "st", "wchan", "appeared", "frame");
+	for (size_t i = 0; i < rr->nth; i++) {
+		const struct thread_acc *a = &rr->th[i];
+		double u, s, v, cpu = acc_cpu(a, clk, &u, &s, &v);
+		fprintf(f, "  %-8d %-16s %6.1f %6.1f %6.1f %8.1f %-2c %-24.24s %-15s %s\n", a->tid,
+			a->comm, cpu, u, s, v, a->state ? a->state : '?', a->wchan[0] ? a->wchan : "-",
+			a->phase, a->frame[0] ? a->frame : "");
+	}
+	const char *fix = fix_direction(rr);
+	if (fix)
+		fprintf(f, "  fix direction: %s\n", fix);
+}
+
+static void print_ab(FILE *f, struct run_result *rr, int n, const struct idle_opts *o)
+{
+	double clk = (double)sysconf(_SC_CLK_TCK);
+	fprintf(f, "\n| library | build | build-id | idle CPU | spinners |\n|---|---|---|---:|---|\n");
+	for (int i = 0; i < n; i++) {
+		char spin[256] = "";
+		size_t len = 0;
+		for (size_t k = 0; k < rr[i].nth && len < sizeof spin - 16; k++) {
+			double u, s, v, cpu = acc_cpu(&rr[i].th[k], clk, &u, &s, &v);
+			if (cpu >= o->threshold)
+				len += (size_t)snprintf(spin + len, sizeof spin - len, "%s%.1f%%",
+							len ? " / " : "", cpu);
+		}
+		if (rr[i].error[0])
+			fprintf(f, "| %s | (failed: %.60s) | | | |\n", rr[i].lib_arg ? rr[i].lib_arg : "(default)",
+				rr[i].error);
+		else
+			fprintf(f, "| %s | %s | %.12s | %.1f%% | %s |\n",
+				rr[i].lib[0] ? rr[i].lib : rr[i].lib_arg, rr[i].build[0] ? rr[i].build : rr[i].version,
+				rr[i].build_id[0] ? rr[i].build_id : "-", rr[i].cpu_pct, len ? spin : "none");
+	}
+}
+
+static json_t *runtime_env(void)
+{
+	extern char **environ;
+	json_t *e = json_object();
+	for (char **p = environ; *p; p++) {
+		if (strncmp(*p, "HSA_", 4) && strncmp(*p, "ROCR_", 5) && strncmp(*p, "HIP_", 4)
+		    && strncmp(*p, "CUDA_", 5) && strncmp(*p, "GPU_", 4))
+			continue;
+		const char *eq = strchr(*p, '=');
+		if (!eq)
+			continue;
+		char key[128];
+		size_t kl = (size_t)(eq - *p) < sizeof key - 1 ? (size_t)(eq - *p) : sizeof key - 1;
+		memcpy(key, *p, kl);
+		key[kl] = '\0';
+		json_object_set_new(e, key, gp_json_string(eq + 1));
+	}
+	return e;
+}
+
+int cmd_idle(int argc, char **argv, const struct gp_global *g)
+{
+	struct idle_opts o = { .runtime = "auto", .seconds = 10, .interval = 1, .threshold = 10,
+			       .init_timeout = 60, .cuda_sched = "auto" };
+	if (argp_parse(&idle_argp, argc, argv, 0, NULL, &o))
+		return GP_EXIT_USAGE;
+	if (o.busy_kernel && !strcmp(o.runtime, "hsa")) {
+		gp_err("idle", "--busy-kernel is for CUDA");
+		return GP_EXIT_USAGE;
+	}
+	struct gp_root root;
+	if (gp_root_open(&root, "/") < 0)
+		return GP_EXIT_ERROR;
+	struct gp_result *out = NULL;
+	if (o.output && !(out = gp_result_create(o.output))) {
+		gp_err_errno(errno, o.output, "cannot create the result file");
+		gp_root_close(&root);
+		return GP_EXIT_ERROR;
+	}
+	if (out)
+		gp_result_write(out, gp_result_header("idle", g->argc, g->argv, gp_host_facts(&root)));
+	int nruns = o.nlibs ? o.nlibs : 1;
+	struct run_result rr[MAX_LIBS];
+	memset(rr, 0, sizeof rr);
+	json_t *env = runtime_env();
+	if (o.no_interrupts)
+		json_object_set_new(env, "HSA_ENABLE_INTERRUPT", json_string("0"));
+	int failures = 0;
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	for (int i = 0; i < nruns; i++) {
+		rr[i].env = env;
+		const char *lib = o.nlibs ? o.libs[i] : NULL;
+		if (!gp_quiet && !o.json && isatty(STDERR_FILENO))
+			fprintf(stderr, "gpuprobe idle: %s%s: opening the runtime, then %.0f s idle...\n",
+				lib ? lib : "the default runtime", nruns > 1 ? "" : "", o.seconds);
+		if (measure(&o, lib, &rr[i], out, &root) < 0) {
+			gp_err(lib ? lib : "idle", "%s", rr[i].error);
+			failures++;
+			if (out)
+				gp_result_write(out, json_pack("{s:s, s:s, s:s}", "type", "error", "lib",
+							       lib ? lib : "", "error", rr[i].error));
+			continue;
+		}
+		json_t *v = verdict_json(&rr[i], &o);
+		if (o.json) {
+			char *s = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(6));
+			if (s)
+				puts(s);
+			free(s);
+		} else {
+			if (i)
+				putchar('\n');
+			print_run(stdout, &rr[i], &o);
+		}
+		write_line(out, v);
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	if (nruns > 1 && !o.json)
+		print_ab(stdout, rr, nruns, &o);
+	if (!o.json && !gp_quiet) {
+		double obs = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec)
+			     + (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+		printf("\n(the observer used %.2f s of CPU: %.2f%% of a core over %.0f s)\n", obs,
+		       100.0 * obs / (o.seconds * nruns), o.seconds * nruns);
+	}
+	for (int i = 0; i < nruns; i++) {
+		for (size_t k = 0; k < rr[i].nth; k++)
+			json_decref(rr[i].th[k].frames);
+		free(rr[i].th);
+	}
+	json_decref(env);
+	int rc = failures == nruns ? GP_EXIT_ERROR : GP_EXIT_OK;
+	if (out && gp_result_close(out) < 0) {
+		gp_err_errno(errno, o.output, "cannot write the result");
+		rc = GP_EXIT_ERROR;
+	}
+	gp_root_close(&root);
+	return rc;
+}
