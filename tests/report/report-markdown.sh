@@ -3,6 +3,8 @@
 # recorded shapes of gen-trace.awk, a `--pool all` lock run (arm lines), an
 # idle A/B, stacks, several files (A/B), a cut file and foreign files.
 # Each renders with cmark-gfm and its tables parse with the right columns.
+# Many renders, a real trace, lock and idle run: more than the default 30 s on a busy box.
+: "${E2E_TIMEOUT:=150}"; export E2E_TIMEOUT
 . "${0%/*}/../e2e/lib.sh"
 . "${0%/*}/lib-md.sh"
 require_jq
