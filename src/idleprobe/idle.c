@@ -668,8 +668,11 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 		gp_root_close(&root);
 		return GP_EXIT_ERROR;
 	}
-	if (out)
-		gp_result_write(out, gp_result_header("idle", g->argc, g->argv, gp_host_facts(&root)));
+	if (out) {
+		/* Each run's runtime is in its verdict line (A/B: several). */
+		struct gp_host_info_opts hio = { .process = true };
+		gp_result_write(out, gp_result_header("idle", g->argc, g->argv, gp_host_info_ex(&root, &hio)));
+	}
 	int nruns = o.nlibs ? o.nlibs : 1;
 	struct run_result rr[MAX_LIBS];
 	memset(rr, 0, sizeof rr);

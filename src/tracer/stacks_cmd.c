@@ -4,6 +4,7 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "hostinfo.h"
 #include "identity.h"
 #include "parse.h"
 #include "procfs.h"
@@ -397,8 +398,9 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	if (json_is_string(jc))
 		snprintf(comm, sizeof comm, "%s", json_string_value(jc));
 	if (out) {
+		struct gp_host_info_opts hio = { .process = true };
 		if (gp_result_write(out, gp_result_header("stacks", g->argc, g->argv,
-							  gp_host_facts(&root))) < 0 ||
+							  gp_host_info_ex(&root, &hio))) < 0 ||
 		    gp_result_write(out, json_incref(target)) < 0 ||
 		    gp_result_write(out, json_incref(line)) < 0) {
 			gp_err_errno(errno, o.output, "cannot write the result");
