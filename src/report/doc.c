@@ -340,20 +340,7 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 	if (gp_load_result(path, &d->l, err, errcap) < 0)
 		return -1;
 	struct gp_verdict_opts vo = *vo_in;
-	vo.page_size = d->l.page_size;
-	vo.kstacks_seen = d->l.kstacks_seen;
-	if (vo.hang_after <= 0) {
-		json_t *h = json_object_get(d->l.verdict, "hang_after_s");
-		vo.hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;
-	}
-	const json_t *ex = d->l.exit;
-	json_t *st = json_object_get(ex, "status"), *sg = json_object_get(ex, "signal");
-	vo.end_reason = json_string_value(json_object_get(ex, "reason"));
-	if (json_is_integer(st) || json_is_integer(sg)) {
-		vo.have_status = true;
-		vo.status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
-		vo.signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
-	}
+	gp_loaded_verdict_opts(&d->l, &vo);
 	const char *cmd = json_string_value(json_object_get(d->l.header, "command"));
 	d->is_idle = cmd && !strcmp(cmd, "idle");
 	d->is_trace = d->l.series.n > 0 && !d->is_idle;
