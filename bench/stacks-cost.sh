@@ -39,7 +39,7 @@ echo "| tool | wall ms mean | min | max | spinner max gap us | mean gap us | gap
 echo "|---|---:|---:|---:|---:|---:|---:|"
 run "baseline: sleep 0.1 (no tool)" sleep 0.1
 run "gpuprobe stacks --hot-window 0" "$GP" stacks -q --hot-window 0 --format json $T
-run "gpuprobe stacks (0.1 s CPU window)" "$GP" stacks -q --format json $T
+run "gpuprobe stacks (default CPU window)" "$GP" stacks -q --format json $T
 run "eu-stack -p" eu-stack -p $T
 command -v gdb > /dev/null && run "gdb -batch thread apply all bt" gdb -q -batch -ex 'thread apply all bt' -p $T
 echo

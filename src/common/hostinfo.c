@@ -220,7 +220,6 @@ static void gpus(json_t *host, const struct gp_root *root)
 		json_array_append_new(arr, g);
 	}
 	free_list(cards, n);
-	json_object_set_new(host, "gpus", arr);
 
 	json_t *drv = json_object();
 	/* amdgpu: a DKMS build says its version here; the in-tree driver has
@@ -231,10 +230,44 @@ static void gpus(json_t *host, const struct gp_root *root)
 		if (fstatat(root->dirfd, "sys/module/amdgpu", &sb, 0) == 0)
 			json_object_set_new(drv, "amdgpu", json_string("in-tree (the kernel's)"));
 	}
-	/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  ..." */
-	set_line(drv, "nvidia", root, "/proc/driver/nvidia/version");
+	/* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..." */
+	char nv[512];
+	if (read_line(root, "/proc/driver/nvidia/version", nv, sizeof nv)) {
+		json_object_set_new(drv, "nvidia_banner", json_string(nv));
+		char v[64];
+		if (gp_nvidia_version(nv, v, sizeof v))
+			json_object_set_new(drv, "nvidia", json_string(v));
+		if (strstr(nv, "Open Kernel Module"))
+			json_object_set_new(drv, "nvidia_open", json_true());
+	}
+	/* NVIDIA GPUs have no /sys/class/drm card without nvidia-drm: the
+	 * driver's own list, "Model:  NVIDIA H200" and "Bus Location: ...". */
+	char **nvg;
+	size_t nn = list_dir(root, "/proc/driver/nvidia/gpus", "", &nvg);
+	for (size_t i = 0; i < nn; i++) {
+		char p[300];
+		snprintf(p, sizeof p, "/proc/driver/nvidia/gpus/%s/information", nvg[i]);
+		char *info = gp_slurp(root, p, NULL);
+		if (!info)
+			continue;
+		json_t *g = json_pack("{s:s, s:s, s:s, s:s}", "card", "nvidia", "vendor", "0x10de",
+				      "vendor_name", "NVIDIA", "driver", "nvidia");
+		json_object_set_new(g, "pci", json_string(nvg[i]));
+		for (char *save = NULL, *l = strtok_r(info, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			if (!strncmp(l, "Model:", 6)) {
+				char *m = l + 6;
+				while (*m == ' ' || *m == '\t')
+					m++;
+				json_object_set_new(g, "model", json_string(m));
+			}
+		}
+		free(info);
+		json_array_append_new(arr, g);
+	}
+	free_list(nvg, nn);
 	set_line(drv, "kfd_topology_generation", root, "/sys/class/kfd/kfd/topology/generation_id");
 	json_object_set_new(host, "drivers", drv);
+	json_object_set_new(host, "gpus", arr);
 }
 
 /* ---- device nodes ------------------------------------------------------ */
@@ -340,6 +373,22 @@ static void wsl(json_t *host, const struct gp_root *root)
 }
 
 /* ---- runtimes ------------------------------------------------------------ */
+
+bool gp_nvidia_version(const char *banner, char *buf, size_t cap)
+{
+	/* the first blank-separated word that is digits and dots, with a dot */
+	for (const char *p = banner; *p; p++) {
+		if ((p == banner || p[-1] == ' ') && isdigit((unsigned char)*p)) {
+			size_t n = strspn(p, "0123456789.");
+			if ((p[n] == ' ' || !p[n]) && memchr(p, '.', n) && n < cap) {
+				memcpy(buf, p, n);
+				buf[n] = '\0';
+				return true;
+			}
+		}
+	}
+	return false;
+}
 
 const char *gp_soname_version(const char *path)
 {
@@ -648,6 +697,14 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 		b[0] = '\0';
 		json_array_foreach(gs, i, g) {
 			const char *vn = s_of(g, "vendor_name") ? s_of(g, "vendor_name") : s_of(g, "vendor");
+			if (s_of(g, "model")) {
+				l += (size_t)snprintf(b + l, sizeof b - l, "%s%s, driver %s%s%s", i ? "; " : "",
+						      s_of(g, "model"), s_of(g, "driver") ? s_of(g, "driver") : "?",
+						      s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
+				if (l >= sizeof b)
+					break;
+				continue;
+			}
 			l += (size_t)snprintf(b + l, sizeof b - l, "%s%s: %s %s:%s, driver %s%s%s",
 					      i ? "; " : "", s_of(g, "card"), vn ? vn : "?",
 					      s_of(g, "vendor") ? s_of(g, "vendor") : "?",
@@ -657,12 +714,13 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 			if (l >= sizeof b)
 				break;
 		}
-		fn(ctx, "GPUs", json_array_size(gs) ? b : "none in /sys/class/drm", false);
+		fn(ctx, "GPUs", json_array_size(gs) ? b : "none in /sys/class/drm or /proc/driver/nvidia", false);
 	}
 	const json_t *drv = json_object_get(h, "drivers");
 	if (drv) {
 		const char *a = s_of(drv, "amdgpu"), *n = s_of(drv, "nvidia");
-		snprintf(b, sizeof b, "amdgpu %s; nvidia %s", a ? a : "not loaded", n ? n : "not loaded");
+		snprintf(b, sizeof b, "amdgpu %s; nvidia %s%s", a ? a : "not loaded", n ? n : "not loaded",
+			 json_is_true(json_object_get(drv, "nvidia_open")) ? " (open kernel module)" : "");
 		fn(ctx, "Drivers", b, false);
 	}
 	const json_t *w = json_object_get(h, "wsl");

@@ -35,6 +35,8 @@ json_t *gp_host_info_ex(const struct gp_root *root, const struct gp_host_info_op
 const char *gp_soname_version(const char *path);
 /* The GNU build-id of an ELF file as hex, into buf; false if none. */
 bool gp_elf_build_id(const char *path, char *buf, size_t cap);
+/* "580.159.04" from /proc/driver/nvidia/version's first line. */
+bool gp_nvidia_version(const char *banner, char *buf, size_t cap);
 /* The selected word of a sysfs choice file: "always [madvise] never" -> "madvise". */
 bool gp_sysfs_choice(const char *text, char *buf, size_t cap);
 

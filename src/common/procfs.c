@@ -1,6 +1,7 @@
 #include "config.h"
 #include "procfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -125,4 +126,48 @@ char *gp_slurp(const struct gp_root *root, const char *path, size_t *lenp)
 	close(fd);
 	errno = saved;
 	return buf;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int gp_list_tids(int pid, int **out, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	size_t cap = 64, k = 0;
+	int *v = malloc(cap * sizeof *v);
+	struct dirent *e;
+	while (v && (e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end || tid <= 0 || e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		if (k == cap) {
+			int *nv = realloc(v, 2 * cap * sizeof *v);
+			if (!nv) {
+				free(v);
+				v = NULL;
+				break;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		v[k++] = (int)tid;
+	}
+	closedir(d);
+	if (!v) {
+		errno = ENOMEM;
+		return -1;
+	}
+	qsort(v, k, sizeof *v, cmp_int);
+	*out = v;
+	*n = k;
+	return 0;
 }

@@ -39,4 +39,8 @@ ssize_t gp_read_file(const struct gp_root *root, const char *path,
 char *gp_slurp(const struct gp_root *root, const char *path, size_t *len);
 char *gp_slurp_fd(int fd, size_t *len);
 
+/* The thread ids of a live process (/proc/PID/task), in ascending order.
+ * 0 with a malloc'd *tids, or -1 with errno (ENOENT: no such process). */
+int gp_list_tids(int pid, int **tids, size_t *n);
+
 #endif

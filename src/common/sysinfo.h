@@ -23,7 +23,11 @@ struct gp_sys_compact {
  * the kernel lacks is simply absent. */
 void gp_vmstat_parse(const char *text, json_t *obj, struct gp_sys_compact *c);
 /* Pure: meminfo "Name:  123 kB" into obj, in bytes (HugePages_* counts
- * stay counts). */
+ * stay counts).  Not libproc2's meminfo API: procps 4.0.2 opens the fixed
+ * path /proc/meminfo (meminfo.c MEMINFO_FILE), so a --proc-root replay
+ * would read the live machine's; and it keeps only the fields it knows,
+ * where a result keeps every field by name.  libproc2 serves process
+ * lookup by name and identity (common/identity.c). */
 void gp_meminfo_parse(const char *text, json_t *obj, struct gp_sys_compact *c);
 /* Pure: one pressure file ("some avg10=0.00 avg60=0.00 avg300=0.00
  * total=0" and "full ...") into {"some":{...},"full":{...}}; NULL when

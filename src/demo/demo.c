@@ -168,15 +168,8 @@ static int judge_file(const char *file, const struct demo_opts *o, struct gp_ver
 		gp_err(file, "%s", err);
 		return -1;
 	}
-	struct gp_verdict_opts vo = { .hang_after = o->hang_after, .page_size = l.page_size,
-				      .kstacks_seen = l.kstacks_seen };
-	json_t *st = json_object_get(l.exit, "status"), *sg = json_object_get(l.exit, "signal");
-	vo.end_reason = json_string_value(json_object_get(l.exit, "reason"));
-	if (json_is_integer(st) || json_is_integer(sg)) {
-		vo.have_status = true;
-		vo.status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
-		vo.signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
-	}
+	struct gp_verdict_opts vo = { .hang_after = o->hang_after };
+	gp_loaded_verdict_opts(&l, &vo);
 	gp_verdict_compute(l.series.pt, l.series.n, &vo, v);
 	gp_loaded_free(&l);
 	return 0;

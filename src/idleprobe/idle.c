@@ -22,7 +22,6 @@
 #include "hostinfo.h"
 
 #include <argp.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -208,26 +207,18 @@ static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
 /* Names the threads that exist now as having appeared in `phase`. */
 static void note_phase(struct run_result *rr, int pid, const char *phase)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", pid);
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	int *tids;
+	size_t n;
+	if (gp_list_tids(pid, &tids, &n) < 0)
 		return;
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		int tid = atoi(e->d_name);
-		if (tid <= 0 || acc_find(rr, tid, false))
+	for (size_t i = 0; i < n; i++) {
+		if (acc_find(rr, tids[i], false))
 			continue;
-		struct thread_acc *a = acc_find(rr, tid, true);
+		struct thread_acc *a = acc_find(rr, tids[i], true);
 		if (a)
 			gp_strlcpy(a->phase, phase, sizeof a->phase);
 	}
-	closedir(d);
+	free(tids);
 }
 
 /* Reads one line from the child, with a deadline: a runtime that hangs
@@ -678,8 +669,11 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 		gp_root_close(&root);
 		return GP_EXIT_ERROR;
 	}
-	if (out)
-		gp_result_write(out, gp_result_header("idle", g->argc, g->argv, gp_host_facts(&root)));
+	if (out) {
+		/* Each run's runtime is in its verdict line (A/B: several). */
+		struct gp_host_info_opts hio = { .process = true };
+		gp_result_write(out, gp_result_header("idle", g->argc, g->argv, gp_host_info_ex(&root, &hio)));
+	}
 	int nruns = o.nlibs ? o.nlibs : 1;
 	struct run_result rr[MAX_LIBS];
 	memset(rr, 0, sizeof rr);

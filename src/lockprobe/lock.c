@@ -6,6 +6,7 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "hostinfo.h"
 #include "gpu/gpu.h"
 #include "mapping.h"
 #include "parse.h"
@@ -648,7 +649,9 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		struct gp_root root;
 		json_t *host = NULL;
 		if (gp_root_open(&root, "/") == 0) {
-			host = gp_host_facts(&root);
+			struct gp_host_info_opts hio = { .runtimes = true, .process = true,
+							 .hsa_lib = o.lib };
+			host = gp_host_info_ex(&root, &hio);
 			gp_root_close(&root);
 		}
 		gp_result_write(x.out, gp_result_header("lock", gl->argc, gl->argv, host ? host : json_object()));

@@ -263,7 +263,17 @@ static void on_stacks(struct scan *sc, json_t *line) { keep_in(sc->d->stacks, li
 static void on_arm(struct scan *sc, json_t *line) { keep_in(sc->d->arms, line); }
 static void on_idle(struct scan *sc, json_t *line) { keep_in(sc->d->idle, line); }
 static void on_gpu(struct scan *sc, json_t *line) { keep_in(sc->d->gpu, line); }
+/* An `error` line (a runtime that did not load, in idle's A/B): a row too. */
+static void on_arm_error(struct scan *sc, json_t *line) { keep_in(sc->d->idle, line); }
 static void on_known(struct scan *sc, json_t *line) { (void)sc; (void)line; }
+/* An idle run writes one `verdict` line per runtime, class spin or quiet:
+ * the rows of its A/B table.  A trace's verdict is the loader's. */
+static void on_verdict(struct scan *sc, json_t *line)
+{
+	const char *k = json_string_value(json_object_get(line, "class"));
+	if (k && (!strcmp(k, "spin") || !strcmp(k, "quiet")))
+		keep_in(sc->d->idle, line);
+}
 
 /* The dispatch table: a new line type is one row and one handler.
  * header/target/exit/verdict are the loader's (load.c). */
@@ -279,7 +289,8 @@ static const struct {
 	{ "header", on_known },
 	{ "target", on_known },
 	{ "exit", on_known },
-	{ "verdict", on_known },
+	{ "verdict", on_verdict },
+	{ "error", on_arm_error },
 };
 
 static int scan_file(struct gp_doc *d, char *err, size_t errcap)
@@ -329,21 +340,10 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 	if (gp_load_result(path, &d->l, err, errcap) < 0)
 		return -1;
 	struct gp_verdict_opts vo = *vo_in;
-	vo.page_size = d->l.page_size;
-	vo.kstacks_seen = d->l.kstacks_seen;
-	if (vo.hang_after <= 0) {
-		json_t *h = json_object_get(d->l.verdict, "hang_after_s");
-		vo.hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;
-	}
-	const json_t *ex = d->l.exit;
-	json_t *st = json_object_get(ex, "status"), *sg = json_object_get(ex, "signal");
-	vo.end_reason = json_string_value(json_object_get(ex, "reason"));
-	if (json_is_integer(st) || json_is_integer(sg)) {
-		vo.have_status = true;
-		vo.status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
-		vo.signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
-	}
-	d->is_trace = d->l.series.n > 0;
+	gp_loaded_verdict_opts(&d->l, &vo);
+	const char *cmd = json_string_value(json_object_get(d->l.header, "command"));
+	d->is_idle = cmd && !strcmp(cmd, "idle");
+	d->is_trace = d->l.series.n > 0 && !d->is_idle;
 	gp_verdict_compute(d->l.series.pt, d->l.series.n, &vo, &d->v);
 	d->arms = json_array();
 	d->stacks = json_array();

@@ -40,6 +40,7 @@ struct gp_doc {
 	struct gp_thread_agg *th;
 	size_t nth;
 	bool is_trace;               /* has samples (else: an arm/idle result) */
+	bool is_idle;                /* `gpuprobe idle`: judged spin/quiet per runtime */
 };
 
 /* Loads path (gp_load_result), judges it with vo (hang_after <= 0: the

@@ -2,6 +2,7 @@
 #include "load.h"
 #include "gpumem.h"
 #include "parse.h"
+#include "verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -400,4 +401,19 @@ void gp_loaded_free(struct gp_loaded *l)
 	json_decref(l->exit);
 	json_decref(l->verdict);
 	l->header = l->target = l->exit = l->verdict = NULL;
+}
+
+void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *vo)
+{
+	vo->page_size = l->page_size;
+	vo->kstacks_seen = l->kstacks_seen;
+	if (vo->hang_after <= 0) {
+		json_t *h = json_object_get(l->verdict, "hang_after_s");
+		vo->hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;
+	}
+	json_t *st = json_object_get(l->exit, "status"), *sg = json_object_get(l->exit, "signal");
+	vo->end_reason = json_string_value(json_object_get(l->exit, "reason"));
+	vo->have_status = json_is_integer(st) || json_is_integer(sg);
+	vo->status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
+	vo->signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
 }

@@ -730,10 +730,10 @@ void gp_arms_summary(char *buf, size_t cap, const json_t *arms)
 			 slow_name ? slow_name : "?");
 }
 
-/* ---- idle A/B (seed 000's table) ---------------------------------------------------
- * The idle command is not on main yet; these are DESIGN's words for it
- * (per runtime: its lib, the process CPU, the spinners, spin/quiet).
- * Field names: label|lib, cpu_pct, spinners[{tid, comm, cpu_pct}], class. */
+/* ---- idle A/B (seed 000's table: runtime, idle CPU, spinner threads) ---------------
+ * `gpuprobe idle` writes one `verdict` line per runtime (class spin or
+ * quiet, idle_cpu_pct, spinning_threads[], runtime{lib, build, build_id},
+ * fix) and an `error` line for a runtime that did not load. */
 static void md_idle(FILE *out, const struct gp_doc *d)
 {
 	if (!json_array_size(d->idle))
@@ -741,20 +741,67 @@ static void md_idle(FILE *out, const struct gp_doc *d)
 	fputs("| runtime | idle CPU | spinner threads | verdict |\n|---|---:|---|---|\n", out);
 	size_t i;
 	const json_t *r;
+	const char *fix = NULL;
 	json_array_foreach(d->idle, i, r) {
-		const char *label = str(r, "label") ? str(r, "label") : str(r, "lib") ? str(r, "lib") : "?";
-		fputs("| ", out);
-		cell(out, label);
-		fprintf(out, " | %.1f%% | ", num(r, "cpu_pct", 0));
+		const json_t *rt = json_object_get(r, "runtime");
+		const char *lib = str(rt, "lib") && *str(rt, "lib") ? str(rt, "lib") : str(r, "lib");
+		fputs("| `", out);
+		cell(out, lib ? lib : "?");
+		fputc('`', out);
+		if (str(rt, "build") && *str(rt, "build")) {
+			fputs(" (", out);
+			cell(out, str(rt, "build"));
+			fputc(')', out);
+		}
+		if (str(rt, "build_id") && *str(rt, "build_id"))
+			fprintf(out, ", build-id %.12s", str(rt, "build_id"));
+		if (json_is_true(json_object_get(rt, "no_interrupts")))
+			fputs(", `HSA_ENABLE_INTERRUPT=0`", out);
+		if (!strcmp(str(r, "type") ? str(r, "type") : "", "error")) {
+			fputs(" | – | – | did not load: ", out);
+			cell(out, str(r, "error") ? str(r, "error") : str(r, "message") ? str(r, "message") : "?");
+			fputs(" |\n", out);
+			continue;
+		}
+		fprintf(out, " | %.1f%% | ", num(r, "idle_cpu_pct", 0));
 		size_t q;
-		const json_t *s;
-		json_array_foreach(json_object_get(r, "spinners"), q, s)
-			fprintf(out, "%s%.1f%%", q ? " / " : "", num(s, "cpu_pct", 0));
-		if (!json_array_size(json_object_get(r, "spinners")))
+		const json_t *t;
+		json_array_foreach(json_object_get(r, "spinning_threads"), q, t)
+			fprintf(out, "%s%.1f%%", q ? " / " : "", num(t, "cpu_pct", 0));
+		if (!json_array_size(json_object_get(r, "spinning_threads")))
 			fputs("none", out);
-		fprintf(out, " | %s |\n", str(r, "class") ? str(r, "class") : "?");
+		fprintf(out, " | `%s` |\n", str(r, "class") ? str(r, "class") : "?");
+		if (str(r, "fix"))
+			fix = str(r, "fix");
 	}
 	fputc('\n', out);
+	if (fix) {
+		fputs("Fix direction: ", out);
+		cell(out, fix);
+		fputs("\n\n", out);
+	}
+}
+
+/* One line on top for an idle result. */
+static void idle_summary(FILE *out, const struct gp_doc *d)
+{
+	size_t i, spin = 0, n = 0;
+	const json_t *r;
+	double worst = -1;
+	json_array_foreach(d->idle, i, r) {
+		if (!str(r, "class"))
+			continue;
+		n++;
+		if (!strcmp(str(r, "class"), "spin"))
+			spin++;
+		if (num(r, "idle_cpu_pct", 0) > worst)
+			worst = num(r, "idle_cpu_pct", 0);
+	}
+	fprintf(out, "**Idle verdict: `%s`** — %zu of %zu runtime%s spin while idle", spin ? "spin" : "quiet",
+		spin, n, n == 1 ? "" : "s");
+	if (worst >= 0)
+		fprintf(out, "; the busiest idles at %.1f%% CPU", worst);
+	fputs(".\n\n", out);
 }
 
 /* ---- A/B of several traces (seed 004: arm, own GTT peak, RssFile, result) ------------ */
@@ -818,6 +865,8 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 		char s[256];
 		gp_arms_summary(s, sizeof s, d->arms);
 		fprintf(out, "**Pinning probe: %s**\n\n", s);
+	} else if (d->is_idle && json_array_size(d->idle)) {
+		idle_summary(out, d);
 	} else if (!json_array_size(d->idle)) {
 		fputs("**No samples, arms or idle results in this file.**\n\n", out);
 	}
@@ -828,6 +877,8 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 	md_gpu(out, d);
 	md_arms(out, d);
 	md_idle(out, d);
+	if (d->is_idle)
+		md_stacks(out, d);
 	if (d->is_trace) {
 		md_phases(out, &d->v);
 		md_evidence(out, &d->v);
@@ -859,6 +910,8 @@ void gp_render_markdown(FILE *out, const struct gp_doc *docs, size_t n)
 			cell(out, base ? base + 1 : docs[i].path);
 			if (docs[i].is_trace)
 				fprintf(out, "` %s", docs[i].v.klass);
+			else if (docs[i].is_idle)
+				fprintf(out, "` idle, %zu runtimes", json_array_size(docs[i].idle));
 			else
 				fprintf(out, "` %zu arms", json_array_size(docs[i].arms));
 		}

@@ -44,6 +44,27 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 			gp_arm_table(out, items, n, false);
 		free(items);
 	}
+	if (d->is_idle) {
+		size_t i;
+		const json_t *r;
+		fprintf(out, "%s: idle, %zu runtime%s\n", d->path, json_array_size(d->idle),
+			json_array_size(d->idle) == 1 ? "" : "s");
+		json_array_foreach(d->idle, i, r) {
+			const json_t *rt = json_object_get(r, "runtime");
+			const char *lib = json_string_value(json_object_get(rt, "lib"));
+			if (!lib)
+				lib = str_or(r, "lib", "?");
+			fprintf(out, "  %-48s %-6s %6.1f%% CPU", lib, str_or(r, "class", "error"),
+				json_number_value(json_object_get(r, "idle_cpu_pct")));
+			size_t q;
+			const json_t *t;
+			json_array_foreach(json_object_get(r, "spinning_threads"), q, t)
+				fprintf(out, "%s%d %.1f%%", q ? ", " : "  spinners: ",
+					(int)json_integer_value(json_object_get(t, "tid")),
+					json_number_value(json_object_get(t, "cpu_pct")));
+			fputc('\n', out);
+		}
+	}
 	if (d->is_trace)
 		gp_verdict_print(out, &d->v);
 }

@@ -1000,46 +1000,6 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 	return s;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
-static int list_tids(int pid, int **out, size_t *n)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	size_t cap = 64, k = 0;
-	int *v = malloc(cap * sizeof *v);
-	struct dirent *e;
-	while (v && (e = readdir(d))) {
-		int tid;
-		if (!gp_parse_pid(e->d_name, &tid))
-			continue;
-		if (k == cap) {
-			int *nv = realloc(v, 2 * cap * sizeof *v);
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
-		}
-		v[k++] = tid;
-	}
-	closedir(d);
-	if (!v) {
-		errno = ENOMEM;
-		return -1;
-	}
-	qsort(v, k, sizeof *v, cmp_int);
-	*out = v;
-	*n = k;
-	return 0;
-}
-
 int gp_stacks_prepare(struct gp_stacks *s)
 {
 	if (session_refresh(s) < 0) {
@@ -1062,7 +1022,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 	}
 	int *all = NULL;
 	if (!tids) {
-		if (list_tids(s->pid, &all, &n) < 0) {
+		if (gp_list_tids(s->pid, &all, &n) < 0) {
 			errno = ESRCH;
 			return -1;
 		}

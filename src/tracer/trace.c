@@ -3,6 +3,7 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "hostinfo.h"
 #include "identity.h"
 #include "parse.h"
 #include "procfs.h"
@@ -638,7 +639,9 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		}
 	}
 	r.live = !o.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
-	write_line(&r, gp_result_header("trace", g->argc, g->argv, gp_host_facts(&r.root)));
+	/* The info facts, but no GPU runtime dlopen'ed into the tracer. */
+	struct gp_host_info_opts hio = { .process = r.root.live };
+	write_line(&r, gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio)));
 
 	double t0 = gp_mono_now();
 	if (r.is_child) {

@@ -19,11 +19,12 @@ ok "spin: the verdict names it" jq -e -s '.[-1].summary | test(" at ")' "$F"
 
 gp trace -q --interval 0.5 --seconds 2.5 --stacks all -o "$F" -- "$WORKLOADS/sleepers" 4 > "$TMP/out" 2> "$TMP/err"
 ok "sleepers --stacks all: exit 0" test $? -eq 0
-# Each blocked thread is stacked once (it never moves), not every tick.
+# Each blocked thread is stacked once per place, not every tick (6 ticks
+# here): a wake-up caught between two waits is a new place, so allow 2.
 max=$(jq -s '[.[] | select(.type == "stacks") | .threads[].tid] | group_by(.) | map(length) | max // 0' "$F")
 cnt=$(jq -s '[.[] | select(.type == "stacks") | .threads[].tid] | unique | length' "$F")
 ok "sleepers: $cnt threads stacked" test "$cnt" -ge 4
-ok "sleepers: each at most once (max $max)" test "$max" -eq 1
+ok "sleepers: not every tick (max $max <= 2 of 6)" test "$max" -le 2
 
 gp trace -q --interval 0.5 --seconds 1.5 --stacks none -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2> "$TMP/err"
 ok "spin --stacks none: exit 0" test $? -eq 0

@@ -48,6 +48,16 @@ if command -v cmark-gfm >/dev/null 2>&1 && command -v xmllint >/dev/null 2>&1; t
 	ok "markdown: no raw markup left" test -z "$(grep -F '**' "$TMP/i.md.html")"
 fi
 
+# The H200 machine (shared/DEVICE.md) as read there: no DRM card, the
+# NVIDIA driver's own GPU list and version banner.
+NV=$top_srcdir/tests/fixtures/hostinfo-nvidia
+gp info --proc-root "$NV" --format json > "$TMP/nv.json" || fail "info on the nvidia tree exited $?"
+ok "nvidia: driver version from the banner" test "$(jq -r .drivers.nvidia "$TMP/nv.json")" = 580.159.04
+ok "nvidia: open kernel module" test "$(jq -r .drivers.nvidia_open "$TMP/nv.json")" = true
+ok "nvidia: the GPU from /proc/driver/nvidia/gpus" test "$(jq -r '.gpus[0] | "\(.model) \(.pci)"' "$TMP/nv.json")" = "NVIDIA H200 0000:00:05.0"
+ok "nvidia: device nodes" test "$(jq -r '[.devices[].path] | join(" ")' "$TMP/nv.json")" = "/dev/nvidia0 /dev/nvidiactl"
+ok "nvidia: WSL not detected" test "$(jq -r .wsl.detected "$TMP/nv.json")" = false
+
 # Live: the HSA runtime as the dynamic linker finds it.
 gp info --format json > "$TMP/live.json" || fail "live info exited $?"
 p=$(jq -r '.runtimes.hsa.path // empty' "$TMP/live.json")
