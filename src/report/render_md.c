@@ -57,9 +57,11 @@ size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, siz
 		double v;
 		if (!gp_metric_value(d, m, k, &v))
 			continue;
-		size_t j = (size_t)((d->l.series.pt[k].t - t0) / span * (double)(width - 1) + 0.5);
-		if (j >= width)
-			j = width - 1;
+		/* A saved file's samples need not be in time order: a t
+		 * before the first one is bucket 0, not a negative double
+		 * cast to size_t (undefined; found by tests/fuzz). */
+		double x = (d->l.series.pt[k].t - t0) / span * (double)(width - 1) + 0.5;
+		size_t j = !(x >= 0) ? 0 : x >= (double)width ? width - 1 : (size_t)x;
 		/* levels: the bucket's last value; rates: the mean */
 		if (mt->kind == GP_MK_LEVEL)
 			b[j] = v;
