@@ -114,6 +114,13 @@ struct gp_stacks_totals {
 };
 void gp_stacks_totals(const struct gp_stacks *s, struct gp_stacks_totals *tot);
 
+/* Waits (without blocking) for threads that a SIGKILL woke while we had
+ * them stopped: they stay traced by us, and the dead process looks alive
+ * (zombie leader, Threads > 1) until we take their exit.  Callers that
+ * decide "exited" from /proc call it first.  Returns how many are still
+ * exiting. */
+int gp_stacks_reap(struct gp_stacks *s);
+
 void gp_stacks_close(struct gp_stacks *s);
 
 /* Demangles an Itanium C++ name with libstdc++'s __cxa_demangle, found by

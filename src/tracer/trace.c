@@ -461,6 +461,10 @@ static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
 		double t = gp_mono_now() - t0;
 		json_t *line;
 		const char *why;
+		/* Threads a SIGKILL took from us mid-stop keep a dead target
+		 * looking alive until we take their exit (stacks.h). */
+		if (r->stk)
+			gp_stacks_reap(r->stk);
 		enum gp_sample_rc rc = gp_sampler_take(smp, t, &line, &cur, &why);
 		if (rc == GP_SAMPLE_GONE) {
 			reap(r, WNOHANG);
