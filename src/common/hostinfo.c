@@ -4,6 +4,7 @@
 #include "hostinfo.h"
 #include "parse.h"
 #include "sysinfo.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -647,21 +648,12 @@ static const char *s_of(const json_t *o, const char *k)
 
 static void fmt_size(char *buf, size_t cap, const json_t *v)
 {
-	if (json_is_integer(v)) {
-		double b = (double)json_integer_value(v);
-		if (b >= 1 << 30)
-			snprintf(buf, cap, "%.1f GiB", b / (1 << 30));
-		else if (b >= 1 << 20)
-			snprintf(buf, cap, "%.0f MiB", b / (1 << 20));
-		else if (b >= 1 << 10)
-			snprintf(buf, cap, "%.0f KiB", b / (1 << 10));
-		else
-			snprintf(buf, cap, "%.0f B", b);
-	} else if (json_is_string(v)) {
+	if (json_is_integer(v))
+		gp_fmt_size(buf, cap, (double)json_integer_value(v));
+	else if (json_is_string(v))
 		snprintf(buf, cap, "%s", json_string_value(v));
-	} else {
+	else
 		snprintf(buf, cap, "?");
-	}
 }
 
 /* One fact a line: (label, value) pairs, rendered as text or Markdown. */

@@ -665,7 +665,7 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 		return GP_EXIT_ERROR;
 	struct gp_result *out = NULL;
 	if (o.output && !(out = gp_result_create(o.output))) {
-		gp_err_errno(errno, o.output, "cannot create the result file");
+		gp_result_create_failed(o.output, errno);
 		gp_root_close(&root);
 		return GP_EXIT_ERROR;
 	}

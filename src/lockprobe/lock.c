@@ -12,7 +12,7 @@
 #include "parse.h"
 #include "procfs.h"
 #include "procstat.h"
-#include "report/arm_text.h"
+#include "report/arms.h"
 #include "report/result.h"
 #include "sysinfo.h"
 #include "timeutil.h"
@@ -466,7 +466,14 @@ static void print_arms(struct lock_ctx *x)
 			free(s);
 		}
 	} else {
-		gp_arm_table(stdout, x->arms, x->narms, !strcmp(fmt, "markdown"));
+		json_t *all = json_array();
+		for (size_t i = 0; all && i < x->narms; i++)
+			json_array_append(all, x->arms[i]);
+		if (!strcmp(fmt, "markdown"))
+			gp_arms_markdown(stdout, all);
+		else
+			gp_arms_text(stdout, all);
+		json_decref(all);
 	}
 	fflush(stdout);
 }
@@ -642,7 +649,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 	if (o.output) {
 		x.out = gp_result_create(o.output);
 		if (!x.out) {
-			gp_err_errno(errno, o.output, "cannot create the result file");
+			gp_result_create_failed(o.output, errno);
 			gp_gpu_close(g);
 			return GP_EXIT_ERROR;
 		}

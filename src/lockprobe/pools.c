@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "error.h"
 #include "gpu/gpu.h"
+#include "units.h"
 
 #include <argp.h>
 #include <jansson.h>
@@ -77,16 +78,6 @@ static const struct argp pools_argp = {
 };
 
 int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, double timeout);
-
-static void size_text(uint64_t b, char *buf, size_t cap)
-{
-	if (b >= (1ull << 30))
-		snprintf(buf, cap, "%.1f GiB", (double)b / (1ull << 30));
-	else if (b >= (1ull << 20))
-		snprintf(buf, cap, "%.1f MiB", (double)b / (1ull << 20));
-	else
-		snprintf(buf, cap, "%llu KiB", (unsigned long long)b >> 10);
-}
 
 static const char *seg_name(const struct gp_gpu_pool *p)
 {
@@ -178,7 +169,7 @@ int cmd_pools(int argc, char **argv, const struct gp_global *gl)
 			else if (p->have_segment && p->segment != GP_SEG_GLOBAL)
 				snprintf(f, sizeof f, "-");
 			if (p->have_size)
-				size_text(p->size, sz, sizeof sz);
+				gp_fmt_size(sz, sizeof sz, (double)(p->size));
 			printf("  %-16s %-9s %-18s %-10s %s\n", p->name, seg_name(p), f, sz,
 			       p->have_alloc_allowed ? (p->alloc_allowed ? "yes" : "no") : "unsupported");
 		}

@@ -2,31 +2,23 @@
 #include "doc.h"
 #include "parse.h"
 #include "syscalls.h"
+#include "units.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- formatting shared by the renderers ---------------------------------- */
 
 void gp_fmt_value(char *buf, size_t cap, const char *unit, double v)
 {
-	const double G = 1024.0 * 1024 * 1024, M = 1024.0 * 1024, K = 1024.0;
-	bool rate = !strcmp(unit, "bytes/s");
-	const char *sfx = rate ? "/s" : "";
-	if (!strcmp(unit, "bytes") || rate) {
-		double a = fabs(v);
-		if (a >= 10 * G)
-			snprintf(buf, cap, "%.1f GiB%s", v / G, sfx);
-		else if (a >= G)
-			snprintf(buf, cap, "%.2f GiB%s", v / G, sfx);
-		else if (a >= M)
-			snprintf(buf, cap, rate ? "%.1f MiB%s" : "%.0f MiB%s", v / M, sfx);
-		else if (a >= K)
-			snprintf(buf, cap, "%.0f KiB%s", v / K, sfx);
-		else
-			snprintf(buf, cap, "%.0f B%s", v, sfx);
+	if (!strcmp(unit, "bytes")) {
+		gp_fmt_size(buf, cap, v);
+	} else if (!strcmp(unit, "bytes/s")) {
+		gp_fmt_rate(buf, cap, v);
 	} else if (!strcmp(unit, "s")) {
 		snprintf(buf, cap, "%.2f s", v);
 	} else if (!strcmp(unit, "ns")) {
@@ -36,16 +28,6 @@ void gp_fmt_value(char *buf, size_t cap, const char *unit, double v)
 	} else {
 		snprintf(buf, cap, "%.0f", v);
 	}
-}
-
-void gp_fmt_duration(char *buf, size_t cap, double s)
-{
-	if (s >= 3600)
-		snprintf(buf, cap, "%.1f h", s / 3600);
-	else if (s >= 120)
-		snprintf(buf, cap, "%.1f min", s / 60);
-	else
-		snprintf(buf, cap, "%.1f s", s);
 }
 
 /* ---- the metrics ------------------------------------------------------------- */
@@ -295,20 +277,29 @@ static const struct {
 
 static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 {
-	FILE *f = fopen(d->path, "re");
+	/* A second pass over what the loader read (the same open file, the
+	 * same complete lines): the thread table needs the judged phase,
+	 * which only the whole series gives, and keeping every thread of
+	 * every sample in memory for it would cost what streaming saves. */
+	int fd = d->l.fd < 0 ? -1 : fcntl(d->l.fd, F_DUPFD_CLOEXEC, 0);
+	FILE *f = fd < 0 || lseek(fd, 0, SEEK_SET) != 0 ? NULL : fdopen(fd, "r");
 	if (!f) {
-		snprintf(err, errcap, "%s", strerror(errno));
+		snprintf(err, errcap, "cannot read it again: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
+	unsigned long long left = d->l.bytes;
 	struct scan sc = { .d = d, .judged_from = d->v.judged_from };
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lineno = 0;
-	while ((len = getline(&buf, &cap, f)) > 0) {
+	while (left > 0 && (len = getline(&buf, &cap, f)) > 0) {
 		lineno++;
-		if (buf[len - 1] != '\n')
-			break; /* the cut tail of a killed run: the loader said so */
+		if (buf[len - 1] != '\n' || (unsigned long long)len > left)
+			break; /* the cut tail of a killed run, or lines written since */
+		left -= (unsigned long long)len;
 		json_t *j = json_loadb(buf, (size_t)len, 0, NULL);
 		if (!j)
 			continue;

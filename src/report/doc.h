@@ -72,6 +72,5 @@ size_t gp_doc_top_threads(const struct gp_doc *d, const struct gp_thread_agg **o
 
 /* Shared formatting. */
 void gp_fmt_value(char *buf, size_t cap, const char *unit, double v);
-void gp_fmt_duration(char *buf, size_t cap, double s);
 
 #endif

@@ -285,6 +285,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 {
 	memset(out, 0, sizeof *out);
 	out->page_size = 4096;
+	out->fd = -1;
 	/* O_NONBLOCK: a FIFO must not block the open; it is refused below. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
@@ -298,10 +299,21 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		return -1;
 	}
 	if (sb.st_size == 0) {
-		snprintf(err, errcap, "empty file: not a gpuprobe result");
-		close(fd);
-		return -1;
+		/* Size 0 is an empty file -- or a /proc or /sys one, which
+		 * reads data all the same: read and judge what it holds. */
+		char c;
+		ssize_t k = read(fd, &c, 1);
+		if (k <= 0 || lseek(fd, 0, SEEK_SET) != 0) {
+			if (k == 0)
+				snprintf(err, errcap, "empty file: not a gpuprobe result");
+			else
+				snprintf(err, errcap, "not a gpuprobe result (%s)",
+					 k < 0 ? strerror(errno) : "cannot read it from the start");
+			close(fd);
+			return -1;
+		}
 	}
+	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	FILE *f = fdopen(fd, "r");
 	if (!f) {
 		snprintf(err, errcap, "%s", strerror(errno));
@@ -315,6 +327,8 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	while ((len = getline(&line, &cap, f)) > 0) {
 		out->lines++;
 		bool terminated = line[len - 1] == '\n';
+		if (terminated)
+			out->bytes += (unsigned long long)len;
 		json_error_t jerr;
 		json_t *j = json_loadb(line, (size_t)len, 0, &jerr);
 		if (!j || !terminated) {
@@ -401,6 +415,9 @@ void gp_loaded_free(struct gp_loaded *l)
 	json_decref(l->exit);
 	json_decref(l->verdict);
 	l->header = l->target = l->exit = l->verdict = NULL;
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
 }
 
 void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *vo)

@@ -18,6 +18,12 @@ struct gp_loaded {
 	bool kstacks_seen;
 	bool truncated;             /* the last line was cut (a killed run) */
 	unsigned long lines, bad_lines;
+	/* The file stays open for a second pass (report's per-type scan,
+	 * doc.c): the same file even if the path is replaced meanwhile, and
+	 * the same bytes -- the complete lines read here, `bytes` of them --
+	 * even while a live trace appends to it.  -1 once freed. */
+	int fd;
+	unsigned long long bytes;
 };
 
 /* 0, or -1 with a one-line reason in err (not a regular file, empty,

@@ -20,12 +20,8 @@ json_t *gp_render_json(const struct gp_doc *d);
 size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, size_t width,
 		    double *vmin, double *vmax);
 
-/* The cells of seed 004's arm table (arm, call, range, prefault, lock, result). */
-struct gp_arm_cells {
-	char arm[96], call[160], range[192], prefault[64], lock[48], result[256];
-};
-void gp_arm_cells(const json_t *arm, struct gp_arm_cells *c);
-void gp_arms_summary(char *buf, size_t cap, const json_t *arms);
+/* A Markdown table cell: '|' escaped, line breaks flattened. */
+void gp_md_cell(FILE *out, const char *s);
 void gp_md_threads(FILE *out, const struct gp_doc *d);
 
 /* A timeline plot of one trace, SVG or PNG by the file's extension.

@@ -5,15 +5,17 @@
  * threads) and its "Environment" list. */
 #include "config.h"
 #include "render.h"
+#include "arms.h"
 #include "hostinfo.h"
 #include "parse.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A table cell: '|' escaped, line breaks flattened. */
-static void cell(FILE *out, const char *s)
+void gp_md_cell(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		if (*s == '|')
@@ -122,7 +124,7 @@ static void md_verdict_line(FILE *out, const struct gp_doc *d)
 	if (v->before[0])
 		fprintf(out, " (before that: `%s`)", v->before);
 	fprintf(out, " since +%.1f s, confidence %s — ", v->since_s, v->confidence);
-	cell(out, v->summary);
+	gp_md_cell(out, v->summary);
 	fputs("\n\n", out);
 }
 
@@ -183,7 +185,7 @@ static void md_phases(FILE *out, const struct gp_verdict *v)
 	for (size_t i = 0; i < v->nphases; i++) {
 		const struct gp_phase *p = &v->phase[i];
 		fprintf(out, "| +%.1f – %.1f s | %s | ", p->from, p->to, p->progress ? "progress" : "flat");
-		cell(out, p->what);
+		gp_md_cell(out, p->what);
 		fputs(" |\n", out);
 	}
 	fputc('\n', out);
@@ -217,13 +219,13 @@ static void md_evidence(FILE *out, const struct gp_verdict *v)
 		}
 		fprintf(out, "| %s | %s | %s | %s | %s | %s | ", e->metric, e->scope, f, l, s,
 			e->role == GP_ROLE_PROGRESS ? "progress" : "activity");
-		cell(out, e->reads);
+		gp_md_cell(out, e->reads);
 		fputs(" |\n", out);
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < v->nunseen; i++) {
 		fputs(i ? "; " : "Not seen: ", out);
-		cell(out, v->unseen[i]);
+		gp_md_cell(out, v->unseen[i]);
 	}
 	if (v->nunseen)
 		fputs(".\n\n", out);
@@ -262,10 +264,10 @@ void gp_md_threads(FILE *out, const struct gp_doc *d)
 		if (cpu < 1.0 && main_state(t) != 'D')
 			continue;
 		fprintf(out, "| %d | ", t->tid);
-		cell(out, t->comm);
+		gp_md_cell(out, t->comm);
 		fprintf(out, " | %.0f%% | %.0f%% | %c | %s | ", cpu, t->judged ? t->sys_sum / t->judged : 0,
 			main_state(t), t->wchan[0] ? t->wchan : "–");
-		cell(out, t->syscall[0] ? t->syscall : "–");
+		gp_md_cell(out, t->syscall[0] ? t->syscall : "–");
 		fputs(" |\n", out);
 		shown++;
 	}
@@ -305,12 +307,12 @@ void gp_md_threads(FILE *out, const struct gp_doc *d)
 			fprintf(out, "| %d | ", g[k].tid);
 		else
 			fprintf(out, "| %u threads | ", g[k].n);
-		cell(out, g[k].comm);
+		gp_md_cell(out, g[k].comm);
 		fprintf(out, " | 0%% | 0%% | %c | %s | ", g[k].state, g[k].wchan[0] ? g[k].wchan : "–");
 		if (g[k].mixed)
 			fprintf(out, "%.*s(...)", (int)strcspn(g[k].sc, "("), g[k].sc);
 		else
-			cell(out, g[k].sc[0] ? g[k].sc : "–");
+			gp_md_cell(out, g[k].sc[0] ? g[k].sc : "–");
 		fputs(" |\n", out);
 	}
 	fputc('\n', out);
@@ -524,138 +526,6 @@ static double num(const json_t *o, const char *k, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-static const char *mapping_text(const char *m)
-{
-	if (!m)
-		return "?";
-	if (!strcmp(m, "file-shared-ro"))
-		return "file, `MAP_SHARED`, read-only";
-	if (!strcmp(m, "file-shared-rw"))
-		return "file, `MAP_SHARED`, read-write";
-	if (!strcmp(m, "anon"))
-		return "anonymous";
-	return m;
-}
-
-/* "16.4 GiB (17 559 175 168 B)": the exact count, grouped, as the seed. */
-static void range_text(char *buf, size_t cap, double bytes)
-{
-	char h[32], digits[32], g[48];
-	gp_fmt_value(h, sizeof h, "bytes", bytes);
-	snprintf(digits, sizeof digits, "%.0f", bytes);
-	size_t n = strlen(digits), o = 0;
-	for (size_t i = 0; i < n && o + 2 < sizeof g; i++) {
-		if (i && (n - i) % 3 == 0)
-			g[o++] = ' ';
-		g[o++] = digits[i];
-	}
-	g[o] = '\0';
-	if (bytes >= 1024)
-		snprintf(buf, cap, "%s (%s B)", h, g);
-	else
-		snprintf(buf, cap, "%s", h);
-}
-
-/* As the seed writes them: 0.128 s, 4.206 s, 20.1 s. */
-static void secs(char *buf, size_t cap, double s)
-{
-	snprintf(buf, cap, s < 10 ? "%.3f s" : "%.1f s", s);
-}
-
-void gp_arm_cells(const json_t *a, struct gp_arm_cells *c)
-{
-	const char *call = str(a, "call"), *pool = str(a, "pool");
-	snprintf(c->arm, sizeof c->arm, "%s", str(a, "name") ? str(a, "name") : "?");
-	if (pool && *pool)
-		snprintf(c->call, sizeof c->call, "`%s` (pool %s)", call ? call : "?", pool);
-	else
-		snprintf(c->call, sizeof c->call, "`%s`", call ? call : "?");
-	char r[96];
-	range_text(r, sizeof r, num(a, "bytes", 0));
-	int refault = (int)num(a, "refault_threads", 0);
-	if (refault > 0)
-		snprintf(c->range, sizeof c->range, "%s, %s, +%d thread%s re-faulting", r,
-			 mapping_text(str(a, "mapping")), refault, refault == 1 ? "" : "s");
-	else
-		snprintf(c->range, sizeof c->range, "%s, %s", r, mapping_text(str(a, "mapping")));
-	double pf = num(a, "prefault_s", -1), pr = num(a, "prefault_mib_s", -1);
-	char pfs[24];
-	secs(pfs, sizeof pfs, pf);
-	if (pf < 0)
-		snprintf(c->prefault, sizeof c->prefault, "none");
-	else if (pr >= 0)
-		snprintf(c->prefault, sizeof c->prefault, "%s (%.0f MiB/s)", pfs, pr);
-	else
-		snprintf(c->prefault, sizeof c->prefault, "%s", pfs);
-	double lk = num(a, "lock_s", -1);
-	const char *status = str(a, "status");
-	bool hung = status && (!strcmp(status, "hang") || !strcmp(status, "timeout"));
-	char lks[24];
-	secs(lks, sizeof lks, lk);
-	if (lk < 0)
-		snprintf(c->lock, sizeof c->lock, hung ? "never returned" : "–");
-	else
-		snprintf(c->lock, sizeof c->lock, hung ? "> %s (watchdog)" : "%s", lks);
-	json_t *code = json_object_get(a, "status_code");
-	size_t l;
-	if (json_is_integer(code) && json_integer_value(code) == 0)
-		l = (size_t)snprintf(c->result, sizeof c->result, "`rc=0`");
-	else if (json_is_integer(code))
-		l = (size_t)snprintf(c->result, sizeof c->result, "`0x%llx = %s`",
-				     (unsigned long long)json_integer_value(code), status ? status : "?");
-	else
-		l = (size_t)snprintf(c->result, sizeof c->result, "%s", status ? status : "?");
-	double unl = num(a, "unlock_s", -1), dm = num(a, "dirtied_mib", -1), wm = num(a, "written_mib", -1);
-	if (unl >= 0 && l < sizeof c->result)
-		l += (size_t)snprintf(c->result + l, sizeof c->result - l, ", unlock %.3f s", unl);
-	if ((dm > 0.5 || wm > 0.5) && l < sizeof c->result)
-		l += (size_t)snprintf(c->result + l, sizeof c->result - l,
-				      "; system dirtied %.0f MiB, wrote back %.0f MiB", dm, wm);
-	if (json_is_true(json_object_get(a, "mtime_changed")) && l < sizeof c->result)
-		snprintf(c->result + l, sizeof c->result - l, "; **file mtime changed**");
-}
-
-static void md_arms(FILE *out, const struct gp_doc *d)
-{
-	size_t n = json_array_size(d->arms);
-	if (!n)
-		return;
-	fputs("| arm | call | range | prefault | lock | result |\n|---|---|---|---|---|---|\n", out);
-	size_t i;
-	const json_t *a;
-	json_array_foreach(d->arms, i, a) {
-		struct gp_arm_cells c;
-		gp_arm_cells(a, &c);
-		fputs("| ", out);
-		cell(out, c.arm);
-		fputs(" | ", out);
-		cell(out, c.call);
-		fputs(" | ", out);
-		cell(out, c.range);
-		fprintf(out, " | %s | %s | ", c.prefault, c.lock);
-		cell(out, c.result);
-		fputs(" |\n", out);
-	}
-	fputc('\n', out);
-	/* The probe's own notes: seed 004 lost two arms to its own mistakes
-	 * (a GPU agent's pool, an env knob); gpuprobe says so beside the row. */
-	json_array_foreach(d->arms, i, a) {
-		const char *note = str(a, "note");
-		if (!note)
-			continue;
-		fputs("- ", out);
-		fputs(str(a, "name") ? str(a, "name") : "?", out);
-		fputs(": ", out);
-		cell(out, note);
-		fputc('\n', out);
-	}
-	json_array_foreach(d->arms, i, a)
-		if (str(a, "note")) {
-			fputc('\n', out);
-			break;
-		}
-}
-
 /* The `gpu` line of a lock/pools run: which runtime, from which file. */
 static void md_gpu(FILE *out, const struct gp_doc *d)
 {
@@ -665,14 +535,14 @@ static void md_gpu(FILE *out, const struct gp_doc *d)
 		fprintf(out, "Runtime: **%s**", str(g, "runtime") ? str(g, "runtime") : "?");
 		if (str(g, "lib")) {
 			fputs(" from `", out);
-			cell(out, str(g, "lib"));
+			gp_md_cell(out, str(g, "lib"));
 			fputc('`', out);
 		}
 		if (str(g, "version"))
 			fprintf(out, ", %s", str(g, "version"));
 		if (str(g, "build")) {
 			fputs(" (build ", out);
-			cell(out, str(g, "build"));
+			gp_md_cell(out, str(g, "build"));
 			fputc(')', out);
 		}
 		size_t k;
@@ -685,51 +555,12 @@ static void md_gpu(FILE *out, const struct gp_doc *d)
 			const char *name = str(ag, "product") ? str(ag, "product") : str(ag, "name");
 			if (name) {
 				fputs(" (", out);
-				cell(out, name);
+				gp_md_cell(out, name);
 				fputc(')', out);
 			}
 		}
 		fputs(".\n\n", out);
 	}
-}
-
-/* One line on top for a result that is arms only. */
-void gp_arms_summary(char *buf, size_t cap, const json_t *arms)
-{
-	size_t n = json_array_size(arms), ok = 0, hung = 0, i;
-	double slow = -1;
-	const char *slow_name = NULL, *fail_status = NULL;
-	size_t fail_same = 0;
-	const json_t *a;
-	json_array_foreach(arms, i, a) {
-		json_t *code = json_object_get(a, "status_code");
-		const char *st = str(a, "status");
-		if (json_is_integer(code) && json_integer_value(code) == 0) {
-			ok++;
-			double lk = num(a, "lock_s", -1);
-			if (lk > slow) {
-				slow = lk;
-				slow_name = str(a, "name");
-			}
-		} else if (st && (!strcmp(st, "hang") || !strcmp(st, "timeout"))) {
-			hung++;
-		} else if (st) {
-			if (!fail_status || !strcmp(fail_status, st)) {
-				fail_status = st;
-				fail_same++;
-			}
-		}
-	}
-	size_t l = (size_t)snprintf(buf, cap, "%zu arm%s: %zu returned 0", n, n == 1 ? "" : "s", ok);
-	if (n - ok - hung && l < cap)
-		l += (size_t)snprintf(buf + l, cap - l, ", %zu failed%s%s%s", n - ok - hung,
-				      fail_status ? " (" : "", fail_status ? fail_status : "",
-				      fail_status ? (fail_same == n - ok - hung ? ")" : ", ...)") : "");
-	if (hung && l < cap)
-		l += (size_t)snprintf(buf + l, cap - l, ", %zu never returned", hung);
-	if (slow >= 0 && l < cap)
-		snprintf(buf + l, cap - l, "; slowest successful lock %.3f s (%s)", slow,
-			 slow_name ? slow_name : "?");
 }
 
 /* ---- idle A/B (seed 000's table: runtime, idle CPU, spinner threads) ---------------
@@ -748,11 +579,11 @@ static void md_idle(FILE *out, const struct gp_doc *d)
 		const json_t *rt = json_object_get(r, "runtime");
 		const char *lib = str(rt, "lib") && *str(rt, "lib") ? str(rt, "lib") : str(r, "lib");
 		fputs("| `", out);
-		cell(out, lib ? lib : "?");
+		gp_md_cell(out, lib ? lib : "?");
 		fputc('`', out);
 		if (str(rt, "build") && *str(rt, "build")) {
 			fputs(" (", out);
-			cell(out, str(rt, "build"));
+			gp_md_cell(out, str(rt, "build"));
 			fputc(')', out);
 		}
 		if (str(rt, "build_id") && *str(rt, "build_id"))
@@ -761,7 +592,7 @@ static void md_idle(FILE *out, const struct gp_doc *d)
 			fputs(", `HSA_ENABLE_INTERRUPT=0`", out);
 		if (!strcmp(str(r, "type") ? str(r, "type") : "", "error")) {
 			fputs(" | – | – | did not load: ", out);
-			cell(out, str(r, "error") ? str(r, "error") : str(r, "message") ? str(r, "message") : "?");
+			gp_md_cell(out, str(r, "error") ? str(r, "error") : str(r, "message") ? str(r, "message") : "?");
 			fputs(" |\n", out);
 			continue;
 		}
@@ -779,7 +610,7 @@ static void md_idle(FILE *out, const struct gp_doc *d)
 	fputc('\n', out);
 	if (fix) {
 		fputs("Fix direction: ", out);
-		cell(out, fix);
+		gp_md_cell(out, fix);
 		fputs("\n\n", out);
 	}
 }
@@ -840,7 +671,7 @@ static void md_compare(FILE *out, const struct gp_doc *docs, size_t n)
 			gp_fmt_value(g, sizeof g, "bytes", (double)peak(d, offsetof(struct gp_point, gpu_bytes)));
 		gp_fmt_value(r, sizeof r, "bytes", (double)peak(d, offsetof(struct gp_point, rss_file)));
 		fputs("| `", out);
-		cell(out, base ? base + 1 : d->path);
+		gp_md_cell(out, base ? base + 1 : d->path);
 		fprintf(out, "` (%s) | %s | %s | `%s` since +%.1f s", target_comm(d), g, r, d->v.klass,
 			d->v.since_s);
 		if (!d->l.exit)
@@ -857,7 +688,7 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 	if (several) {
 		const char *base = strrchr(d->path, '/');
 		fprintf(out, "### `");
-		cell(out, base ? base + 1 : d->path);
+		gp_md_cell(out, base ? base + 1 : d->path);
 		fputs("`\n\n", out);
 	}
 	if (d->is_trace) {
@@ -877,7 +708,7 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 			"this is what it holds.\n\n", d->l.lines);
 	md_environment(out, d);
 	md_gpu(out, d);
-	md_arms(out, d);
+	gp_arms_markdown(out, d->arms);
 	md_idle(out, d);
 	if (d->is_idle)
 		md_stacks(out, d);
@@ -909,7 +740,7 @@ void gp_render_markdown(FILE *out, const struct gp_doc *docs, size_t n)
 		for (size_t i = 0; i < n; i++) {
 			const char *base = strrchr(docs[i].path, '/');
 			fprintf(out, "%s`", i ? "; " : "");
-			cell(out, base ? base + 1 : docs[i].path);
+			gp_md_cell(out, base ? base + 1 : docs[i].path);
 			if (docs[i].is_trace)
 				fprintf(out, "` %s", docs[i].v.klass);
 			else if (docs[i].is_idle)

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "render.h"
 #include "trace_text.h"
-#include "arm_text.h"
+#include "arms.h"
 
 #include <stdlib.h>
 
@@ -36,13 +36,7 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 		char s[256];
 		gp_arms_summary(s, sizeof s, d->arms);
 		fprintf(out, "%s: pinning probe, %s\n", d->path, s);
-		/* the same tables `gpuprobe lock` prints (report/arm_text.c) */
-		json_t **items = malloc(n * sizeof *items);
-		for (size_t i = 0; items && i < n; i++)
-			items[i] = json_array_get(d->arms, i);
-		if (items)
-			gp_arm_table(out, items, n, false);
-		free(items);
+		gp_arms_text(out, d->arms); /* what `gpuprobe lock` prints */
 	}
 	if (d->is_idle) {
 		size_t i;

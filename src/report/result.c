@@ -1,5 +1,6 @@
 #include "config.h"
 #include "result.h"
+#include "error.h"
 #include "timeutil.h"
 
 #include <errno.h>
@@ -40,6 +41,18 @@ struct gp_result *gp_result_create(const char *path)
 	r->fd = fd;
 	r->path = strdup(path);
 	return r;
+}
+
+void gp_result_create_failed(const char *path, int e)
+{
+	if (e == ENXIO)
+		gp_err(path, "cannot create the result file: a FIFO with no reader "
+		       "(start the reader first: gpuprobe never waits in open)");
+	else if (e == ELOOP && geteuid() == 0)
+		gp_err(path, "cannot create the result file: a symbolic link, which gpuprobe "
+		       "does not follow as root (give the real path)");
+	else
+		gp_err_errno(e, path, "cannot create the result file");
 }
 
 struct gp_result *gp_result_stdout(const char *path)

@@ -15,6 +15,8 @@ struct gp_result;
 /* Creates (truncates) path.  As root, a symlink is not followed.  NULL
  * with errno on failure. */
 struct gp_result *gp_result_create(const char *path);
+/* The one line for a gp_result_create() that failed with errno e. */
+void gp_result_create_failed(const char *path, int e);
 /* The result streamed to standard output ('-o -'): a dup of fd 1, not
  * an open of /dev/stdout (a symlink, which O_NOFOLLOW refuses as root,
  * and whose O_TRUNC would empty a file stdout appends to).  path is the

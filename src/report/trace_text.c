@@ -1,22 +1,9 @@
 #include "config.h"
 #include "trace_text.h"
+#include "units.h"
 
 #include <math.h>
 #include <string.h>
-
-void gp_fmt_bytes(char *buf, size_t cap, double b)
-{
-	if (b >= 100.0 * (1 << 30))
-		snprintf(buf, cap, "%.0f GiB", b / (1 << 30));
-	else if (b >= 10.0 * (1 << 30))
-		snprintf(buf, cap, "%.1f GiB", b / (1 << 30));
-	else if (b >= 1 << 20)
-		snprintf(buf, cap, "%.0f MiB", b / (1 << 20));
-	else if (b >= 1 << 10)
-		snprintf(buf, cap, "%.0f KiB", b / (1 << 10));
-	else
-		snprintf(buf, cap, "%.0f B", b);
-}
 
 static double mib_rate(uint64_t a, uint64_t b, double unit, double dt)
 {
@@ -29,9 +16,9 @@ void gp_render_live_line(FILE *out, const struct gp_point *prev,
 			 const struct gp_point *cur, long page_size)
 {
 	char rss[32], gpu[32] = "-";
-	gp_fmt_bytes(rss, sizeof rss, (double)cur->rss_file);
+	gp_fmt_size(rss, sizeof rss, (double)cur->rss_file);
 	if (cur->have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML))
-		gp_fmt_bytes(gpu, sizeof gpu, (double)cur->gpu_bytes);
+		gp_fmt_size(gpu, sizeof gpu, (double)cur->gpu_bytes);
 	char top[96] = "-";
 	if (prev && cur->top_tid)
 		snprintf(top, sizeof top, "%d %-15s %5.1f%% (sys %5.1f%%)", cur->top_tid,
@@ -70,9 +57,9 @@ static void mem_row(FILE *out, const char *name, const struct gp_series *s, size
 {
 	struct range r = range_of(s, off);
 	char a[32], b[32], c[32];
-	gp_fmt_bytes(a, sizeof a, (double)r.first);
-	gp_fmt_bytes(b, sizeof b, (double)r.last);
-	gp_fmt_bytes(c, sizeof c, (double)r.peak);
+	gp_fmt_size(a, sizeof a, (double)r.first);
+	gp_fmt_size(b, sizeof b, (double)r.last);
+	gp_fmt_size(c, sizeof c, (double)r.peak);
 	fprintf(out, "  %-10s %10s -> %10s   (peak %s)\n", name, a, b, c);
 }
 
@@ -129,8 +116,8 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 				best->top_tid, best->top_comm, best->top_cpu_pct, best->t, best->top_sys_pct);
 		if (l->have & GP_PT_IO) {
 			char r[32], w[32];
-			gp_fmt_bytes(r, sizeof r, (double)(l->io_rchar - f->io_rchar));
-			gp_fmt_bytes(w, sizeof w, (double)(l->io_wchar - f->io_wchar));
+			gp_fmt_size(r, sizeof r, (double)(l->io_rchar - f->io_rchar));
+			gp_fmt_size(w, sizeof w, (double)(l->io_wchar - f->io_wchar));
 			fprintf(out, "  io         read %s, written %s (rchar/wchar)\n", r, w);
 		}
 		if (l->have & GP_PT_SYS_WB) {

@@ -28,7 +28,5 @@ void gp_render_live_line(FILE *out, const struct gp_point *prev,
 void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 			     const struct gp_trace_end *end);
 
-/* "16555 MiB", "1.2 GiB", "512 KiB" */
-void gp_fmt_bytes(char *buf, size_t cap, double bytes);
 
 #endif

@@ -2,6 +2,7 @@
 #include "verdict.h"
 #include "parse.h"
 #include "syscalls.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -165,41 +166,6 @@ static double median_interval(const struct gp_point *p, size_t n)
 	double m = d[(n - 1) / 2];
 	free(d);
 	return m;
-}
-
-static void fmt_rate(char *buf, size_t cap, double bps)
-{
-	double a = fabs(bps);
-	if (a >= 1024.0 * 1024 * 1024)
-		snprintf(buf, cap, "%.2f GiB/s", bps / (1024.0 * 1024 * 1024));
-	else if (a >= 1024.0 * 1024)
-		snprintf(buf, cap, "%.1f MiB/s", bps / (1024.0 * 1024));
-	else if (a >= 1024.0)
-		snprintf(buf, cap, "%.1f KiB/s", bps / 1024.0);
-	else
-		snprintf(buf, cap, "%.0f B/s", bps);
-}
-
-static void fmt_size(char *buf, size_t cap, double b)
-{
-	if (b >= 1024.0 * 1024 * 1024)
-		snprintf(buf, cap, "%.1f GiB", b / (1024.0 * 1024 * 1024));
-	else if (b >= 1024.0 * 1024)
-		snprintf(buf, cap, "%.0f MiB", b / (1024.0 * 1024));
-	else if (b >= 1024.0)
-		snprintf(buf, cap, "%.0f KiB", b / 1024.0);
-	else
-		snprintf(buf, cap, "%.0f B", b);
-}
-
-static void fmt_dur(char *buf, size_t cap, double s)
-{
-	if (s >= 3600)
-		snprintf(buf, cap, "%.1f h", s / 3600);
-	else if (s >= 120)
-		snprintf(buf, cap, "%.0f min", s / 60);
-	else
-		snprintf(buf, cap, "%.0f s", s);
 }
 
 /* Appends to a fixed buffer; silently stops at its end. */
@@ -406,8 +372,8 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 	}
 	if (kernel && a->have_wb && (a->dirtied > (1 << 20) || a->written > (1 << 20))) {
 		char d[32], w[32];
-		fmt_rate(d, sizeof d, a->dirtied);
-		fmt_rate(w, sizeof w, a->written);
+		gp_fmt_rate(d, sizeof d, a->dirtied);
+		gp_fmt_rate(w, sizeof w, a->written);
 		cat(buf, cap, "; system dirtied %s, written back %s", d, w);
 		if (a->have_reclaim) {
 			if (a->reclaim < 0.05 * a->written) {
@@ -415,7 +381,7 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 				if (fabs(a->dirtied - a->written) < 0.25 * a->written)
 					cat(buf, cap, ": pages re-dirtied as fast as written back (writeback, not memory pressure)");
 			} else {
-				fmt_rate(d, sizeof d, a->reclaim);
+				gp_fmt_rate(d, sizeof d, a->reclaim);
 				cat(buf, cap, ", file reclaim %s", d);
 			}
 		}
@@ -449,7 +415,7 @@ static void mem_reads(char *buf, size_t cap, double first, double last, double p
 		snprintf(buf, cap, "flat");
 	} else if (d > 0 && last > peak_before + FLOOR_MEM) {
 		char r[32];
-		fmt_rate(r, sizeof r, d / dur);
+		gp_fmt_rate(r, sizeof r, d / dur);
 		snprintf(buf, cap, "new highs, +%s", r);
 	} else if (d > 0) {
 		snprintf(buf, cap, "refilling below its earlier peak: not new output");
@@ -470,7 +436,7 @@ static void counter_reads(char *buf, size_t cap, double d, double dur, double fl
 		return;
 	}
 	char r[32];
-	fmt_rate(r, sizeof r, d / dur);
+	gp_fmt_rate(r, sizeof r, d / dur);
 	snprintf(buf, cap, "+%s", r);
 }
 
@@ -661,11 +627,11 @@ static void progress_what(char *buf, size_t cap, const struct group *g, const st
 		/* "RssFile +356.0 MiB/s, read() +12.0 MiB/s": each metric
 		 * that carried a tenth of the output or more. */
 		char r[32];
-		fmt_rate(r, sizeof r, g->by_metric[m] / dur);
+		gp_fmt_rate(r, sizeof r, g->by_metric[m] / dur);
 		cat(buf, cap, "%s +%s", metric_label[m], r);
 		for (int k = 0; k < M_COUNT; k++) {
 			if (k != m && g->by_metric[k] > 0.1 * g->bytes) {
-				fmt_rate(r, sizeof r, g->by_metric[k] / dur);
+				gp_fmt_rate(r, sizeof r, g->by_metric[k] / dur);
 				cat(buf, cap, ", %s +%s", metric_label[k], r);
 			}
 		}
@@ -786,7 +752,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		describe_activity(buf, sizeof buf, &act);
 		add_phase(v, last_progress, t_end, false, 0, buf);
 		char d[32];
-		fmt_dur(d, sizeof d, flat);
+		gp_fmt_duration(d, sizeof d, flat);
 		snprintf(v->summary, sizeof v->summary, "no progress for %s (since +%.1f s): %s",
 			 d, last_progress, buf);
 		if (ng) {
@@ -853,14 +819,14 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		v->judged_from = v->since_s;
 		v->judged_to = t_end;
 		char rs[32], ps[32];
-		fmt_rate(rs, sizeof rs, recent);
+		gp_fmt_rate(rs, sizeof rs, recent);
 		if (slowed) {
 			/* Cut the last progress phase where it slowed down. */
 			struct gp_phase *last = &v->phase[v->nphases - 1];
 			int dm = dominant_metric(c, st);
 			last->to = p[split].t;
 			last->rate = before;
-			fmt_rate(ps, sizeof ps, before);
+			gp_fmt_rate(ps, sizeof ps, before);
 			snprintf(last->what, sizeof last->what, "%s +%s", metric_label[dm], ps);
 			snprintf(buf, sizeof buf, "%s +%s", metric_label[dm], rs);
 			add_phase(v, p[split].t, c->end, true, after, buf);
@@ -884,9 +850,9 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 			/* RssFile holds the libraries too: never below 0 to go */
 			v->eta_s = left / recent;
 			char tot[32], res[32], eta[32];
-			fmt_size(tot, sizeof tot, (double)l->map_bytes);
-			fmt_size(res, sizeof res, (double)l->rss_file);
-			fmt_dur(eta, sizeof eta, v->eta_s);
+			gp_fmt_size(tot, sizeof tot, (double)l->map_bytes);
+			gp_fmt_size(res, sizeof res, (double)l->rss_file);
+			gp_fmt_duration(eta, sizeof eta, v->eta_s);
 			cat(v->summary, sizeof v->summary, "; %s of a %s file mapping resident, ETA %s at %s",
 			    res, tot, eta, rs);
 		}
@@ -1024,7 +990,7 @@ json_t *gp_verdict_json(const struct gp_verdict *v)
 static void fmt_value(char *buf, size_t cap, const char *unit, double v)
 {
 	if (!strcmp(unit, "bytes"))
-		fmt_size(buf, cap, v);
+		gp_fmt_size(buf, cap, v);
 	else if (!strcmp(unit, "s"))
 		snprintf(buf, cap, "%.2f s", v);
 	else if (!strcmp(unit, "ns"))

@@ -321,7 +321,7 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	if (o.output) {
 		out = !strcmp(o.output, "-") ? gp_result_stdout("-") : gp_result_create(o.output);
 		if (!out) {
-			gp_err_errno(errno, o.output, "cannot create the result file");
+			gp_result_create_failed(o.output, errno);
 			goto out;
 		}
 	}

@@ -629,7 +629,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			r.out = gp_result_create(o.output);
 		}
 		if (!r.out) {
-			gp_err_errno(errno, o.output, "cannot create the result file");
+			gp_result_create_failed(o.output, errno);
 			if (r.is_child) {
 				kill(child.pid, SIGKILL);
 				close(child.go_fd);
