@@ -40,7 +40,7 @@ all-futex|hang-blocked|0|1|41 of 41 threads in futex_do_wait
 rssfile-84mibs|progress|0|1|RssFile \+84\.0 MiB/s.*ETA
 bursty-writer|progress|0|5|write\(\)
 cpu-only|hang-busy-user|0|1|thread 4243 \(worker\) busy in user space, 99%
-slowdown|slow-progress|19|21|(1\.0 MiB|9[0-9][0-9]\.[0-9] KiB)/s, down from 100\.0 MiB/s
+slowdown|slow-progress|19|21|(1\.0 MiB|9[0-9][0-9] KiB)/s, down from 100 MiB/s
 stopped|stopped|20|22|SIGSTOP
 gpu-flat-io-moving|progress|0|1|read\(\) \+20\.0 MiB/s
 load-then-deadlock|hang-blocked|9|11|futex_do_wait.*before that \+0\.0-10\.0 s: RssFile \+50\.0 MiB/s
