@@ -141,6 +141,59 @@ static void test_tid_reuse(void **st)
 	gp_root_close(&root);
 }
 
+static void create_file(const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", scratch, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	fclose(f);
+}
+
+/* A sleeper whose schedstat has not moved is carried over from the last
+ * sample -- unless the run queues hold more tasks than there are CPUs:
+ * then it may have been woken and be waiting for a CPU, and its stat is
+ * read again. */
+static void test_woken_sleeper(void **st)
+{
+	static const int tids[] = { SPINNER_PID, 12625, 12626 };
+	char rel[128];
+	snprintf(rel, sizeof rel, "proc/%d/schedstat", SPINNER_PID);
+	create_file(rel, "1000 2000 3\n");
+	for (size_t i = 0; i < sizeof tids / sizeof *tids; i++) {
+		snprintf(rel, sizeof rel, "proc/%d/task/%d/schedstat", SPINNER_PID, tids[i]);
+		create_file(rel, "1000 2000 3\n");
+	}
+	create_file("proc/loadavg", "0.00 0.00 0.00 1/300 1\n");
+	struct gp_root root;
+	assert_int_equal(gp_root_open(&root, scratch), 0);
+	struct gp_tasks *t = gp_tasks_new(&root, SPINNER_PID, 0);
+	struct gp_thread *th;
+	size_t n;
+	struct gp_tasks_stats s;
+	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
+	assert_int_equal(find(th, n, 12626)->st.state, 'S');
+
+	/* Woken, not yet run: state R, schedstat unchanged. */
+	snprintf(rel, sizeof rel, "proc/%d/task/12626/stat", SPINNER_PID);
+	write_file(rel, "12626 (waiter) R 12622 12612 1219 0 -1 4194368 1 0 0 0 0 0 0 0 20 0 3 0 79119 "
+			"19320832 281 18446744073709551615 1 1 0 0 0 0 0 6 0 1 0 0 -1 0\n");
+	/* Idle run queues: nobody waits for a CPU, the carry-over holds. */
+	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
+	const struct gp_thread *w = find(th, n, 12626);
+	assert_true(w->unchanged);
+	assert_int_equal(w->st.state, 'S');
+	/* Busy run queues: the waiter is read again and seen runnable. */
+	write_file("proc/loadavg", "64.00 64.00 64.00 1000000/1000300 1\n");
+	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
+	w = find(th, n, 12626);
+	assert_false(w->unchanged);
+	assert_int_equal(w->st.state, 'R');
+	gp_tasks_free(t);
+	gp_root_close(&root);
+}
+
 static void test_process_gone(void **st)
 {
 	struct gp_root root;
@@ -201,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test_setup_teardown(test_vanish_between_readdir_and_read, copy_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_tid_reuse, copy_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_woken_sleeper, copy_tree, remove_tree),
 		cmocka_unit_test(test_process_gone),
 		cmocka_unit_test(test_live_churn),
 	};
