@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,14 @@ struct gp_tasks *gp_tasks_new(const struct gp_root *root, int pid, unsigned flag
 	t->pid = pid;
 	t->flags = flags;
 	t->taskdir = dfd;
+	/* The CPUs the target may run on: pinned to 4 of 64, it can wait
+	 * for a CPU while most of the machine idles.  (loadavg's count is
+	 * machine-wide, so this errs toward the extra stat reads.) */
 	t->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t cpus;
+	if (sched_getaffinity(pid, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0
+	    && CPU_COUNT(&cpus) < t->ncpu)
+		t->ncpu = CPU_COUNT(&cpus);
 	if (!(flags & GP_TASKS_KSTACK))
 		t->denied[F_STACK] = true;
 	/* schedstat needs CONFIG_SCHED_INFO; without it, every thread is

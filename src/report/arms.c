@@ -101,9 +101,12 @@ void gp_arm_cells(const json_t *a, bool md, struct gp_arm_cells *c)
 	bool hex = !(str(a, "runtime") && !strcmp(str(a, "runtime"), "cuda"));
 	if (json_is_integer(code) && json_integer_value(code) == 0)
 		l = (size_t)snprintf(c->result, sizeof c->result, "%src=0%s", q, q);
+	else if (json_is_integer(code) && hex)
+		l = (size_t)snprintf(c->result, sizeof c->result, "%s0x%llx = %s%s", q,
+				     (unsigned long long)json_integer_value(code), status ? status : "?", q);
 	else if (json_is_integer(code))
-		l = (size_t)snprintf(c->result, sizeof c->result, hex ? "%s0x%llx = %s%s" : "%s%lld = %s%s",
-				     q, (long long)json_integer_value(code), status ? status : "?", q);
+		l = (size_t)snprintf(c->result, sizeof c->result, "%s%lld = %s%s", q,
+				     (long long)json_integer_value(code), status ? status : "?", q);
 	else
 		l = (size_t)snprintf(c->result, sizeof c->result, "%s", status ? status : "?");
 	if (hung && l < sizeof c->result) {

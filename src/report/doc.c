@@ -281,6 +281,8 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 	 * same complete lines): the thread table needs the judged phase,
 	 * which only the whole series gives, and keeping every thread of
 	 * every sample in memory for it would cost what streaming saves. */
+	if (d->l.fd < 0)
+		errno = EBADF;
 	int fd = d->l.fd < 0 ? -1 : fcntl(d->l.fd, F_DUPFD_CLOEXEC, 0);
 	FILE *f = fd < 0 || lseek(fd, 0, SEEK_SET) != 0 ? NULL : fdopen(fd, "r");
 	if (!f) {
@@ -345,6 +347,9 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 		gp_doc_free(d);
 		return -1;
 	}
+	/* Both passes done: `report` of a thousand files keeps no fd each. */
+	close(d->l.fd);
+	d->l.fd = -1;
 	return 0;
 }
 

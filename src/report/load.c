@@ -314,10 +314,13 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		}
 	}
 	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	FILE *f = fdopen(fd, "r");
+	FILE *f = out->fd < 0 ? NULL : fdopen(fd, "r");
 	if (!f) {
 		snprintf(err, errcap, "%s", strerror(errno));
 		close(fd);
+		if (out->fd >= 0)
+			close(out->fd);
+		out->fd = -1;
 		return -1;
 	}
 	char *line = NULL;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct gp_result {
@@ -45,10 +46,12 @@ struct gp_result *gp_result_create(const char *path)
 
 void gp_result_create_failed(const char *path, int e)
 {
-	if (e == ENXIO)
+	struct stat sb;
+	bool have = lstat(path, &sb) == 0;
+	if (e == ENXIO && have && S_ISFIFO(sb.st_mode))
 		gp_err(path, "cannot create the result file: a FIFO with no reader "
 		       "(start the reader first: gpuprobe never waits in open)");
-	else if (e == ELOOP && geteuid() == 0)
+	else if (e == ELOOP && geteuid() == 0 && have && S_ISLNK(sb.st_mode))
 		gp_err(path, "cannot create the result file: a symbolic link, which gpuprobe "
 		       "does not follow as root (give the real path)");
 	else

@@ -469,8 +469,15 @@ int gp_stacks_reap(struct gp_stacks *s)
 		if (tid == s->pid && s->is_our_child)
 			continue;
 		pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
-		if (w == 0 || (w < 0 && errno == EINTR))
+		if (w == 0 || (w < 0 && errno == EINTR)) {
 			s->lost[k++] = tid; /* still exiting */
+		} else if (w == tid && WIFSTOPPED(st)) {
+			/* Alive after all (a failed INTERRUPT's detach): it
+			 * stopped for a signal; let it go with that signal. */
+			int sig = (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
+			if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) != 0 && errno == ESRCH)
+				s->lost[k++] = tid;
+		}
 	}
 	s->nlost = k;
 	return (int)k;

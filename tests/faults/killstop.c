@@ -9,15 +9,19 @@
  * in a ptrace stop) and the dying thread stays traced by gpuprobe: a dead
  * process whose zombie leader shows Threads: 2 until gpuprobe takes the
  * thread's exit.  A gpuprobe that forgot to do so traced a dead target
- * until its time limit (odd-targets.sh, CI, 2026-12-02). */
+ * until its time limit (odd-targets.sh, CI, 2026-12-02).
+ * GP_FAULT_KILL_MARK=FILE: created when the kill is sent, so that a test
+ * knows the fault really happened. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 static int fired;
 
@@ -36,6 +40,12 @@ long ptrace(enum __ptrace_request req, ...)
 	if (req == PTRACE_DETACH && victim && !fired && pid != (pid_t)atoi(victim)) {
 		fired = 1;
 		kill((pid_t)atoi(victim), SIGKILL);
+		const char *mark = getenv("GP_FAULT_KILL_MARK");
+		if (mark) {
+			int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+		}
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
