@@ -329,6 +329,29 @@ static void write_line(struct gp_result *out, json_t *line)
 
 /* One child, one runtime build: open, idle, measure, unwind the
  * spinners, kill.  0, or -1 with rr->error set. */
+
+/* Waits for the killed runtime child, at most 5 s: never a blocking
+ * waitpid, so a child that cannot be reaped (a thread of it still traced
+ * somewhere) costs 5 s, not a hang.  Other children of the child's
+ * threads traced by us are taken on the way (__WALL). */
+static void reap_child(pid_t pid)
+{
+	double end = gp_mono_now() + 5;
+	for (;;) {
+		pid_t w = waitpid(-1, NULL, __WALL | WNOHANG);
+		if (w == pid || (w < 0 && errno == ECHILD))
+			return;
+		if (w > 0 || (w < 0 && errno == EINTR))
+			continue;
+		if (gp_mono_now() > end) {
+			gp_warn("runtime child %d not reaped 5 s after SIGKILL", (int)pid);
+			return;
+		}
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int measure(const struct idle_opts *o, const char *lib, struct run_result *rr,
 		   struct gp_result *out, const struct gp_root *root)
 {
@@ -500,12 +523,14 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 			write_line(out, sl);
 		}
 	}
+	/* Kill first, then close the stacks session: a thread we still
+	 * held (one that never stopped) dies traced by us, and its leader
+	 * cannot be reaped until we take it, which the close does. */
+	kill(pid, SIGKILL);
 	if (stk)
 		gp_stacks_close(stk);
 	gp_sampler_free(smp);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	reap_child(pid);
 	close(from);
 	close(to);
 	return rc;

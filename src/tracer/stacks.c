@@ -453,6 +453,8 @@ static void detach(struct gp_stacks *s, int tid, int sig)
 {
 	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) == 0 || errno != ESRCH)
 		return;
+	if (tid == s->pid && s->is_our_child)
+		return; /* the caller's waitpid takes our own child's leader */
 	int *p = realloc(s->lost, (s->nlost + 1) * sizeof *p);
 	if (!p)
 		return; /* released when we exit */
@@ -460,14 +462,14 @@ static void detach(struct gp_stacks *s, int tid, int sig)
 	s->lost[s->nlost++] = tid;
 }
 
+static void drain_pending(struct gp_stacks *s);
+
 int gp_stacks_reap(struct gp_stacks *s)
 {
+	drain_pending(s); /* a thread that never stopped may have died since */
 	size_t k = 0;
 	for (size_t i = 0; i < s->nlost; i++) {
 		int tid = s->lost[i], st;
-		/* The leader of our own child is the caller's to wait for. */
-		if (tid == s->pid && s->is_our_child)
-			continue;
 		pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
 		if (w == 0 || (w < 0 && errno == EINTR)) {
 			s->lost[k++] = tid; /* still exiting */

@@ -351,6 +351,10 @@ static bool wait_child(struct run *r, double secs)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	while (!reap(r, WNOHANG)) {
+		/* Threads of the child that died while we held them are ours
+		 * to take first: until then its leader cannot be reaped. */
+		if (r->stk)
+			gp_stacks_reap(r->stk);
 		double left = end - gp_mono_now();
 		if (left <= 0)
 			return false;
