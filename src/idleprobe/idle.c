@@ -327,8 +327,6 @@ static void write_line(struct gp_result *out, json_t *line)
 		gp_result_write(out, line);
 }
 
-/* One child, one runtime build: open, idle, measure, unwind the
- * spinners, kill.  0, or -1 with rr->error set. */
 
 /* Waits for the killed runtime child, at most 5 s: never a blocking
  * waitpid, so a child that cannot be reaped (a thread of it still traced
@@ -352,6 +350,8 @@ static void reap_child(pid_t pid)
 	}
 }
 
+/* One child, one runtime build: open, idle, measure, unwind the
+ * spinners, kill.  0, or -1 with rr->error set. */
 static int measure(const struct idle_opts *o, const char *lib, struct run_result *rr,
 		   struct gp_result *out, const struct gp_root *root)
 {

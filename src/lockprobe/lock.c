@@ -275,8 +275,7 @@ struct lock_ctx {
 	uint64_t bytes;
 	enum gp_map_kind kind;
 	struct gp_result *out;
-	json_t **arms;
-	size_t narms;
+	json_t *arms;             /* a JSON array, what the renderers take */
 	bool progress;
 };
 
@@ -459,21 +458,18 @@ static void print_arms(struct lock_ctx *x)
 {
 	const char *fmt = x->o->format ? x->o->format : "text";
 	if (!strcmp(fmt, "json")) {
-		for (size_t i = 0; i < x->narms; i++) {
-			char *s = json_dumps(x->arms[i], JSON_COMPACT);
+		size_t i;
+		json_t *a;
+		json_array_foreach(x->arms, i, a) {
+			char *s = json_dumps(a, JSON_COMPACT);
 			if (s)
 				printf("%s\n", s);
 			free(s);
 		}
+	} else if (!strcmp(fmt, "markdown")) {
+		gp_arms_markdown(stdout, x->arms);
 	} else {
-		json_t *all = json_array();
-		for (size_t i = 0; all && i < x->narms; i++)
-			json_array_append(all, x->arms[i]);
-		if (!strcmp(fmt, "markdown"))
-			gp_arms_markdown(stdout, all);
-		else
-			gp_arms_text(stdout, all);
-		json_decref(all);
+		gp_arms_text(stdout, x->arms);
 	}
 	fflush(stdout);
 }
@@ -664,7 +660,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		gp_result_write(x.out, gp_result_header("lock", gl->argc, gl->argv, host ? host : json_object()));
 		gp_result_write(x.out, gpu_line(g));
 	}
-	x.arms = calloc((size_t)nsel * (size_t)o.repeat, sizeof *x.arms);
+	x.arms = json_array();
 	int rc = GP_EXIT_OK;
 	for (int i = 0; i < nsel && rc == GP_EXIT_OK; i++) {
 		for (int k = 0; k < o.repeat; k++) {
@@ -676,7 +672,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 				snprintf(name, sizeof name, "%s", base);
 			bool hung = false;
 			json_t *a = run_arm(&x, name, sel[i], cuda ? flags : 0, &hung);
-			x.arms[x.narms++] = a;
+			json_array_append(x.arms, a);
 			if (x.out && gp_result_write(x.out, json_incref(a)) != 0) {
 				gp_err_errno(errno, o.output, "write failed");
 				rc = GP_EXIT_ERROR;
@@ -699,6 +695,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 				 * destructors might wait for it: leave now. */
 				_exit(GP_EXIT_ERROR);
 			}
+			json_decref(a);
 			if (rc)
 				break;
 		}
@@ -708,9 +705,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		gp_err_errno(errno, o.output, "write failed");
 		rc = GP_EXIT_ERROR;
 	}
-	for (size_t i = 0; i < x.narms; i++)
-		json_decref(x.arms[i]);
-	free(x.arms);
+	json_decref(x.arms);
 	gp_gpu_close(g);
 	if (x.have_file)
 		close(x.file.fd);

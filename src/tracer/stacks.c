@@ -534,8 +534,7 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 {
 	int tid = th->tid;
-	drain_pending(s);
-	gp_stacks_reap(s);
+	gp_stacks_reap(s); /* drains the pending threads too */
 	if (s->stopped_now) {
 		/* A thread that never stopped is still pending: stopping
 		 * another now could make two stopped at once. */
