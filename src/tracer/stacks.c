@@ -274,12 +274,22 @@ static void session_end(struct gp_stacks *s)
 	sym_clear(s);
 }
 
-/* dwfl_report_end's callback for modules that left the process. */
-static int removed_cb(Dwfl_Module *mod, void *ud, const char *name,
+/* dwfl_report_end's callback for modules that left the process.  Its
+ * second argument is declared void * but is the address of the module's
+ * userdata slot, as in every other module callback: dwfl_report_end calls
+ * removed(MODCB_ARGS(m), arg), and MODCB_ARGS passes &m->userdata
+ * (elfutils libdwfl/dwfl_module.c, libdwfl/libdwflP.h).  Freeing the slot's
+ * address instead of what it holds aborted trace on a python3 that
+ * munmapped a file (issue 11: free(): invalid pointer). */
+static int removed_cb(Dwfl_Module *mod, void *slot, const char *name,
 		      Dwarf_Addr base, void *arg)
 {
 	struct gp_stacks *s = arg;
-	modinfo_free(ud);
+	void **ud = slot;
+	if (ud) {
+		modinfo_free(*ud);
+		*ud = NULL;
+	}
 	s->modules_removed = true;
 	return DWARF_CB_OK;
 }
