@@ -6,8 +6,8 @@
 #include "commands.h"
 #include "error.h"
 #include "parse.h"
-#include "report/load.h"
-#include "report/verdict.h"
+#include "load.h"
+#include "verdict.h"
 #include "workloads.h"
 
 #include <argp.h>

@@ -12,13 +12,13 @@
 #include "error.h"
 #include "parse.h"
 #include "procfs.h"
-#include "report/result.h"
-#include "report/trace_text.h"
+#include "result.h"
+#include "trace_text.h"
 #include "sysinfo.h"
 #include "tasks.h"
 #include "timeutil.h"
-#include "tracer/sampler.h"
-#include "tracer/stacks.h"
+#include "sampler.h"
+#include "stacks.h"
 #include "hostinfo.h"
 
 #include <argp.h>

@@ -15,7 +15,7 @@
 #include "dl.h"
 #include "commands.h"
 #include "error.h"
-#include "gpu/gpu.h"
+#include "gpu.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
-#include "gpu/gpu.h"
+#include "gpu.h"
 #include "units.h"
 
 #include <argp.h>

@@ -3,8 +3,8 @@
 #include "gpumem.h"
 #include "parse.h"
 #include "procstat.h"
-#include "report/jsonw.h"
-#include "report/result.h"
+#include "jsonw.h"
+#include "result.h"
 #include "sysinfo.h"
 #include "tasks.h"
 

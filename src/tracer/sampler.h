@@ -5,7 +5,7 @@
 #define GP_SAMPLER_H
 
 #include "procfs.h"
-#include "report/series.h"
+#include "series.h"
 
 #include <jansson.h>
 #include <stdbool.h>

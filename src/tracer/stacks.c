@@ -24,7 +24,7 @@
 #include "parse.h"
 #include "procfs.h"
 #include "procstat.h"
-#include "report/result.h"
+#include "result.h"
 #include "syscalls.h"
 #include "timeutil.h"
 

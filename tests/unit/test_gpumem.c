@@ -1,4 +1,4 @@
-/* Unit tests of src/common/gpumem.c: the fdinfo parser on the kernel's
+/* Unit tests of src/gpu/gpumem.c: the fdinfo parser on the kernel's
  * documented outputs and on hostile text, the reader on a replay root
  * (tests/fixtures/gpumem/root1), and NVML absent and faked.
  *
