@@ -3,6 +3,7 @@
 #include "gpumem.h"
 #include "parse.h"
 #include "verdict.h"
+#include "point.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,122 +53,44 @@ static void set_syscall(const json_t *sc, int64_t *nr, uint64_t *a0, uint64_t *a
 	*a1 = get_hex(json_array_get(args, 1));
 }
 
-static void copy_str(char *dst, size_t cap, const json_t *v)
-{
-	gp_strlcpy(dst, json_is_string(v) ? json_string_value(v) : "", cap);
-}
 
-enum { SLOTS = 32 };
-
-static void threads_into_point(const json_t *threads, bool first, struct gp_point *pt,
-			       bool *kstack_seen)
+/* A thread object into a view; its strings stay the JSON's. */
+static void thread_view(const json_t *th, struct gp_tview *v, bool *kstack_seen)
 {
-	const json_t *top = NULL, *top2 = NULL;
-	double best = -1, second = -1;
-	const char *wname[SLOTS];
-	uint32_t wcount[SLOTS];
-	size_t wused = 0;
-	int64_t scnr[SLOTS];
-	uint64_t sca0[SLOTS], sca1[SLOTS];
-	uint32_t sccount[SLOTS];
-	size_t scused = 0;
-	size_t i;
-	json_t *th;
-	json_array_foreach(threads, i, th) {
-		pt->threads++;
-		const char *state = json_string_value(json_object_get(th, "state"));
-		char st = state ? state[0] : '?';
-		if (st == 'R')
-			pt->running++;
-		else if (st == 'D')
-			pt->blocked_d++;
-		pt->vcsw += get_u64(th, "voluntary");
-		pt->nvcsw += get_u64(th, "involuntary");
-		if (json_object_get(th, "wchan"))
-			pt->have |= GP_PT_WCHAN;
-		json_t *sc = json_object_get(th, "syscall");
-		if (sc)
-			pt->have |= GP_PT_SYSCALL;
-		if (json_object_get(th, "kernel"))
-			*kstack_seen = true;
-		if (!first && json_is_true(json_object_get(th, "new")))
-			pt->threads_created++;
-		json_t *cpu = json_object_get(th, "cpu_pct");
-		if (json_is_number(cpu)) {
-			double c = json_number_value(cpu);
-			if (c > best) {
-				second = best;
-				top2 = top;
-				best = c;
-				top = th;
-			} else if (c > second) {
-				second = c;
-				top2 = th;
-			}
-		}
-		if (st == 'R')
-			continue;
-		const char *w = json_string_value(json_object_get(th, "wchan"));
-		if (w && *w) {
-			size_t k = 0;
-			while (k < wused && strcmp(wname[k], w) != 0)
-				k++;
-			if (k == wused && wused < SLOTS) {
-				wname[wused] = w;
-				wcount[wused++] = 0;
-			}
-			if (k < wused)
-				wcount[k]++;
-		}
-		int64_t nr;
-		uint64_t a0 = 0, a1 = 0;
-		set_syscall(sc, &nr, &a0, &a1);
-		if (nr >= 0) {
-			size_t k = 0;
-			while (k < scused && !(scnr[k] == nr && sca1[k] == a1))
-				k++;
-			if (k == scused && scused < SLOTS) {
-				scnr[scused] = nr;
-				sca0[scused] = a0;
-				sca1[scused] = a1;
-				sccount[scused++] = 0;
-			}
-			if (k < scused)
-				sccount[k]++;
-		}
+	memset(v, 0, sizeof *v);
+	v->tid = (int)get_u64(th, "tid");
+	v->comm = json_string_value(json_object_get(th, "comm"));
+	const char *state = json_string_value(json_object_get(th, "state"));
+	v->state = state && *state ? state[0] : '?';
+	json_t *wc = json_object_get(th, "wchan");
+	v->have_wchan = wc != NULL;
+	v->wchan = json_string_value(wc);
+	json_t *sc = json_object_get(th, "syscall");
+	v->have_syscall = sc != NULL;
+	set_syscall(sc, &v->sc_nr, &v->sc_arg0, &v->sc_arg1);
+	v->have_kstack = json_object_get(th, "kernel") != NULL;
+	if (v->have_kstack)
+		*kstack_seen = true;
+	json_t *cpu = json_object_get(th, "cpu_pct");
+	if (json_is_number(cpu)) {
+		v->have_cpu = true;
+		v->cpu_pct = json_number_value(cpu);
+		v->sys_pct = get_num(th, "sys_pct");
 	}
-	for (size_t k = 0; k < wused; k++)
-		if (wcount[k] > pt->common_wchan_count) {
-			pt->common_wchan_count = wcount[k];
-			gp_strlcpy(pt->common_wchan, wname[k], sizeof pt->common_wchan);
-		}
-	pt->common_sc_nr = -2;
-	for (size_t k = 0; k < scused; k++)
-		if (sccount[k] > pt->common_sc_count) {
-			pt->common_sc_count = sccount[k];
-			pt->common_sc_nr = scnr[k];
-			pt->common_sc_arg0 = sca0[k];
-			pt->common_sc_arg1 = sca1[k];
-		}
-	pt->top_sc_nr = -2;
-	if (top && best > 0) {
-		pt->top_tid = (int32_t)get_u64(top, "tid");
-		pt->top_cpu_pct = (float)best;
-		pt->top_sys_pct = (float)get_num(top, "sys_pct");
-		copy_str(pt->top_comm, sizeof pt->top_comm, json_object_get(top, "comm"));
-		copy_str(pt->top_wchan, sizeof pt->top_wchan, json_object_get(top, "wchan"));
-		json_t *sc = json_object_get(top, "syscall");
-		set_syscall(sc, &pt->top_sc_nr, &pt->top_sc_arg0, &pt->top_sc_arg1);
-	}
-	if (top2 && second > 0) {
-		pt->top2_tid = (int32_t)get_u64(top2, "tid");
-		pt->top2_cpu_pct = (float)second;
-		pt->top2_sys_pct = (float)get_num(top2, "sys_pct");
-		copy_str(pt->top2_comm, sizeof pt->top2_comm, json_object_get(top2, "comm"));
+	v->vcsw = get_u64(th, "voluntary");
+	v->nvcsw = get_u64(th, "involuntary");
+	v->is_new = json_is_true(json_object_get(th, "new"));
+	v->wait = gp_wait_from_name(json_string_value(json_object_get(th, "wait")));
+	/* Files written before `wait` existed (format 1): the state alone. */
+	if (!json_object_get(th, "wait")) {
+		if (v->state == 'D')
+			v->wait = GP_WAIT_DISK;
+		else if (v->state == 'T' || v->state == 't')
+			v->wait = GP_WAIT_STOPPED;
 	}
 }
 
-static void gpu_into_point(const json_t *gpu, struct gp_point *pt)
+static void gpu_into_view(const json_t *gpu, struct gp_pview *pv)
 {
 	if (!json_is_object(gpu))
 		return;
@@ -178,63 +101,120 @@ static void gpu_into_point(const json_t *gpu, struct gp_point *pt)
 	json_t *c;
 	json_array_foreach(drm, i, c)
 		gp_fdinfo_add_totals(c, &tot);
-	pt->gpu_gtt = tot.gtt_bytes;
-	pt->gpu_vram = tot.vram_bytes;
-	pt->gpu_engine_ns = tot.engine_ns;
+	pv->gpu_gtt = tot.gtt_bytes;
+	pv->gpu_vram = tot.vram_bytes;
+	pv->gpu_engine_ns = tot.engine_ns;
 	json_t *kfd = json_object_get(gpu, "kfd");
 	uint64_t kfd_vram = 0;
 	const char *key;
 	json_t *v;
 	json_object_foreach(json_object_get(kfd, "vram"), key, v)
-		kfd_vram += json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+		kfd_vram += json_is_integer(v) && json_integer_value(v) > 0
+			    ? (uint64_t)json_integer_value(v) : 0;
 	json_t *nvml = json_object_get(gpu, "nvml");
 	uint64_t nv = 0;
 	json_array_foreach(nvml, i, c)
 		nv += get_u64(c, "used_bytes");
-	/* The sampler's precedence (tracer/sampler.c): DRM, else KFD, else NVML. */
+	/* The sampler's precedence (tracer/sampler.c gpu_part): DRM, else
+	 * KFD, else NVML. */
 	if (json_array_size(drm)) {
-		pt->gpu_bytes = tot.drm_total_bytes;
-		pt->have |= GP_PT_GPU_DRM;
+		pv->gpu_bytes = tot.drm_total_bytes;
+		pv->gpu_have |= GP_PT_GPU_DRM;
 	} else if (kfd) {
-		pt->gpu_bytes = kfd_vram;
+		pv->gpu_bytes = kfd_vram;
 	} else if (nvml) {
-		pt->gpu_bytes = nv;
+		pv->gpu_bytes = nv;
 	}
 	if (kfd)
-		pt->have |= GP_PT_GPU_KFD;
+		pv->gpu_have |= GP_PT_GPU_KFD;
 	if (nvml)
-		pt->have |= GP_PT_GPU_NVML;
+		pv->gpu_have |= GP_PT_GPU_NVML;
 }
 
-void gp_point_from_sample(const json_t *s, bool first, struct gp_point *pt, bool *kstack_seen)
+static void proc_view(const json_t *proc, struct gp_pview *pv)
 {
-	memset(pt, 0, sizeof *pt);
-	pt->t = get_num(s, "t");
-	json_t *proc = json_object_get(s, "proc");
 	const char *state = json_string_value(json_object_get(proc, "state"));
-	pt->state = state ? state[0] : '?';
-	pt->utime = get_num(proc, "utime");
-	pt->stime = get_num(proc, "stime");
-	pt->minflt = get_u64(proc, "minflt");
-	pt->majflt = get_u64(proc, "majflt");
-	pt->rss_file = get_u64(proc, "rss_file");
-	pt->rss_anon = get_u64(proc, "rss_anon");
-	pt->rss_shmem = get_u64(proc, "rss_shmem");
-	pt->vm_pin = get_u64(proc, "vm_pin");
-	pt->vm_lck = get_u64(proc, "vm_lck");
-	pt->map_bytes = get_u64(json_object_get(proc, "largest_file_mapping"), "bytes");
+	pv->state = state && *state ? state[0] : '?';
+	if (!pv->ppid)
+		pv->ppid = (int)get_u64(proc, "ppid");
+	pv->utime = get_num(proc, "utime");
+	pv->stime = get_num(proc, "stime");
+	pv->minflt = get_u64(proc, "minflt");
+	pv->majflt = get_u64(proc, "majflt");
+	pv->rss_file = get_u64(proc, "rss_file");
+	pv->rss_anon = get_u64(proc, "rss_anon");
+	pv->rss_shmem = get_u64(proc, "rss_shmem");
+	pv->vm_pin = get_u64(proc, "vm_pin");
+	pv->vm_lck = get_u64(proc, "vm_lck");
+	pv->map_bytes = get_u64(json_object_get(proc, "largest_file_mapping"), "bytes");
+	pv->threads_vanished = (uint32_t)get_u64(proc, "threads_vanished");
 	json_t *io = json_object_get(proc, "io");
 	if (json_is_object(io)) {
-		pt->have |= GP_PT_IO;
-		pt->io_rchar = get_u64(io, "rchar");
-		pt->io_wchar = get_u64(io, "wchar");
-		pt->io_read_bytes = get_u64(io, "read_bytes");
-		pt->io_write_bytes = get_u64(io, "write_bytes");
-		pt->io_syscr = get_u64(io, "syscr");
-		pt->io_syscw = get_u64(io, "syscw");
+		pv->have_io = true;
+		pv->io_rchar = get_u64(io, "rchar");
+		pv->io_wchar = get_u64(io, "wchar");
+		pv->io_read_bytes = get_u64(io, "read_bytes");
+		pv->io_write_bytes = get_u64(io, "write_bytes");
+		pv->io_syscr = get_u64(io, "syscr");
+		pv->io_syscw = get_u64(io, "syscw");
 	}
-	threads_into_point(json_object_get(s, "threads"), first, pt, kstack_seen);
-	gpu_into_point(json_object_get(s, "gpu"), pt);
+}
+
+/* One process (the sample's own members, or an element of `procs`) into
+ * the builder. */
+static void add_process(struct gp_point_builder *b, struct gp_point *pt, const json_t *proc,
+			const json_t *threads, const json_t *gpu, struct gp_pview *pv,
+			bool first, bool *kstack_seen)
+{
+	proc_view(proc, pv);
+	gpu_into_view(gpu, pv);
+	size_t n = json_array_size(threads);
+	struct gp_tview *tv = n ? calloc(n, sizeof *tv) : NULL;
+	if (n && !tv)
+		n = 0;
+	size_t i;
+	json_t *th;
+	json_array_foreach(threads, i, th) {
+		if (i >= n)
+			break;
+		thread_view(th, &tv[i], kstack_seen);
+		if (!first && tv[i].is_new)
+			pv->threads_created++;
+	}
+	gp_point_add(b, pt, pv, tv, n);
+	free(tv);
+}
+
+void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool first,
+			  struct gp_point *pt, bool *kstack_seen)
+{
+	gp_point_begin(b, pt, get_num(s, "t"), first);
+	/* Format 2: the target's descendants, children before parents, then
+	 * the target itself (the sample's own members). */
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(s, "procs"), i, c) {
+		if (!json_is_object(c))
+			continue;
+		struct gp_pview pv = { 0 };
+		pv.pid = (int)get_u64(c, "pid");
+		pv.ppid = (int)get_u64(c, "ppid");
+		pv.comm = json_string_value(json_object_get(c, "comm"));
+		pv.followed = !json_is_false(json_object_get(c, "followed"));
+		add_process(b, pt, json_object_get(c, "proc"), json_object_get(c, "threads"),
+			    json_object_get(c, "gpu"), &pv, first, kstack_seen);
+	}
+	json_t *proc = json_object_get(s, "proc");
+	if (json_is_object(proc)) {
+		struct gp_pview pv = { 0 };
+		pv.pid = (int)get_u64(s, "pid");
+		pv.comm = json_string_value(json_object_get(s, "comm"));
+		pv.followed = true;
+		add_process(b, pt, proc, json_object_get(s, "threads"), json_object_get(s, "gpu"),
+			    &pv, first, kstack_seen);
+	} else {
+		pt->root_gone = true;
+	}
 	json_t *vmstat = json_object_get(json_object_get(s, "vm"), "vmstat");
 	if (json_object_get(vmstat, "nr_dirtied") && json_object_get(vmstat, "nr_written")) {
 		pt->have |= GP_PT_SYS_WB;
@@ -245,8 +225,7 @@ void gp_point_from_sample(const json_t *s, bool first, struct gp_point *pt, bool
 		pt->have |= GP_PT_SYS_RECLAIM;
 		pt->sys_pgsteal_file = get_u64(vmstat, "pgsteal_file");
 	}
-	/* CPU% of the process is the sampler's, from consecutive samples: the
-	 * loader fills it in gp_load_result. */
+	gp_point_end(b, pt);
 }
 
 bool gp_stacks_top_frame(const json_t *stacks, int tid, char *buf, size_t cap)
@@ -284,6 +263,7 @@ static void keep(json_t **slot, json_t *line)
 int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t errcap)
 {
 	memset(out, 0, sizeof *out);
+	gp_stuck_init(&out->stuck);
 	out->page_size = 4096;
 	out->fd = -1;
 	/* O_NONBLOCK: a FIFO must not block the open; it is refused below. */
@@ -327,6 +307,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	size_t cap = 0;
 	ssize_t len;
 	bool first_sample = true;
+	struct gp_point_builder *pb = NULL;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		out->lines++;
 		bool terminated = line[len - 1] == '\n';
@@ -367,6 +348,9 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		} else if (!strcmp(type, "verdict")) {
 			keep(&out->verdict, j);
 		} else if (!strcmp(type, "stacks") && out->series.n) {
+			const char *why = json_string_value(json_object_get(j, "why"));
+			if (why && (!strcmp(why, "hang") || !strcmp(why, "end")))
+				gp_stuck_add(&out->stuck, j);
 			struct gp_point *last = &out->series.pt[out->series.n - 1];
 			if (last->top_tid)
 				gp_stacks_top_frame(j, last->top_tid, last->top_frame, sizeof last->top_frame);
@@ -374,16 +358,18 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 				gp_stacks_top_frame(j, last->top2_tid, last->top2_frame, sizeof last->top2_frame);
 		} else if (!strcmp(type, "sample")) {
 			struct gp_point pt;
-			gp_point_from_sample(j, first_sample, &pt, &out->kstacks_seen);
-			if (out->series.n) {
-				const struct gp_point *prev = &out->series.pt[out->series.n - 1];
-				double dt = pt.t - prev->t;
-				double d = (pt.utime + pt.stime) - (prev->utime + prev->stime);
-				if (dt > 0 && d >= 0)
-					pt.cpu_pct = (float)(100.0 * d / dt);
+			if (!pb)
+				pb = gp_point_builder_new();
+			/* Format 1 samples name no pid: the target line's. */
+			if (!json_object_get(j, "pid") && out->target) {
+				json_object_set(j, "pid", json_object_get(out->target, "pid"));
+				json_object_set(j, "comm", json_object_get(out->target, "comm"));
 			}
+			if (pb)
+				gp_point_from_sample(pb, j, first_sample, &pt, &out->kstacks_seen);
 			first_sample = false;
-			if (gp_series_push(&out->series, &pt) < 0) {
+			if (!pb || gp_series_push(&out->series, &pt) < 0) {
+				gp_point_builder_free(pb);
 				json_decref(j);
 				snprintf(err, errcap, "out of memory");
 				free(line);
@@ -395,6 +381,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		json_decref(j);
 	}
 	free(line);
+	gp_point_builder_free(pb);
 	bool read_error = ferror(f);
 	fclose(f);
 	if (!out->header) {
@@ -427,6 +414,7 @@ void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *v
 {
 	vo->page_size = l->page_size;
 	vo->kstacks_seen = l->kstacks_seen;
+	vo->stuck = l->stuck.t >= 0 ? &l->stuck : NULL;
 	if (vo->hang_after <= 0) {
 		json_t *h = json_object_get(l->verdict, "hang_after_s");
 		vo->hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;

@@ -6,6 +6,7 @@
 #define GP_LOAD_H
 
 #include "series.h"
+#include "stuck.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@ struct gp_loaded {
 	json_t *header, *target, *exit, *verdict; /* owned; NULL when absent */
 	long page_size;
 	bool kstacks_seen;
+	struct gp_stuck stuck;      /* the last snapshot of every thread (why hang/end) */
 	bool truncated;             /* the last line was cut (a killed run) */
 	unsigned long lines, bad_lines;
 	/* The file stays open for a second pass (report's per-type scan,
@@ -39,10 +41,13 @@ void gp_loaded_free(struct gp_loaded *l);
 struct gp_verdict_opts;
 void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *vo);
 
-/* Pure: one `sample` object into a point.  first: the trace's first
- * sample (threads seen there were not created during the trace). */
-void gp_point_from_sample(const json_t *sample, bool first, struct gp_point *pt,
-			  bool *kstack_seen);
+/* One `sample` object into a point, through the builder the live trace
+ * uses (model/point.h), which keeps each process's io across samples.
+ * first: the trace's first sample (threads seen there were not created
+ * during the trace). */
+struct gp_point_builder;
+void gp_point_from_sample(struct gp_point_builder *b, const json_t *sample, bool first,
+			  struct gp_point *pt, bool *kstack_seen);
 
 /* Pure: from a `stacks` line, the innermost frame of thread tid, as the
  * series keeps it ("symbol" or "module+0xoffset"); false when absent. */

@@ -124,16 +124,18 @@ int gp_result_write(struct gp_result *r, json_t *line)
 	return rc;
 }
 
-int gp_result_write_raw(struct gp_result *r, json_t *line, const char *key,
-			const char *raw, size_t rawlen)
+int gp_result_write_raws(struct gp_result *r, json_t *line, const struct gp_raw *raws,
+			 size_t nraws)
 {
 	bool empty = json_object_size(line) == 0;
 	char *s = dump_line(r, line);
 	if (!s)
 		return -1;
-	size_t len = strlen(s), klen = strlen(key);
-	/* s ends with '}': reopen it, append the member, close, newline. */
-	char *b = malloc(len + klen + rawlen + 8);
+	size_t len = strlen(s), total = len + 2;
+	for (size_t i = 0; i < nraws; i++)
+		total += strlen(raws[i].key) + raws[i].len + 4;
+	/* s ends with '}': reopen it, append the members, close, newline. */
+	char *b = malloc(total);
 	if (!b || len < 2 || s[len - 1] != '}') {
 		free(b);
 		free(s);
@@ -143,21 +145,31 @@ int gp_result_write_raw(struct gp_result *r, json_t *line, const char *key,
 	}
 	size_t n = len - 1;
 	memcpy(b, s, n);
-	if (!empty)
-		b[n++] = ',';
-	b[n++] = '"';
-	memcpy(b + n, key, klen);
-	n += klen;
-	b[n++] = '"';
-	b[n++] = ':';
-	memcpy(b + n, raw, rawlen);
-	n += rawlen;
+	for (size_t i = 0; i < nraws; i++) {
+		if (!empty || i)
+			b[n++] = ',';
+		size_t klen = strlen(raws[i].key);
+		b[n++] = '"';
+		memcpy(b + n, raws[i].key, klen);
+		n += klen;
+		b[n++] = '"';
+		b[n++] = ':';
+		memcpy(b + n, raws[i].text, raws[i].len);
+		n += raws[i].len;
+	}
 	b[n++] = '}';
 	b[n++] = '\n';
 	free(s);
 	int rc = write_all(r, b, n);
 	free(b);
 	return rc;
+}
+
+int gp_result_write_raw(struct gp_result *r, json_t *line, const char *key,
+			const char *raw, size_t rawlen)
+{
+	struct gp_raw one = { key, raw, rawlen };
+	return gp_result_write_raws(r, line, &one, 1);
 }
 
 int gp_result_close(struct gp_result *r)

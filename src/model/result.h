@@ -29,6 +29,14 @@ int gp_result_write(struct gp_result *r, json_t *line);
  * "key": raw, where raw is JSON text already serialised (gp_jsonw). */
 int gp_result_write_raw(struct gp_result *r, json_t *line, const char *key,
 			const char *raw, size_t rawlen);
+/* As gp_result_write_raw, with several members. */
+struct gp_raw {
+	const char *key;
+	const char *text;
+	size_t len;
+};
+int gp_result_write_raws(struct gp_result *r, json_t *line, const struct gp_raw *raws,
+			 size_t nraws);
 /* Closes; -1 with errno if any write or the close failed. */
 int gp_result_close(struct gp_result *r);
 const char *gp_result_path(const struct gp_result *r);

@@ -4,6 +4,7 @@
 #ifndef GP_SERIES_H
 #define GP_SERIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,22 @@ struct gp_point {
 	uint64_t common_sc_arg0, common_sc_arg1;
 	uint64_t map_bytes;         /* largest file mapping (what is being loaded), 0 unknown */
 	uint16_t have;              /* GP_PT_* */
+	/* The process tree (model/point.c): the values above are sums over
+	 * the followed processes; these say which process does what. */
+	uint32_t procs;             /* followed processes in this sample */
+	uint32_t procs_created, procs_exited; /* since the previous sample */
+	int32_t top_pid, top2_pid;  /* the processes of the busiest threads */
+	char top_pcomm[16], top2_pcomm[16];
+	int32_t out_pid;            /* the process with the most own output this interval */
+	char out_comm[16];
+	uint64_t out_bytes;
+	int32_t child_wait_pid;     /* a process whose threads all wait for a child, 0 none */
+	char child_wait_comm[16];
+	int32_t inside_pid;         /* the process with the most threads waiting inside */
+	char inside_comm[16];
+	uint16_t wait_n[16];        /* sleeping threads per enum gp_wait (model/waits.h) */
+	bool common_sc_same_arg0;   /* every thread counted in common_sc waits on one address */
+	bool root_gone;             /* the target itself has exited; its tree goes on */
 };
 
 enum {

@@ -7,6 +7,8 @@
 #include "result.h"
 #include "sysinfo.h"
 #include "tasks.h"
+#include "point.h"
+#include "waitprobe.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +33,13 @@ struct gp_sampler {
 	struct gp_jsonw jw;       /* the threads array of the current sample */
 	const struct gp_thread *last_threads; /* the last sample's, owned by tasks */
 	size_t nlast_threads;
+	struct gp_waitprobe *waits;
+	struct gp_tview *tv;      /* the last sample's thread views */
+	size_t tvcap;
+	struct gp_point_builder *pb; /* gp_sampler_take's own (one process) */
+	int ppid;
+	char comm[64];
+	uint64_t prev_threads_total;
 	bool maps_checked;
 	uint64_t maps_rss, map_bytes;
 	char map_path[512];
@@ -70,8 +79,10 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 	unsigned tflags = (o->kstacks ? GP_TASKS_KSTACK : 0) | (o->reopen ? GP_TASKS_REOPEN : 0);
 	s->tasks = gp_tasks_new(o->root, o->pid, tflags);
 	s->gpu = gp_gpu_reader_new(o->root, o->pid, o->no_nvml ? GP_GPU_NO_NVML : 0);
-	s->sys = gp_sys_reader_new(o->root);
-	if (!s->tasks || !s->sys) {
+	s->sys = o->no_system ? NULL : gp_sys_reader_new(o->root);
+	s->waits = gp_waitprobe_new(o->root, o->pid);
+	s->pb = gp_point_builder_new();
+	if (!s->tasks || (!s->sys && !o->no_system) || !s->waits || !s->pb) {
 		int saved = errno ? errno : ENOMEM;
 		gp_sampler_free(s);
 		errno = saved;
@@ -87,7 +98,11 @@ void gp_sampler_free(struct gp_sampler *s)
 	gp_tasks_free(s->tasks);
 	if (s->gpu)
 		gp_gpu_reader_free(s->gpu);
-	gp_sys_reader_free(s->sys);
+	if (s->sys)
+		gp_sys_reader_free(s->sys);
+	gp_waitprobe_free(s->waits);
+	gp_point_builder_free(s->pb);
+	free(s->tv);
 	gp_jw_free(&s->jw);
 	for (int i = 0; i < P_COUNT; i++)
 		if (s->fd[i] >= 0)
@@ -194,7 +209,8 @@ static void thread_cpu(const struct gp_thread *th, double clk, double dt,
 	}
 }
 
-static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double clk, double dt)
+static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double clk, double dt,
+			 enum gp_wait wait)
 {
 	gp_jw_obj_begin(w);
 	gp_jw_key(w, "tid");
@@ -241,6 +257,10 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 		gp_jw_uint(w, th->nvcsw);
 	}
 	syscall_write(w, &th->sc);
+	if (wait != GP_WAIT_NONE) {
+		gp_jw_key(w, "wait");
+		gp_jw_str(w, gp_wait_name(wait));
+	}
 	if (th->kstack)
 		kstack_write(w, th->kstack);
 	if (th->is_new) {
@@ -254,63 +274,8 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 	gp_jw_obj_end(w);
 }
 
-/* Where the sleeping threads wait: the most frequent wchan and the most
- * frequent syscall (with its first arguments).  A process has few
- * distinct wait points, so small tables count them in one pass. */
-enum { WAIT_SLOTS = 32 };
-
-static void common_wait(const struct gp_thread *th, size_t n, struct gp_point *pt)
-{
-	const char *name[WAIT_SLOTS];
-	uint32_t count[WAIT_SLOTS], sc_count[WAIT_SLOTS];
-	const struct gp_syscall *sc[WAIT_SLOTS];
-	size_t used = 0, sc_used = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (th[i].st.state == 'R')
-			continue;
-		if (th[i].wchan[0]) {
-			size_t k = 0;
-			while (k < used && strcmp(name[k], th[i].wchan) != 0)
-				k++;
-			if (k == used && used < WAIT_SLOTS) {
-				name[used] = th[i].wchan;
-				count[used++] = 0;
-			}
-			if (k < used)
-				count[k]++;
-		}
-		if (th[i].sc.kind == GP_SC_IN) {
-			size_t k = 0;
-			while (k < sc_used && !(sc[k]->nr == th[i].sc.nr
-						&& sc[k]->args[1] == th[i].sc.args[1]))
-				k++;
-			if (k == sc_used && sc_used < WAIT_SLOTS) {
-				sc[sc_used] = &th[i].sc;
-				sc_count[sc_used++] = 0;
-			}
-			if (k < sc_used)
-				sc_count[k]++;
-		}
-	}
-	for (size_t k = 0; k < used; k++) {
-		if (count[k] > pt->common_wchan_count) {
-			pt->common_wchan_count = count[k];
-			gp_strlcpy(pt->common_wchan, name[k], sizeof pt->common_wchan);
-		}
-	}
-	pt->common_sc_nr = -2;
-	for (size_t k = 0; k < sc_used; k++) {
-		if (sc_count[k] > pt->common_sc_count) {
-			pt->common_sc_count = sc_count[k];
-			pt->common_sc_nr = sc[k]->nr;
-			pt->common_sc_arg0 = sc[k]->args[0];
-			pt->common_sc_arg1 = sc[k]->args[1];
-		}
-	}
-}
-
 static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
-				       struct gp_point *pt, const char **why)
+				       struct gp_pview *pt, const char **why)
 {
 	struct gp_stat st;
 	if (gp_pread_all(s->fd[P_STAT], s->buf, sizeof s->buf) <= 0
@@ -327,6 +292,8 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	 * exited.  Status' Threads counts the live ones. */
 	bool zombie = st.state == 'Z' || st.state == 'X';
 	pt->state = st.state;
+	pt->ppid = s->ppid = st.ppid;
+	gp_strlcpy(s->comm, st.comm, sizeof s->comm);
 	pt->utime = (double)st.utime / s->clk_tck;
 	pt->stime = (double)st.stime / s->clk_tck;
 	pt->minflt = st.minflt;
@@ -386,7 +353,7 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 		pt->io_write_bytes = io.write_bytes;
 		pt->io_syscr = io.syscr;
 		pt->io_syscw = io.syscw;
-		pt->have |= GP_PT_IO;
+		pt->have_io = true;
 	}
 	return GP_SAMPLE_OK;
 }
@@ -395,7 +362,7 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
  * when RssFile climbs, this is what is being paged in, and its size
  * gives the verdict an ETA.  /proc/PID/maps costs ~1 us a mapping, so it
  * is read again only when RssFile has grown by 16 MiB since. */
-static void largest_file_mapping(struct gp_sampler *s, json_t *proc, struct gp_point *pt)
+static void largest_file_mapping(struct gp_sampler *s, json_t *proc, struct gp_pview *pt)
 {
 	if (s->maps_checked && pt->rss_file < s->maps_rss + (16u << 20)) {
 		pt->map_bytes = s->map_bytes;
@@ -445,115 +412,118 @@ static void largest_file_mapping(struct gp_sampler *s, json_t *proc, struct gp_p
 			"path", best, "bytes", (json_int_t)best_bytes));
 }
 
-static void threads_part(struct gp_sampler *s, json_t *line, struct gp_point *pt,
-			 struct gp_thread *th, size_t n, const struct gp_tasks_stats *ts, double dt)
+/* The threads array (streamed) and the thread views of this sample. */
+static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, double dt)
 {
+	if (n > s->tvcap) {
+		size_t nc = n + 16;
+		struct gp_tview *tv = realloc(s->tv, nc * sizeof *tv);
+		if (!tv)
+			return -1;
+		s->tv = tv;
+		s->tvcap = nc;
+	}
 	struct gp_jsonw *w = &s->jw;
 	gp_jw_reset(w);
 	gp_jw_arr_begin(w);
-	double best = 0, best_sys = 0, second = 0, second_sys = 0;
-	const struct gp_thread *top = NULL, *top2 = NULL;
+	gp_waitprobe_reset(s->waits);
 	for (size_t i = 0; i < n; i++) {
-		thread_write(w, &th[i], s->clk_tck, dt);
-		pt->vcsw += th[i].vcsw;
-		pt->nvcsw += th[i].nvcsw;
-		if (th[i].st.state == 'R')
-			pt->running++;
-		else if (th[i].st.state == 'D')
-			pt->blocked_d++;
 		double cpu = 0, sys = 0;
 		if (!th[i].is_new && dt > 0)
 			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
 		th[i].cpu_pct = (float)cpu;
-		if (cpu > best) {
-			second = best;
-			second_sys = best_sys;
-			top2 = top;
-			best = cpu;
-			best_sys = sys;
-			top = &th[i];
-		} else if (cpu > second) {
-			second = cpu;
-			second_sys = sys;
-			top2 = &th[i];
-		}
+		enum gp_wait wait = gp_waitprobe_classify(s->waits, &th[i]);
+		thread_write(w, &th[i], s->clk_tck, dt, wait);
+		struct gp_tview *v = &s->tv[i];
+		memset(v, 0, sizeof *v);
+		v->tid = th[i].tid;
+		v->comm = th[i].st.comm;
+		v->state = th[i].st.state;
+		v->wchan = th[i].wchan;
+		v->have_wchan = th[i].have_wchan;
+		v->have_syscall = th[i].sc.kind != GP_SC_UNKNOWN;
+		v->have_kstack = th[i].kstack != NULL;
+		v->have_cpu = !th[i].is_new && dt > 0;
+		v->cpu_pct = cpu;
+		v->sys_pct = sys;
+		v->sc_nr = th[i].sc.kind == GP_SC_IN ? th[i].sc.nr
+			   : th[i].sc.kind == GP_SC_USER ? -1 : -2;
+		v->sc_arg0 = th[i].sc.args[0];
+		v->sc_arg1 = th[i].sc.args[1];
+		v->vcsw = th[i].vcsw;
+		v->nvcsw = th[i].nvcsw;
+		v->is_new = th[i].is_new;
+		v->wait = wait;
 		if (th[i].kstack)
 			s->tot.kstacks_read++;
 	}
 	gp_jw_arr_end(w);
-	if (ts->vanished)
-		json_object_set_new(line, "threads_vanished", json_integer(ts->vanished));
-	if (ts->reused)
-		json_object_set_new(line, "tids_reused", json_integer(ts->reused));
-	pt->threads = (uint32_t)n;
-	pt->threads_created = ts->created;
-	pt->threads_exited = ts->exited;
-	pt->threads_vanished = ts->vanished;
-	pt->top_sc_nr = -2;
-	if (top && dt > 0) {
-		pt->top_tid = top->tid;
-		pt->top_cpu_pct = (float)best;
-		pt->top_sys_pct = (float)best_sys;
-		if (top2) {
-			pt->top2_tid = top2->tid;
-			pt->top2_cpu_pct = (float)second;
-			pt->top2_sys_pct = (float)second_sys;
-			gp_strlcpy(pt->top2_comm, top2->st.comm, sizeof pt->top2_comm);
-		}
-		gp_strlcpy(pt->top_comm, top->st.comm, sizeof pt->top_comm);
-		gp_strlcpy(pt->top_wchan, top->wchan, sizeof pt->top_wchan);
-		if (top->sc.kind == GP_SC_IN) {
-			pt->top_sc_nr = top->sc.nr;
-			pt->top_sc_arg0 = top->sc.args[0];
-			pt->top_sc_arg1 = top->sc.args[1];
-		} else if (top->sc.kind == GP_SC_USER) {
-			pt->top_sc_nr = -1;
-		}
-	}
-	common_wait(th, n, pt);
-	if (!ts->wchan_denied)
-		pt->have |= GP_PT_WCHAN;
-	if (!ts->syscall_denied)
-		pt->have |= GP_PT_SYSCALL;
-	if (s->o.kstacks && !ts->kstack_denied)
-		pt->have |= GP_PT_KSTACK;
-	s->tot.kstack_denied = ts->kstack_denied;
-	s->tot.syscall_denied = ts->syscall_denied;
+	return 0;
 }
 
-enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep,
-				  struct gp_point *pt, const char **why)
+static void gpu_part(struct gp_sampler *s, json_t **gpup, struct gp_pview *pv)
 {
-	memset(pt, 0, sizeof *pt);
-	*linep = NULL;
+	*gpup = NULL;
+	if (!s->gpu)
+		return;
+	struct gp_gpu_totals gt;
+	memset(&gt, 0, sizeof gt);
+	if (gp_gpu_read(s->gpu, gpup, &gt) != 0)
+		*gpup = NULL;
+	pv->gpu_gtt = gt.gtt_bytes;
+	pv->gpu_vram = gt.vram_bytes;
+	pv->gpu_engine_ns = gt.engine_ns;
+	/* One precedence for the process's GPU memory, live and on replay
+	 * (model/load.c): DRM, else KFD, else NVML. */
+	if (gt.drm_seen) {
+		pv->gpu_bytes = gt.drm_total_bytes;
+		pv->gpu_have |= GP_PT_GPU_DRM;
+	} else if (gt.kfd_seen) {
+		pv->gpu_bytes = gt.kfd_vram_bytes;
+	} else if (gt.nvml_seen) {
+		pv->gpu_bytes = gt.nvml_bytes;
+	}
+	if (gt.kfd_seen)
+		pv->gpu_have |= GP_PT_GPU_KFD;
+	if (gt.nvml_seen)
+		pv->gpu_have |= GP_PT_GPU_NVML;
+}
+
+enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp_proc_part *part,
+				       const char **why)
+{
+	memset(part, 0, sizeof *part);
 	*why = NULL;
-	pt->t = t;
-	json_t *line = json_object();
-	json_object_set_new(line, "type", json_string("sample"));
-	json_object_set_new(line, "t", json_real(t));
+	struct gp_pview *pv = &part->pv;
+	pv->pid = s->o.pid;
+	pv->followed = true;
 	json_t *proc = json_object();
-	enum gp_sample_rc rc = process_files(s, proc, pt, why);
+	enum gp_sample_rc rc = process_files(s, proc, pv, why);
 	if (rc != GP_SAMPLE_OK) {
 		json_decref(proc);
-		json_decref(line);
 		return rc;
 	}
+	pv->comm = s->comm;
 	double dt = s->have_prev ? t - s->prev_t : 0;
-	double cpu_s = pt->utime + pt->stime;
-	if (s->have_prev && dt > 0 && cpu_s >= s->prev_cpu_s)
-		pt->cpu_pct = (float)(100.0 * (cpu_s - s->prev_cpu_s) / dt);
-	largest_file_mapping(s, proc, pt);
-	json_object_set_new(line, "proc", proc);
+	largest_file_mapping(s, proc, pv);
 
 	struct gp_thread *th;
 	size_t n;
 	struct gp_tasks_stats ts;
-	if (gp_tasks_sample(s->tasks, &th, &n, &ts) < 0) {
-		json_decref(line);
+	if (gp_tasks_sample(s->tasks, &th, &n, &ts) < 0 || threads_part(s, th, n, dt) < 0) {
+		json_decref(proc);
 		*why = "exited";
 		return GP_SAMPLE_GONE;
 	}
-	threads_part(s, line, pt, th, n, &ts, dt);
+	if (ts.vanished)
+		json_object_set_new(proc, "threads_vanished", json_integer(ts.vanished));
+	if (ts.reused)
+		json_object_set_new(proc, "tids_reused", json_integer(ts.reused));
+	pv->threads_created = s->tot.samples ? ts.created : 0;
+	pv->threads_exited = ts.exited;
+	pv->threads_vanished = ts.vanished;
+	s->tot.kstack_denied = ts.kstack_denied;
+	s->tot.syscall_denied = ts.syscall_denied;
 	s->last_threads = th;
 	s->nlast_threads = n;
 	s->tot.thread_samples += n;
@@ -561,31 +531,20 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep
 	s->tot.reused += ts.reused;
 	s->tot.created += s->tot.samples ? ts.created : 0;
 	s->tot.exited += ts.exited;
+	gpu_part(s, &part->gpu, pv);
+	part->proc = proc;
+	part->tv = s->tv;
+	part->ntv = n;
+	s->prev_t = t;
+	s->have_prev = true;
+	s->tot.samples++;
+	return GP_SAMPLE_OK;
+}
 
-	if (s->gpu) {
-		json_t *gpu = NULL;
-		struct gp_gpu_totals gt;
-		memset(&gt, 0, sizeof gt);
-		if (gp_gpu_read(s->gpu, &gpu, &gt) == 0 && gpu)
-			json_object_set_new(line, "gpu", gpu);
-		pt->gpu_gtt = gt.gtt_bytes;
-		pt->gpu_vram = gt.vram_bytes;
-		pt->gpu_engine_ns = gt.engine_ns;
-		if (gt.drm_seen) {
-			pt->gpu_bytes = gt.drm_total_bytes;
-			pt->have |= GP_PT_GPU_DRM;
-		} else if (gt.kfd_seen) {
-			pt->gpu_bytes = gt.kfd_vram_bytes;
-		} else if (gt.nvml_seen) {
-			pt->gpu_bytes = gt.nvml_bytes;
-		}
-		if (gt.kfd_seen)
-			pt->have |= GP_PT_GPU_KFD;
-		if (gt.nvml_seen)
-			pt->have |= GP_PT_GPU_NVML;
-	}
+json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt)
+{
 	struct gp_sys_compact sc;
-	json_object_set_new(line, "vm", gp_sys_read(s->sys, &sc));
+	json_t *vm = gp_sys_read(sys, &sc);
 	pt->sys_dirtied = sc.nr_dirtied;
 	pt->sys_written = sc.nr_written;
 	pt->sys_pgsteal_file = sc.pgsteal_file;
@@ -593,11 +552,29 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep
 		pt->have |= GP_PT_SYS_WB;
 	if (sc.have_pgsteal_file)
 		pt->have |= GP_PT_SYS_RECLAIM;
+	return vm;
+}
 
-	s->prev_t = t;
-	s->prev_cpu_s = cpu_s;
-	s->have_prev = true;
-	s->tot.samples++;
+enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep,
+				  struct gp_point *pt, const char **why)
+{
+	*linep = NULL;
+	struct gp_proc_part part;
+	bool first = s->tot.samples == 0;
+	enum gp_sample_rc rc = gp_sampler_take_part(s, t, &part, why);
+	if (rc != GP_SAMPLE_OK)
+		return rc;
+	gp_point_begin(s->pb, pt, t, first);
+	gp_point_add(s->pb, pt, &part.pv, part.tv, part.ntv);
+	gp_point_end(s->pb, pt);
+	json_t *line = json_object();
+	json_object_set_new(line, "type", json_string("sample"));
+	json_object_set_new(line, "t", json_real(t));
+	json_object_set_new(line, "proc", part.proc);
+	if (part.gpu)
+		json_object_set_new(line, "gpu", part.gpu);
+	if (s->sys)
+		json_object_set_new(line, "vm", gp_sampler_vm(s->sys, pt));
 	*linep = line;
 	return GP_SAMPLE_OK;
 }

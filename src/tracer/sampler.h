@@ -17,6 +17,7 @@ struct gp_sampler_opts {
 	bool kstacks;      /* read kernel stacks when readable */
 	bool no_nvml;
 	bool reopen;       /* benchmark baseline: no kept fds */
+	bool no_system;    /* vmstat/meminfo are read by the caller (a tree's sampler) */
 };
 
 enum gp_sample_rc {
@@ -35,6 +36,24 @@ void gp_sampler_free(struct gp_sampler *s);
  * *why says what happened ("exited", "zombie", "pid reused"). */
 enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **line,
 				  struct gp_point *pt, const char **why);
+
+/* One process's part of a sample, for a tree of processes (tracer/tree.c):
+ * its `proc` and `gpu` objects (the caller owns them), and its views for
+ * the point builder (model/point.h), valid until the next take.  The
+ * threads array is gp_sampler_threads_json's. */
+#include "point.h"
+struct gp_proc_part {
+	json_t *proc, *gpu;
+	struct gp_pview pv;
+	const struct gp_tview *tv;
+	size_t ntv;
+};
+enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp_proc_part *part,
+				       const char **why);
+
+/* The `vm` member of a sample (system-wide), with its point fields. */
+struct gp_sys_reader;
+json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt);
 
 /* The "threads" member of the last sample taken, as JSON text (an
  * array, streamed without jansson: see report/jsonw.h); valid until

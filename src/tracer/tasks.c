@@ -28,6 +28,9 @@ struct slot {
 	uint64_t kstime;
 	char *kstack;
 	uint64_t utime, stime, vcsw, nvcsw, run_ns; /* previous sample's */
+	/* What it waited for at its last sample (waitprobe.c): a sleep we
+	 * interrupted to take its stack resumes as restart_syscall. */
+	uint8_t wait_mem;
 	/* The last full read, carried over while the thread has not run. */
 	bool have_last;
 	struct gp_thread last;
@@ -418,6 +421,9 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 		s->starttime = th->st.starttime;
 keep:
 		th->is_new = fresh;
+		if (fresh)
+			s->wait_mem = 0;
+		th->wait_mem = &s->wait_mem;
 		if (fresh) {
 			stats->created++;
 		} else {

@@ -35,6 +35,9 @@ struct gp_thread {
 	bool have_sched;
 	/* Since this thread's previous sample (0 when is_new). */
 	uint64_t d_utime, d_stime, d_vcsw, d_nvcsw, d_run_ns;
+	/* The wait kind it was classified with at its previous sample
+	 * (model/waits.h), kept by the table; valid until the next sample. */
+	uint8_t *wait_mem;
 	/* Filled by the sampler: CPU% over the interval (0 when is_new). */
 	float cpu_pct;
 };

@@ -12,6 +12,8 @@
 #include "trace_text.h"
 #include "verdict.h"
 #include "sampler.h"
+#include "tree.h"
+#include "stuck.h"
 #include "stacks.h"
 #include "tasks.h"
 #include "load.h"
@@ -40,6 +42,7 @@ enum {
 	OPT_FAIL_ON,
 	OPT_STACKS,
 	OPT_HOT_THRESHOLD,
+	OPT_NO_CHILDREN,
 };
 
 enum stacks_mode { STACKS_HOT, STACKS_ALL, STACKS_NONE };
@@ -51,7 +54,7 @@ struct trace_opts {
 	double interval, seconds, kill_after;
 	const char *output;
 	const char *proc_root;
-	bool kstacks, nvml, reopen, quiet;
+	bool kstacks, nvml, reopen, quiet, children;
 	double hang_after;
 	uint64_t slow_rate;    /* bytes/s, 0 = relative to the trace's peak only */
 	char fail_on[8][24];
@@ -62,7 +65,10 @@ struct trace_opts {
 
 static const struct argp_option trace_options[] = {
 	{ NULL, 0, NULL, 0, "Target:", 1 },
-	{ "name", 'n', "NAME", 0, "Trace the process whose comm or argv[0] is NAME", 1 },
+	{ "name", 'n', "NAME", 0, "Trace the process whose comm or argv[0] is NAME (several: "
+	  "the one the others descend from)", 1 },
+	{ "no-children", OPT_NO_CHILDREN, NULL, 0,
+	  "Follow the target alone, not its descendants (they are followed by default)", 1 },
 	{ NULL, 0, NULL, 0, "Sampling:", 2 },
 	{ "interval", 'i', "SECONDS", 0, "Time between samples (default 1; at least 0.05)", 2 },
 	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS (default: until the target exits)", 2 },
@@ -142,8 +148,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			if (!gp_verdict_class_valid(c))
 				/* argp_error exits: c (in copy) is still alive here. */
 				argp_error(state, "--fail-on: '%s' is not a verdict class (progress, "
-					   "slow-progress, hang-blocked, hang-busy-kernel, hang-busy-user, "
-					   "stopped, exited, undecided)", c);
+					   "slow-progress, idle, waiting-gpu, hang-blocked, hang-busy-kernel, "
+					   "hang-busy-user, stopped, exited, undecided)", c);
 			if (o->nfail_on < 8)
 				gp_strlcpy(o->fail_on[o->nfail_on++], c, sizeof o->fail_on[0]);
 		}
@@ -166,6 +172,9 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_NVML:
 		o->nvml = false;
+		break;
+	case OPT_NO_CHILDREN:
+		o->children = false;
 		break;
 	case OPT_REOPEN:
 		o->reopen = true;
@@ -205,9 +214,16 @@ static const struct argp trace_argp = {
 	"output prints only the summary.  A command started with -- keeps its "
 	"stdin/stdout/stderr; gpuprobe forwards SIGINT/SIGTERM to it and never "
 	"lets it outlive gpuprobe.  A PID target is never signalled.\n\n"
-	"At the end (and on Ctrl-C) a verdict: progress, slow-progress, hang-blocked, "
-	"hang-busy-kernel, hang-busy-user, stopped, exited or undecided, with the "
-	"phases and the evidence table, also saved as the `verdict' line.\n\n"
+	"The target's descendants are followed too (--no-children: the target "
+	"alone), the ones that start and end during the trace included: progress "
+	"anywhere in the tree is progress, and the verdict names the process.  When "
+	"a phase has been flat for --hang-after, and again at the end, every thread "
+	"of every traced process is stacked once (one thread stopped at a time, "
+	"never one in D state), unless --stacks none.\n\n"
+	"At the end (and on Ctrl-C) a verdict: progress, slow-progress, idle, "
+	"waiting-gpu, hang-blocked, hang-busy-kernel, hang-busy-user, stopped, exited "
+	"or undecided, with the phases and the evidence table, also saved as the "
+	"`verdict' line.\n\n"
 	"Exit status: 0 the trace ran (whatever the target did); 1 runtime error "
 	"(no such process, cannot write FILE); 3 the verdict is one of --fail-on; "
 	"64 usage error.",
@@ -297,7 +313,13 @@ struct run {
 	unsigned long late;
 	long page_size;
 	int rc;
-	struct gp_stacks *stk;        /* NULL: --stacks none, or a replayed root */
+	struct gp_tree *tree;
+	struct session { int pid; struct gp_stacks *stk; bool seen; } *sess; /* one a process */
+	size_t nsess, capsess;
+	bool stacks_on;               /* false: --stacks none, or a replayed root */
+	struct gp_flat_watch watch;   /* when output last moved */
+	bool hang_snapped;            /* this flat stretch has its snapshot */
+	struct gp_stuck stuck;        /* the last hang/end snapshot */
 	struct place { int tid; uint64_t key; } *places; /* last stacked place, --stacks all */
 	size_t nplaces, capplaces;
 	bool hinted;
@@ -322,9 +344,30 @@ static void write_line_raw(struct run *r, json_t *line, const char *key,
 	}
 }
 
+static void write_line_raws(struct run *r, json_t *line, const struct gp_raw *raws, size_t n)
+{
+	if (!r->out) {
+		json_decref(line);
+		return;
+	}
+	if (gp_result_write_raws(r->out, line, raws, n) < 0) {
+		if (r->rc == 0)
+			gp_err_errno(errno, r->o->output, "cannot write the result");
+		r->rc = GP_EXIT_ERROR;
+	} else {
+		r->lines++;
+	}
+}
+
 static void write_line(struct run *r, json_t *line)
 {
 	write_line_raw(r, line, NULL, NULL, 0);
+}
+
+static void reap_stacks(struct run *r)
+{
+	for (size_t i = 0; i < r->nsess; i++)
+		gp_stacks_reap(r->sess[i].stk);
 }
 
 static bool reap(struct run *r, int flags)
@@ -353,8 +396,7 @@ static bool wait_child(struct run *r, double secs)
 	while (!reap(r, WNOHANG)) {
 		/* Threads of the child that died while we held them are ours
 		 * to take first: until then its leader cannot be reaped. */
-		if (r->stk)
-			gp_stacks_reap(r->stk);
+		reap_stacks(r);
 		double left = end - gp_mono_now();
 		if (left <= 0)
 			return false;
@@ -414,45 +456,130 @@ static bool new_place(struct run *r, const struct gp_thread *th)
 	return true;
 }
 
-/* The stacks of this tick: hot threads every tick; with --stacks all,
- * every other thread once per place it waits in.  Writes the `stacks`
- * line and notes the busiest threads' hot frames in the point. */
-static void take_stacks(struct run *r, struct gp_sampler *smp, double t, struct gp_point *pt)
+/* The stacks session of process pid, opened at its first use. */
+static struct gp_stacks *session(struct run *r, int pid)
 {
-	if (!r->stk)
-		return;
-	size_t n;
-	const struct gp_thread *th = gp_sampler_threads(smp, &n);
-	int *tids = malloc((n ? n : 1) * sizeof *tids);
-	if (!tids)
-		return;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool hot = th[i].cpu_pct >= r->o->hot_threshold;
-		bool stack = hot;
-		if (r->o->stacks == STACKS_ALL && !hot && th[i].st.state != 'R')
-			stack = new_place(r, &th[i]);
-		if (stack)
-			tids[k++] = th[i].tid;
-	}
-	json_t *line = NULL;
-	if (k && gp_stacks_snapshot(r->stk, t, tids, k, &line) == 0 && line) {
-		if (pt->top_tid)
-			gp_stacks_top_frame(line, pt->top_tid, pt->top_frame, sizeof pt->top_frame);
-		if (pt->top2_tid)
-			gp_stacks_top_frame(line, pt->top2_tid, pt->top2_frame, sizeof pt->top2_frame);
-		write_line(r, line);
-		const char *hint = gp_stacks_hint(r->stk);
-		if (hint && !r->hinted) {
-			gp_hint("%s", hint);
-			r->hinted = true;
+	for (size_t i = 0; i < r->nsess; i++)
+		if (r->sess[i].pid == pid) {
+			r->sess[i].seen = true;
+			return r->sess[i].stk;
 		}
+	if (r->nsess == r->capsess) {
+		size_t nc = r->capsess ? 2 * r->capsess : 8;
+		struct session *ns = realloc(r->sess, nc * sizeof *ns);
+		if (!ns)
+			return NULL;
+		r->sess = ns;
+		r->capsess = nc;
 	}
-	free(tids);
+	struct gp_stacks *stk = gp_stacks_open(pid, r->o->kstacks ? 0 : GP_STACKS_NO_KERNEL);
+	if (!stk)
+		return NULL;
+	r->sess[r->nsess++] = (struct session){ pid, stk, true };
+	return stk;
 }
 
-static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
-			const sigset_t *waitset)
+static void session_mark(struct run *r, int pid)
+{
+	for (size_t i = 0; i < r->nsess; i++)
+		if (r->sess[i].pid == pid)
+			r->sess[i].seen = true;
+}
+
+static const char *hot_or_all(const struct run *r, size_t k, const struct gp_thread *th, size_t n)
+{
+	(void)k;
+	for (size_t i = 0; i < n; i++)
+		if (th[i].cpu_pct >= r->o->hot_threshold)
+			return r->o->stacks == STACKS_ALL ? "hot+place" : "hot";
+	return "place";
+}
+
+/* Sessions of processes that left the tree are closed. */
+static void sessions_sweep(struct run *r)
+{
+	for (size_t i = 0; i < r->nsess;) {
+		if (r->sess[i].seen) {
+			r->sess[i].seen = false;
+			i++;
+			continue;
+		}
+		gp_stacks_close(r->sess[i].stk);
+		r->sess[i] = r->sess[--r->nsess];
+	}
+}
+
+/* One `stacks` line of process pid: tids (NULL: every thread), why. */
+static void snapshot(struct run *r, int pid, double t, const int *tids, size_t k,
+		     const char *why, struct gp_point *pt, bool keep)
+{
+	struct gp_stacks *stk = session(r, pid);
+	json_t *line = NULL;
+	if (!stk || gp_stacks_snapshot(stk, t, tids, k, &line) != 0 || !line)
+		return;
+	json_object_set_new(line, "why", json_string(why));
+	if (pt && pt->top_tid && pt->top_pid == pid)
+		gp_stacks_top_frame(line, pt->top_tid, pt->top_frame, sizeof pt->top_frame);
+	if (pt && pt->top2_tid && pt->top2_pid == pid)
+		gp_stacks_top_frame(line, pt->top2_tid, pt->top2_frame, sizeof pt->top2_frame);
+	if (keep)
+		gp_stuck_add(&r->stuck, line);
+	write_line(r, line);
+	const char *hint = gp_stacks_hint(stk);
+	if (hint && !r->hinted) {
+		gp_hint("%s", hint);
+		r->hinted = true;
+	}
+}
+
+/* The stacks of this tick: hot threads every tick; with --stacks all,
+ * every other thread once per place it waits in.  Writes a `stacks` line
+ * a process and notes the busiest threads' hot frames in the point. */
+static void take_stacks(struct run *r, double t, struct gp_point *pt)
+{
+	if (!r->stacks_on)
+		return;
+	int pid;
+	const char *comm;
+	struct gp_sampler *smp;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++) {
+		size_t n;
+		const struct gp_thread *th = gp_sampler_threads(smp, &n);
+		int *tids = malloc((n ? n : 1) * sizeof *tids);
+		if (!tids)
+			return;
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool hot = th[i].cpu_pct >= r->o->hot_threshold;
+			bool stack = hot;
+			if (r->o->stacks == STACKS_ALL && !hot && th[i].st.state != 'R')
+				stack = new_place(r, &th[i]);
+			if (stack)
+				tids[k++] = th[i].tid;
+		}
+		if (k)
+			snapshot(r, pid, t, tids, k, hot_or_all(r, k, th, n), pt, false);
+		else
+			session_mark(r, pid);
+		free(tids);
+	}
+	sessions_sweep(r);
+}
+
+/* Every thread of every traced process, once: the stacks the verdict
+ * carries ("hang": a phase just went flat for --hang-after; "end"). */
+static void snapshot_all(struct run *r, double t, const char *why)
+{
+	if (!r->stacks_on)
+		return;
+	int pid;
+	const char *comm;
+	struct gp_sampler *smp;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+		snapshot(r, pid, t, NULL, 0, why, NULL, true);
+}
+
+static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 {
 	struct gp_point prev, cur;
 	bool have_prev = false;
@@ -467,17 +594,26 @@ static const char *loop(struct run *r, struct gp_sampler *smp, double t0,
 		const char *why;
 		/* Threads a SIGKILL took from us mid-stop keep a dead target
 		 * looking alive until we take their exit (stacks.h). */
-		if (r->stk)
-			gp_stacks_reap(r->stk);
-		enum gp_sample_rc rc = gp_sampler_take(smp, t, &line, &cur, &why);
+		reap_stacks(r);
+		struct gp_raw raws[2];
+		size_t nraws;
+		enum gp_sample_rc rc = gp_tree_take(r->tree, t, &cur, &line, raws, &nraws, &why);
 		if (rc == GP_SAMPLE_GONE) {
 			reap(r, WNOHANG);
 			return why;
 		}
-		size_t rawlen;
-		const char *raw = gp_sampler_threads_json(smp, &rawlen);
-		write_line_raw(r, line, "threads", raw, rawlen);
-		take_stacks(r, smp, t, &cur);
+		if (rc != GP_SAMPLE_OK)
+			return "exited";
+		write_line_raws(r, line, raws, nraws);
+		take_stacks(r, t, &cur);
+		/* As soon as a phase has been flat for --hang-after: the
+		 * stacks of every thread, once for this flat stretch. */
+		if (gp_flat_watch(&r->watch, &cur))
+			r->hang_snapped = false;
+		else if (!r->hang_snapped && t - r->watch.since >= r->o->hang_after) {
+			snapshot_all(r, t, "hang");
+			r->hang_snapped = true;
+		}
 		gp_series_push(&r->series, &cur);
 		if (r->live)
 			gp_render_live_line(stdout, have_prev ? &prev : NULL, &cur, r->page_size);
@@ -551,6 +687,7 @@ static int resolve_name(struct trace_opts *o)
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .kstacks = true,
+				.children = true,
 				.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT,
 				.hot_threshold = 50,
 				.nvml = true, .quiet = g->quiet };
@@ -606,10 +743,11 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	}
 	r.pid = o.pid;
 
-	struct gp_sampler_opts so = { .root = &r.root, .pid = o.pid, .kstacks = o.kstacks,
-				      .no_nvml = !o.nvml, .reopen = o.reopen };
-	struct gp_sampler *smp = gp_sampler_new(&so);
-	if (!smp) {
+	struct gp_tree_opts to = { .root = &r.root, .pid = o.pid, .children = o.children,
+				   .kstacks = o.kstacks, .no_nvml = !o.nvml, .reopen = o.reopen };
+	r.tree = gp_tree_new(&to);
+	gp_stuck_init(&r.stuck);
+	if (!r.tree) {
 		if (errno == ENOENT || errno == ESRCH)
 			gp_err(NULL, "pid %d: no such process", o.pid);
 		else
@@ -640,7 +778,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 				close(child.err_fd);
 				reap(&r, 0);
 			}
-			gp_sampler_free(smp);
+			gp_tree_free(r.tree);
 			sigprocmask(SIG_SETMASK, &orig, NULL);
 			gp_root_close(&r.root);
 			return GP_EXIT_ERROR;
@@ -657,7 +795,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		if (e) {
 			gp_err_errno(e, o.cmd[0], "cannot run the command");
 			reap(&r, 0);
-			gp_sampler_free(smp);
+			gp_tree_free(r.tree);
 			gp_result_close(r.out);
 			sigprocmask(SIG_SETMASK, &orig, NULL);
 			gp_root_close(&r.root);
@@ -667,8 +805,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	}
 	/* User stacks only of the live system (a replayed tree has no
 	 * process to ptrace). */
-	if (o.stacks != STACKS_NONE && r.root.live)
-		r.stk = gp_stacks_open(o.pid, o.kstacks ? 0 : GP_STACKS_NO_KERNEL);
+	r.stacks_on = o.stacks != STACKS_NONE && r.root.live;
 	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o.pid);
 	json_t *ident = gp_target_identity(&r.root, o.pid);
 	if (ident)
@@ -681,8 +818,14 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		snprintf(comm, sizeof comm, "%s", json_string_value(jc));
 	write_line(&r, target);
 
-	const char *reason = loop(&r, smp, t0, &waitset);
+	const char *reason = loop(&r, t0, &waitset);
 	double t_end = gp_mono_now() - t0;
+	/* Once more at the end, while the tree is still there: the stacks
+	 * the verdict carries when no hang snapshot was taken, or a newer
+	 * one of the same flat stretch. */
+	if (strcmp(reason, "exited") != 0 && strcmp(reason, "output error") != 0
+	    && strcmp(reason, "pid reused") != 0)
+		snapshot_all(&r, t_end, r.hang_snapped ? "end" : "end");
 	if (r.is_child && !r.child_reaped) {
 		if (!strcmp(reason, "time limit") || !strcmp(reason, "output error"))
 			stop_child(&r, SIGTERM, true);
@@ -710,7 +853,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		json_object_set_new(ex, "signal", json_null());
 	}
 	struct gp_sampler_totals tot;
-	gp_sampler_totals(smp, &tot);
+	gp_tree_totals(r.tree, &tot);
 	json_object_set_new(ex, "samples", json_integer((json_int_t)tot.samples));
 	json_object_set_new(ex, "threads_vanished", json_integer((json_int_t)tot.vanished));
 	json_object_set_new(ex, "tids_reused", json_integer((json_int_t)tot.reused));
@@ -727,7 +870,8 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 				      .page_size = r.page_size, .end_reason = reason,
 				      .have_status = end.have_status, .status = end.status,
 				      .signal = end.signal,
-				      .kstacks_seen = o.kstacks && !tot.kstack_denied && tot.kstacks_read };
+				      .kstacks_seen = o.kstacks && !tot.kstack_denied && tot.kstacks_read,
+				      .stuck = r.stuck.t >= 0 ? &r.stuck : NULL };
 	struct gp_verdict *verdict = malloc(sizeof *verdict);
 	if (verdict) {
 		gp_verdict_compute(r.series.pt, r.series.n, &vo, verdict);
@@ -748,10 +892,11 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		gp_verdict_print(human, verdict);
 	free(verdict);
 	gp_series_free(&r.series);
-	if (r.stk)
-		gp_stacks_close(r.stk);
+	for (size_t i = 0; i < r.nsess; i++)
+		gp_stacks_close(r.sess[i].stk);
+	free(r.sess);
 	free(r.places);
-	gp_sampler_free(smp);
+	gp_tree_free(r.tree);
 	gp_root_close(&r.root);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	return r.rc;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "verdict.h"
+#include "waits.h"
 #include "parse.h"
 #include "syscalls.h"
 #include "units.h"
@@ -28,7 +29,7 @@ enum {
 };
 static const char *const metric_label[M_COUNT] = {
 	"RssFile", "RssAnon", "VmPin", "GPU memory", "GPU engine time",
-	"read()", "write()", "threads",
+	"read()", "write()", "threads or processes",
 };
 
 struct step {
@@ -131,7 +132,7 @@ static void find_steps(const struct gp_point *p, size_t n, struct step *st)
 				base[m] = v;
 			}
 		}
-		if (p[i].threads_created) {
+		if (p[i].threads_created || p[i].procs_created) {
 			st[i].metrics |= 1u << M_THREADS;
 			st[i].any = true;
 		}
@@ -186,7 +187,22 @@ static void cat(char *buf, size_t cap, const char *fmt, ...)
 
 struct activity {
 	double dur, cpu_pct, sys_pct;
-	const char *kind;          /* hang-blocked, hang-busy-kernel, hang-busy-user */
+	const char *kind;          /* hang-blocked, hang-busy-kernel, hang-busy-user, idle, undecided */
+	const char *conf_cap;      /* the highest confidence the waits allow, NULL: any */
+	/* What the sleeping threads wait for (model/waits.h), in the last sample. */
+	unsigned w[GP_WAIT_COUNT];
+	unsigned outside, unclear, inside, child;
+	bool waits_known;          /* the result recorded them (format 2) */
+	bool lockish;              /* the stuck threads' frames name a lock */
+	char common_frame[64];
+	unsigned common_count, stuck_n;
+	double stuck_t;
+	int pid, pid2;             /* the busy threads' processes (a tree) */
+	char pcomm[16], pcomm2[16];
+	uint32_t procs;
+	int child_wait_pid, inside_pid;
+	char child_wait_comm[16], inside_comm[16];
+	bool same_arg0;
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
@@ -204,14 +220,14 @@ struct activity {
 };
 
 struct tid_tally {
-	int tid;
+	int tid, pid;
 	unsigned hits;
 	double cpu, sys;
-	char comm[16];
+	char comm[16], pcomm[16];
 };
 
 static void tally(struct tid_tally *t, size_t *nt, size_t cap, int tid, double cpu,
-		  double sys, const char *comm)
+		  double sys, const char *comm, int pid, const char *pcomm)
 {
 	if (!tid)
 		return;
@@ -223,7 +239,9 @@ static void tally(struct tid_tally *t, size_t *nt, size_t cap, int tid, double c
 			return;
 		memset(&t[k], 0, sizeof t[k]);
 		t[k].tid = tid;
+		t[k].pid = pid;
 		gp_strlcpy(t[k].comm, comm, sizeof t[k].comm);
+		gp_strlcpy(t[k].pcomm, pcomm, sizeof t[k].pcomm);
 		(*nt)++;
 	}
 	t[k].hits++;
@@ -231,8 +249,11 @@ static void tally(struct tid_tally *t, size_t *nt, size_t cap, int tid, double c
 	t[k].sys += sys;
 }
 
+static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
+			   struct activity *a);
+
 static void measure_activity(const struct gp_point *p, size_t n, double from,
-			     long page_size, struct activity *a)
+			     long page_size, const struct gp_stuck *stuck, struct activity *a)
 {
 	memset(a, 0, sizeof *a);
 	a->wait_sc_nr = -2;
@@ -246,7 +267,7 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	a->cpu_pct = 100.0 * cpu / a->dur;
 	a->sys_pct = 100.0 * (p[ib].stime - p[ia].stime) / a->dur;
 	if (a->cpu_pct < BLOCKED_CPU_PCT)
-		a->kind = "hang-blocked";
+		a->kind = "hang-blocked"; /* until the waits say otherwise */
 	else if (a->sys_pct >= 0.5 * a->cpu_pct)
 		a->kind = "hang-busy-kernel";
 	else
@@ -257,9 +278,11 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	size_t nt = 0;
 	for (size_t i = ia + 1; i <= ib; i++) {
 		if (p[i].top_cpu_pct >= BLOCKED_CPU_PCT)
-			tally(t, &nt, 64, p[i].top_tid, p[i].top_cpu_pct, p[i].top_sys_pct, p[i].top_comm);
+			tally(t, &nt, 64, p[i].top_tid, p[i].top_cpu_pct, p[i].top_sys_pct, p[i].top_comm,
+			      p[i].top_pid, p[i].top_pcomm);
 		if (p[i].top2_cpu_pct >= BLOCKED_CPU_PCT)
-			tally(t, &nt, 64, p[i].top2_tid, p[i].top2_cpu_pct, p[i].top2_sys_pct, p[i].top2_comm);
+			tally(t, &nt, 64, p[i].top2_tid, p[i].top2_cpu_pct, p[i].top2_sys_pct, p[i].top2_comm,
+			      p[i].top2_pid, p[i].top2_pcomm);
 	}
 	size_t b1 = SIZE_MAX, b2 = SIZE_MAX;
 	for (size_t k = 0; k < nt; k++) {
@@ -273,7 +296,9 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	unsigned samples = (unsigned)(ib - ia);
 	if (b1 != SIZE_MAX) {
 		a->tid = t[b1].tid;
+		a->pid = t[b1].pid;
 		gp_strlcpy(a->comm, t[b1].comm, sizeof a->comm);
+		gp_strlcpy(a->pcomm, t[b1].pcomm, sizeof a->pcomm);
 		a->tcpu = t[b1].cpu / samples;
 		a->tsys = t[b1].sys / samples;
 	}
@@ -281,7 +306,9 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	 * 000: two spinners), not when it merely showed up now and then. */
 	if (b2 != SIZE_MAX && t[b2].hits * 2 >= t[b1].hits) {
 		a->tid2 = t[b2].tid;
+		a->pid2 = t[b2].pid;
 		gp_strlcpy(a->comm2, t[b2].comm, sizeof a->comm2);
+		gp_strlcpy(a->pcomm2, t[b2].pcomm, sizeof a->pcomm2);
 		a->tcpu2 = t[b2].cpu / samples;
 	}
 	/* The busiest thread's syscall, most often seen (a thread on a CPU
@@ -316,6 +343,10 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 			gp_strlcpy(a->frame2, p[i].top2_frame, sizeof a->frame2);
 	}
 	const struct gp_point *l = &p[ib];
+	a->procs = l->procs;
+	a->same_arg0 = l->common_sc_same_arg0;
+	if (a->cpu_pct < BLOCKED_CPU_PCT)
+		classify_waits(l, stuck, a);
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
 	a->threads = l->threads;
@@ -335,30 +366,197 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	}
 }
 
+/* Frames that name a lock wait: what decides when the outside look
+ * cannot (a database waiting on its lock manager through epoll: its
+ * frames say LockAcquire, ProcSleep...). */
+static bool lockish_frame(const char *f)
+{
+	static const char *const words[] = { "Lock", "Acquire", "acquire", "mutex", "Mutex",
+		"sem_wait", "sem_clockwait", "sem_timedwait", "Semaphore", "pthread_join",
+		"clockjoin", "timedjoin", "rwlock", "spinlock", NULL };
+	for (size_t i = 0; words[i]; i++)
+		if (strstr(f, words[i]))
+			return true;
+	/* "lock" as a word of its own: pthread_mutex_lock, acquire_lock,
+	 * not clock_nanosleep nor WaitEventSetWaitBlock. */
+	for (const char *p = strstr(f, "lock"); p; p = strstr(p + 4, "lock"))
+		if (p == f || !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')))
+			return true;
+	return false;
+}
+
+/* A flat phase with no effort: what the threads wait for decides.
+ * Outside (input, a peer, a timer, a signal): idle.  Inside (locks with
+ * nobody runnable or waiting outside to release them, D state, a driver
+ * call): blocked.  An eventfd or a timed condition cannot be told from
+ * outside: the stacks taken at the hang lean it, at low confidence. */
+static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
+			   struct activity *a)
+{
+	for (int w = 0; w < GP_WAIT_COUNT; w++) {
+		a->w[w] = l->wait_n[w];
+		if (w == GP_WAIT_NONE || !l->wait_n[w])
+			continue;
+		a->waits_known = true;
+		switch (gp_wait_group((enum gp_wait)w)) {
+		case GP_WG_OUTSIDE: a->outside += l->wait_n[w]; break;
+		case GP_WG_UNCLEAR: a->unclear += l->wait_n[w]; break;
+		case GP_WG_INSIDE: a->inside += l->wait_n[w]; break;
+		case GP_WG_CHILD: a->child += l->wait_n[w]; break;
+		default: break;
+		}
+	}
+	a->child_wait_pid = l->child_wait_pid;
+	gp_strlcpy(a->child_wait_comm, l->child_wait_comm, sizeof a->child_wait_comm);
+	a->inside_pid = l->inside_pid;
+	gp_strlcpy(a->inside_comm, l->inside_comm, sizeof a->inside_comm);
+	if (stuck && stuck->t >= 0) {
+		a->stuck_t = stuck->t;
+		a->stuck_n = (unsigned)stuck->total;
+		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
+		for (size_t i = 0; i < stuck->n && !a->lockish; i++)
+			for (unsigned k = 0; k < stuck->th[i].nframes; k++)
+				if (stuck->th[i].state != 'R' && lockish_frame(stuck->th[i].frames[k]))
+					a->lockish = true;
+	}
+	if (!a->waits_known) {
+		/* A result written before waits were recorded: as before. */
+		a->kind = "hang-blocked";
+		return;
+	}
+	if (l->blocked_d || a->w[GP_WAIT_DRIVER] || a->w[GP_WAIT_DISK]) {
+		a->kind = "hang-blocked";
+		a->conf_cap = l->blocked_d ? NULL : "medium";
+	} else if (a->inside && !a->outside) {
+		a->kind = "hang-blocked";
+		/* Locks with nobody waiting outside: who would release them?
+		 * Another process through shared memory, at most. */
+		a->conf_cap = a->unclear ? "medium" : NULL;
+	} else if (a->outside) {
+		a->kind = "idle";
+		a->conf_cap = a->inside ? "low" : a->unclear ? "medium" : NULL;
+	} else if (a->unclear) {
+		a->kind = a->lockish ? "hang-blocked" : "idle";
+		a->conf_cap = "low";
+	} else if (a->child) {
+		a->kind = "undecided"; /* its child decides, and is not followed */
+		a->conf_cap = "low";
+	}
+}
+
+/* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
+ * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
+ * reclaim" */
+static const char *wait_words(enum gp_wait w)
+{
+	switch (w) {
+	case GP_WAIT_INPUT: return "on input (socket, pipe or tty)";
+	case GP_WAIT_OUTPUT: return "on a peer to read";
+	case GP_WAIT_TIMER: return "on a timer";
+	case GP_WAIT_SIGNAL: return "on a signal";
+	case GP_WAIT_WAKEUP: return "on a wakeup (eventfd, signalfd or pipes)";
+	case GP_WAIT_CONDVAR: return "on a condition with a timeout";
+	case GP_WAIT_LOCK: return "on a lock (no timeout)";
+	case GP_WAIT_CHILD: return "on a child process";
+	case GP_WAIT_DRIVER: return "in a driver call";
+	case GP_WAIT_DISK: return "in uninterruptible sleep (D)";
+	case GP_WAIT_STOPPED: return "stopped";
+	case GP_WAIT_OTHER: return "in another syscall";
+	default: return "?";
+	}
+}
+
+/* "threads waiting: 3 on a lock (no timeout), 1 on a timer" */
+static void describe_waits(char *buf, size_t cap, const struct activity *a)
+{
+	/* the groups in the order a reader weighs them: inside first */
+	static const enum gp_wait order[] = { GP_WAIT_DISK, GP_WAIT_DRIVER, GP_WAIT_LOCK,
+		GP_WAIT_WAKEUP, GP_WAIT_CONDVAR, GP_WAIT_OTHER, GP_WAIT_CHILD, GP_WAIT_INPUT,
+		GP_WAIT_OUTPUT, GP_WAIT_TIMER, GP_WAIT_SIGNAL, GP_WAIT_STOPPED };
+	bool firstw = true;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		unsigned c = a->w[order[i]];
+		if (!c)
+			continue;
+		cat(buf, cap, "%s%u %s", firstw ? "threads waiting: " : ", ", c, wait_words(order[i]));
+		firstw = false;
+	}
+}
+
+static void name_thread(char *buf, size_t cap, const struct activity *a, int tid,
+			const char *comm, int pid, const char *pcomm)
+{
+	cat(buf, cap, "thread %d (%s)", tid, comm);
+	if (a->procs > 1 && pid && pid != tid)
+		cat(buf, cap, " of pid %d (%s)", pid, pcomm);
+	else if (a->procs > 1 && pid)
+		cat(buf, cap, " (pid %d)", pid);
+}
+
 /* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
  * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
  * reclaim" */
 static void describe_activity(char *buf, size_t cap, const struct activity *a)
 {
 	char tmp[160];
-	if (!strcmp(a->kind, "hang-blocked")) {
+	bool busy = !strcmp(a->kind, "hang-busy-kernel") || !strcmp(a->kind, "hang-busy-user");
+	if (!busy) {
 		cat(buf, cap, "threads asleep, %.1f%% CPU", a->cpu_pct);
-		if (a->wchan_count)
+		if (a->waits_known) {
+			cat(buf, cap, "; ");
+			describe_waits(buf, cap, a);
+		} else if (a->wchan_count) {
 			cat(buf, cap, "; %u of %u threads in %s", a->wchan_count, a->threads, a->wchan);
-		if (a->wait_sc_nr >= 0) {
-			gp_syscall_describe(tmp, sizeof tmp, a->wait_sc_nr, a->wait_sc_args);
-			cat(buf, cap, "%s %u in %s", a->wchan_count ? "," : ";", a->wait_sc_count, tmp);
 		}
+		const char *scn = a->wait_sc_nr >= 0 ? gp_syscall_name(a->wait_sc_nr) : NULL;
+		/* restart_syscall: a sleep resumed after a stop; its own
+		 * arguments are gone, so it names nothing. */
+		if (a->wait_sc_nr >= 0 && a->wait_sc_count && !(scn && !strcmp(scn, "restart_syscall"))) {
+			gp_syscall_describe(tmp, sizeof tmp, a->wait_sc_nr, a->wait_sc_args);
+			if (a->wait_sc_count > 1 && !a->same_arg0) {
+				/* Grouped by call and operation: the addresses or fds
+				 * differ, so none of them is named. */
+				char *paren = strchr(tmp, '(');
+				if (paren)
+					*paren = '\0';
+				cat(buf, cap, "; %u in %s, each on its own %s", a->wait_sc_count, tmp,
+				    strcmp(tmp, "futex") ? "descriptor" : "futex word");
+			} else {
+				cat(buf, cap, "; %u in %s", a->wait_sc_count, tmp);
+			}
+		}
+		if (a->procs > 1 && a->inside && a->inside_pid)
+			cat(buf, cap, "; the inside waits are in pid %d (%s)", a->inside_pid, a->inside_comm);
+		if (a->child_wait_pid && !strcmp(a->kind, "undecided"))
+			cat(buf, cap, "; pid %d (%s) waits for a child that is not followed "
+			    "(--no-children)", a->child_wait_pid, a->child_wait_comm);
+		else if (a->child_wait_pid && a->procs > 1)
+			cat(buf, cap, "; pid %d (%s) waits for its children", a->child_wait_pid,
+			    a->child_wait_comm);
+		if (a->common_count >= 1 && a->common_frame[0])
+			cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
+			    a->common_count, a->stuck_n, a->common_frame);
+		if (!strcmp(a->kind, "idle") && a->inside)
+			cat(buf, cap, "; the threads on locks are idle if a thread that waits outside "
+			    "will release them, deadlocked if not: see the stacks");
+		else if (a->conf_cap && !strcmp(a->conf_cap, "low") && a->unclear && !a->outside
+			 && !a->inside)
+			cat(buf, cap, "; from outside, a wakeup that comes from inside the process "
+			    "and one from outside look alike%s",
+			    a->lockish ? ": the stacks name a lock" : ": the stacks name no lock");
 		return;
 	}
 	bool kernel = !strcmp(a->kind, "hang-busy-kernel");
 	if (a->tid) {
-		cat(buf, cap, "thread %d (%s) busy in %s, %.0f%% CPU (%.0f%% system)", a->tid,
-		    a->comm, kernel ? "the kernel" : "user space", a->tcpu, a->tsys);
+		name_thread(buf, cap, a, a->tid, a->comm, a->pid, a->pcomm);
+		cat(buf, cap, " busy in %s, %.0f%% CPU (%.0f%% system)",
+		    kernel ? "the kernel" : "user space", a->tcpu, a->tsys);
 		if (a->frame[0])
 			cat(buf, cap, " at %s", a->frame);
 		if (a->tid2) {
-			cat(buf, cap, ", and thread %d (%s), %.0f%%", a->tid2, a->comm2, a->tcpu2);
+			cat(buf, cap, ", and ");
+			name_thread(buf, cap, a, a->tid2, a->comm2, a->pid2, a->pcomm2);
+			cat(buf, cap, ", %.0f%%", a->tcpu2);
 			if (a->frame2[0])
 				cat(buf, cap, " at %s", a->frame2);
 		}
@@ -370,6 +568,10 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		gp_syscall_describe(tmp, sizeof tmp, a->sc_nr, a->sc_args);
 		cat(buf, cap, ", in %s", tmp);
 	}
+	if (!kernel)
+		/* From outside, a loop that computes and one that polls look
+		 * alike: CPU in user space and no output either way. */
+		cat(buf, cap, ": computing or spinning (no output seen)");
 	if (kernel && a->have_wb && (a->dirtied > (1 << 20) || a->written > (1 << 20))) {
 		char d[32], w[32];
 		gp_fmt_rate(d, sizeof d, a->dirtied);
@@ -590,6 +792,11 @@ static size_t find_groups(const struct gp_point *p, size_t n, const struct step 
 
 static int dominant_metric(const struct group *g, const struct step *st)
 {
+	/* Bytes read and written are what a program puts out (xz, a loader
+	 * reading a file); a heap growing beside them is its working set. */
+	double io = g->by_metric[M_RCHAR] + g->by_metric[M_WCHAR];
+	if (io > 0 && io >= 0.1 * g->bytes)
+		return g->by_metric[M_RCHAR] >= g->by_metric[M_WCHAR] ? M_RCHAR : M_WCHAR;
 	int best = -1;
 	for (int m = 0; m < M_COUNT; m++)
 		if (g->by_metric[m] > 0 && (best < 0 || g->by_metric[m] > g->by_metric[best]))
@@ -675,9 +882,56 @@ static double slowdown_point(const struct gp_point *p, const struct step *st, si
 
 /* ---- the verdict ----------------------------------------------------- */
 
+static const char *const class_names[GP_CLASS_COUNT] = {
+	"progress", "slow-progress", "idle", "waiting-gpu", "hang-blocked", "hang-busy-kernel",
+	"hang-busy-user", "stopped", "exited", "undecided",
+};
+
+const char *gp_class_name(enum gp_class c)
+{
+	return (unsigned)c < GP_CLASS_COUNT ? class_names[c] : "undecided";
+}
+
 static void set_class(struct gp_verdict *v, const char *k)
 {
+	for (int c = 0; c < GP_CLASS_COUNT; c++)
+		if (!strcmp(k, class_names[c]))
+			v->cls = (enum gp_class)c;
 	gp_strlcpy(v->klass, k, sizeof v->klass);
+}
+
+/* The process that made most of a phase's output, when several did. */
+static int phase_process(const struct gp_point *p, size_t from, size_t to, char *comm, size_t cap)
+{
+	struct { int pid; uint64_t bytes; char comm[16]; } t[16];
+	size_t nt = 0;
+	uint32_t procs = 0;
+	for (size_t i = from; i <= to; i++) {
+		if (p[i].procs > procs)
+			procs = p[i].procs;
+		if (!p[i].out_pid || !p[i].out_bytes)
+			continue;
+		size_t k = 0;
+		while (k < nt && t[k].pid != p[i].out_pid)
+			k++;
+		if (k == nt) {
+			if (nt == 16)
+				continue;
+			t[nt].pid = p[i].out_pid;
+			t[nt].bytes = 0;
+			gp_strlcpy(t[nt].comm, p[i].out_comm, sizeof t[nt].comm);
+			nt++;
+		}
+		t[k].bytes += p[i].out_bytes;
+	}
+	if (procs < 2 || !nt)
+		return 0;
+	size_t b = 0;
+	for (size_t k = 1; k < nt; k++)
+		if (t[k].bytes > t[b].bytes)
+			b = k;
+	gp_strlcpy(comm, t[b].comm, cap);
+	return t[b].pid;
 }
 
 static void note_unseen(struct gp_verdict *v, const char *what)
@@ -728,8 +982,12 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 	double cursor = t0;
 	for (size_t k = 0; k < ng; k++) {
 		if (g[k].start - cursor >= H)
-			add_phase(v, cursor, g[k].start, false, 0, "flat");
+			add_phase(v, cursor, g[k].start, false, 0, "no output");
 		progress_what(buf, sizeof buf, &g[k], st);
+		char pc[16];
+		int ppid = phase_process(p, g[k].first, g[k].last, pc, sizeof pc);
+		if (ppid)
+			cat(buf, sizeof buf, " in pid %d (%s)", ppid, pc);
 		double dur = g[k].end - g[k].start;
 		add_phase(v, g[k].start, g[k].end, true, dur > 0 ? g[k].bytes / dur : 0, buf);
 		cursor = g[k].end;
@@ -740,7 +998,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 	bool io_seen = l->have & GP_PT_IO, gpu = gpu_seen(l);
 
 	struct activity act;
-	measure_activity(p, n, last_progress, o->page_size, &act);
+	measure_activity(p, n, last_progress, o->page_size, o->stuck, &act);
 
 	if (flat >= H && flat > 0) {
 		/* A hang: nothing visible moved for hang_after seconds. */
@@ -763,11 +1021,30 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		}
 		bool long_flat = flat >= 2 * H;
 		const char *level = long_flat && io_seen ? "high" : long_flat || io_seen ? "medium" : "low";
+		const char *capped = NULL;
+		/* High only where the evidence cannot be read another way: a
+		 * busy thread with no output may be computing; waits the
+		 * outside look cannot tell cap it too (classify_waits). */
+		if (!strcmp(act.kind, "hang-busy-user"))
+			capped = "medium";
+		else if (act.conf_cap)
+			capped = act.conf_cap;
+		if (capped && strcmp(level, "low") != 0
+		    && (!strcmp(capped, "low") || !strcmp(level, "high"))) {
+			level = capped;
+		} else {
+			capped = NULL;
+		}
 		snprintf(v->confidence, sizeof v->confidence, "%s", level);
 		snprintf(v->confidence_why, sizeof v->confidence_why,
-			 "flat %.0f s = %.1fx --hang-after; memory%s%s flat%s", flat, flat / H,
+			 "flat %.0f s = %.1fx --hang-after; memory%s%s flat%s%s", flat, flat / H,
 			 io_seen ? ", io" : "", gpu ? ", GPU" : "",
-			 io_seen ? "" : "; io not visible");
+			 io_seen ? "" : "; io not visible",
+			 !capped ? "" : !strcmp(act.kind, "hang-busy-user")
+			 ? "; computing and spinning look alike from outside"
+			 : "; what the threads wait for is not certain from outside");
+		if (o->stuck && o->stuck->t >= 0)
+			v->stuck = *o->stuck;
 		build_evidence(p, n, last_progress, o->page_size, v);
 		free(st);
 		return;
@@ -810,7 +1087,9 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		size_t split = 0;
 		double before = 0, after = 0;
 		size_t from = c->first - 1;
-		double ratio = slowdown_point(p, st, from, n - 1, min_side, &split, &before, &after);
+		/* Judged on the phase itself: a tail asleep after the load
+		 * ended is not a slowdown of it. */
+		double ratio = slowdown_point(p, st, from, c->last, min_side, &split, &before, &after);
 		bool slowed = ratio >= SLOW_FACTOR;
 		double recent = slowed ? after : rate;
 		bool slow = slowed || (o->slow_rate > 0 && rate < o->slow_rate && c->bytes > 0);
@@ -834,13 +1113,12 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 				 "slow progress since +%.1f s: %s, down from %s before (%.0fx slower)",
 				 p[split].t, rs, ps, isfinite(ratio) ? ratio : 0.0);
 		} else if (slow) {
-			progress_what(buf, sizeof buf, c, st);
 			snprintf(v->summary, sizeof v->summary,
-				 "slow progress since +%.1f s: %s, under --slow-rate", c->start, buf);
+				 "slow progress since +%.1f s: %s, under --slow-rate", c->start,
+				 v->phase[v->nphases - 1].what);
 		} else {
-			progress_what(buf, sizeof buf, c, st);
 			snprintf(v->summary, sizeof v->summary, "making progress since +%.1f s: %s",
-				 c->start, buf);
+				 c->start, v->phase[v->nphases - 1].what);
 		}
 		/* ETA when what is being paged in has a known size. */
 		v->eta_s = -1;
@@ -895,6 +1173,7 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 {
 	memset(v, 0, sizeof *v);
 	v->eta_s = -1;
+	v->stuck.t = -1;
 	v->hang_after = o->hang_after > 0 ? o->hang_after : GP_VERDICT_HANG_AFTER_DEFAULT;
 	snprintf(v->confidence, sizeof v->confidence, "low");
 	if (n < 3) {
@@ -932,11 +1211,47 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 	}
 }
 
+bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
+{
+	static const int mem[] = { M_RSS_FILE, M_RSS_ANON, M_VM_PIN, M_GPU };
+	static const int ctr[] = { M_RCHAR, M_WCHAR, M_ENGINE };
+	if (!w->init) {
+		for (int k = 0; k < 4; k++)
+			w->hi[k] = metric_value(p, mem[k]);
+		for (int k = 0; k < 3; k++)
+			w->base[k] = metric_value(p, ctr[k]);
+		w->since = p->t;
+		w->init = true;
+		return false;
+	}
+	bool step = p->threads_created || p->procs_created;
+	for (int k = 0; k < 4; k++) {
+		double v = metric_value(p, mem[k]);
+		if (v >= w->hi[k] + FLOOR_MEM) {
+			w->hi[k] = v;
+			step = true;
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		double v = metric_value(p, ctr[k]);
+		double floor = ctr[k] == M_ENGINE ? FLOOR_ENGINE_NS : FLOOR_IO;
+		if (v < w->base[k]) {
+			w->base[k] = v;
+		} else if (v >= w->base[k] + floor) {
+			w->base[k] = v;
+			step = true;
+		}
+	}
+	if (step)
+		w->since = p->t;
+	return step;
+}
+
 bool gp_verdict_class_valid(const char *name)
 {
 	static const char *const classes[] = {
-		"progress", "slow-progress", "hang-blocked", "hang-busy-kernel",
-		"hang-busy-user", "stopped", "exited", "undecided",
+		"progress", "slow-progress", "idle", "waiting-gpu", "hang-blocked",
+		"hang-busy-kernel", "hang-busy-user", "stopped", "exited", "undecided",
 	};
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
 		if (!strcmp(name, classes[i]))
@@ -984,6 +1299,25 @@ json_t *gp_verdict_json(const struct gp_verdict *v)
 	for (size_t i = 0; i < v->nunseen; i++)
 		json_array_append_new(un, json_string(v->unseen[i]));
 	json_object_set_new(j, "unseen", un);
+	if (v->stuck.t >= 0 && v->stuck.n) {
+		json_t *sk = json_array();
+		for (size_t i = 0; i < v->stuck.n; i++) {
+			const struct gp_stuck_thread *x = &v->stuck.th[i];
+			char st[2] = { x->state, 0 };
+			json_t *fr = json_array();
+			for (unsigned k = 0; k < x->nframes; k++)
+				json_array_append_new(fr, json_string(x->frames[k]));
+			json_t *o = json_pack("{s:i, s:i, s:s, s:s, s:s, s:o}", "pid", x->pid,
+					      "tid", x->tid, "comm", x->comm, "state", st,
+					      "wait_frame", x->wait_frame, "frames", fr);
+			if (o && x->kernel[0])
+				json_object_set_new(o, "kernel", json_string(x->kernel));
+			if (o)
+				json_array_append_new(sk, o);
+		}
+		json_object_set_new(j, "stuck", json_pack("{s:f, s:s, s:i, s:o}", "t", v->stuck.t,
+			"why", v->stuck.why, "threads", (int)v->stuck.total, "sample", sk));
+	}
 	return j;
 }
 

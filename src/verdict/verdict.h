@@ -13,6 +13,7 @@
 #define GP_VERDICT_H
 
 #include "series.h"
+#include "stuck.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -26,7 +27,18 @@ struct gp_verdict_opts {
 	bool have_status;        /* a command's exit status is known */
 	int status, signal;
 	bool kstacks_seen;       /* kernel stacks were readable */
+	/* The snapshot taken when the last phase went flat for hang_after
+	 * (why "hang"), else the one at the end ("end"); NULL: none taken. */
+	const struct gp_stuck *stuck;
 };
+
+/* DESIGN's trace verdict classes. */
+enum gp_class {
+	GP_CLASS_PROGRESS, GP_CLASS_SLOW_PROGRESS, GP_CLASS_IDLE, GP_CLASS_WAITING_GPU,
+	GP_CLASS_HANG_BLOCKED, GP_CLASS_HANG_BUSY_KERNEL, GP_CLASS_HANG_BUSY_USER,
+	GP_CLASS_STOPPED, GP_CLASS_EXITED, GP_CLASS_UNDECIDED, GP_CLASS_COUNT
+};
+const char *gp_class_name(enum gp_class c);
 
 #define GP_VERDICT_HANG_AFTER_DEFAULT 30.0
 
@@ -69,6 +81,8 @@ struct gp_verdict {
 	size_t nev;
 	char unseen[4][112];
 	size_t nunseen;
+	enum gp_class cls;
+	struct gp_stuck stuck;   /* the stuck threads' stacks (hang, idle), t < 0: none */
 };
 
 void gp_verdict_compute(const struct gp_point *pt, size_t n,
@@ -78,6 +92,18 @@ void gp_verdict_compute(const struct gp_point *pt, size_t n,
 json_t *gp_verdict_json(const struct gp_verdict *v);
 /* The verdict block printed at the end of a trace. */
 void gp_verdict_print(FILE *out, const struct gp_verdict *v);
+
+/* While a trace runs: when did output last move?  A cheap, incremental
+ * form of the verdict's steps (memory new highs, io and engine counters,
+ * threads or processes created), so that the tracer can take the stacks
+ * as soon as a phase has been flat for --hang-after.  Returns true when
+ * p made output; w->since is the time of the last output. */
+struct gp_flat_watch {
+	bool init;
+	double since;
+	double hi[4], base[3];
+};
+bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p);
 
 /* True when name is one of the trace verdict classes. */
 bool gp_verdict_class_valid(const char *name);

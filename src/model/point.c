@@ -1,0 +1,339 @@
+#include "config.h"
+#include "point.h"
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(GP_WAIT_COUNT <= sizeof ((struct gp_point *)0)->wait_n
+	       / sizeof ((struct gp_point *)0)->wait_n[0], "gp_point.wait_n too small");
+
+enum { IO_RCHAR, IO_WCHAR, IO_READ, IO_WRITE, IO_SYSCR, IO_SYSCW, IO_N };
+
+struct proc_entry {
+	int pid, ppid;
+	bool followed, seen, has_io;
+	char comm[16];
+	uint64_t whole[IO_N];      /* /proc/PID/io as last read */
+	uint64_t offset[IO_N];     /* inherited from reaped children */
+	uint64_t own_out;          /* own rchar + wchar at the previous sample */
+	double utime, stime;       /* CPU seconds as last read */
+	bool have_prev;
+};
+
+enum { SLOTS = 32 };
+
+struct gp_point_builder {
+	struct proc_entry *e;
+	size_t n, cap;
+	uint64_t gone[IO_N];       /* own io of followed processes that exited */
+	double gone_utime, gone_stime; /* their CPU time */
+	double prev_t, prev_cpu;
+	bool have_prev_cpu;
+	bool first;
+	/* this sample's tallies */
+	double best, second;
+	char wname[SLOTS][32];
+	uint32_t wcount[SLOTS];
+	size_t wused;
+	int64_t scnr[SLOTS];
+	uint64_t sca0[SLOTS], sca1[SLOTS];
+	uint32_t sccount[SLOTS];
+	bool scsame[SLOTS];
+	size_t scused;
+	uint32_t inside_best;
+};
+
+struct gp_point_builder *gp_point_builder_new(void)
+{
+	return calloc(1, sizeof(struct gp_point_builder));
+}
+
+void gp_point_builder_free(struct gp_point_builder *b)
+{
+	if (!b)
+		return;
+	free(b->e);
+	free(b);
+}
+
+static struct proc_entry *entry(struct gp_point_builder *b, int pid, bool create)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->e[i].pid == pid)
+			return &b->e[i];
+	if (!create)
+		return NULL;
+	if (b->n == b->cap) {
+		size_t nc = b->cap ? 2 * b->cap : 16;
+		struct proc_entry *ne = realloc(b->e, nc * sizeof *ne);
+		if (!ne)
+			return NULL;
+		b->e = ne;
+		b->cap = nc;
+	}
+	struct proc_entry *e = &b->e[b->n++];
+	memset(e, 0, sizeof *e);
+	e->pid = pid;
+	return e;
+}
+
+void gp_point_begin(struct gp_point_builder *b, struct gp_point *pt, double t, bool first)
+{
+	memset(pt, 0, sizeof *pt);
+	pt->t = t;
+	pt->state = '?';
+	pt->common_sc_nr = -2;
+	pt->top_sc_nr = -2;
+	b->first = first;
+	b->best = b->second = 0;
+	b->wused = b->scused = 0;
+	b->inside_best = 0;
+	for (size_t i = 0; i < b->n; i++)
+		b->e[i].seen = false;
+}
+
+static void tally_wait(struct gp_point_builder *b, const struct gp_tview *th)
+{
+	if (th->wchan && th->wchan[0]) {
+		size_t k = 0;
+		while (k < b->wused && strcmp(b->wname[k], th->wchan) != 0)
+			k++;
+		if (k == b->wused && b->wused < SLOTS) {
+			gp_strlcpy(b->wname[k], th->wchan, sizeof b->wname[k]);
+			b->wcount[b->wused++] = 0;
+		}
+		if (k < b->wused)
+			b->wcount[k]++;
+	}
+	if (th->sc_nr >= 0) {
+		/* Grouped by syscall and operation (a futex's op, a read's fd
+		 * is arg0): same_arg0 says whether one address or fd holds
+		 * them all, so "18 in futex(0x...)" is never said of 18
+		 * different words. */
+		size_t k = 0;
+		while (k < b->scused && !(b->scnr[k] == th->sc_nr && b->sca1[k] == th->sc_arg1))
+			k++;
+		if (k == b->scused && b->scused < SLOTS) {
+			b->scnr[k] = th->sc_nr;
+			b->sca0[k] = th->sc_arg0;
+			b->sca1[k] = th->sc_arg1;
+			b->scsame[k] = true;
+			b->sccount[b->scused++] = 0;
+		}
+		if (k < b->scused) {
+			b->sccount[k]++;
+			if (b->sca0[k] != th->sc_arg0)
+				b->scsame[k] = false;
+		}
+	}
+}
+
+static void tally_top(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
+		      const struct gp_tview *th)
+{
+	if (!th->have_cpu || th->cpu_pct <= 0)
+		return;
+	double c = th->cpu_pct;
+	if (c > b->best) {
+		/* the old first becomes the second */
+		b->second = b->best;
+		pt->top2_tid = pt->top_tid;
+		pt->top2_cpu_pct = pt->top_cpu_pct;
+		pt->top2_sys_pct = pt->top_sys_pct;
+		pt->top2_pid = pt->top_pid;
+		memcpy(pt->top2_comm, pt->top_comm, sizeof pt->top2_comm);
+		memcpy(pt->top2_pcomm, pt->top_pcomm, sizeof pt->top2_pcomm);
+		b->best = c;
+		pt->top_tid = th->tid;
+		pt->top_cpu_pct = (float)c;
+		pt->top_sys_pct = (float)th->sys_pct;
+		pt->top_pid = p->pid;
+		gp_strlcpy(pt->top_comm, th->comm ? th->comm : "", sizeof pt->top_comm);
+		gp_strlcpy(pt->top_pcomm, p->comm ? p->comm : "", sizeof pt->top_pcomm);
+		gp_strlcpy(pt->top_wchan, th->wchan ? th->wchan : "", sizeof pt->top_wchan);
+		pt->top_sc_nr = th->sc_nr;
+		pt->top_sc_arg0 = th->sc_arg0;
+		pt->top_sc_arg1 = th->sc_arg1;
+	} else if (c > b->second) {
+		b->second = c;
+		pt->top2_tid = th->tid;
+		pt->top2_cpu_pct = (float)c;
+		pt->top2_sys_pct = (float)th->sys_pct;
+		pt->top2_pid = p->pid;
+		gp_strlcpy(pt->top2_comm, th->comm ? th->comm : "", sizeof pt->top2_comm);
+		gp_strlcpy(pt->top2_pcomm, p->comm ? p->comm : "", sizeof pt->top2_pcomm);
+	}
+}
+
+void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
+		  const struct gp_tview *th, size_t n)
+{
+	struct proc_entry *e = entry(b, p->pid, true);
+	if (e) {
+		if (!e->seen && !e->have_prev && !b->first && p->followed && b->n > 1)
+			pt->procs_created++;
+		e->seen = true;
+		e->ppid = p->ppid;
+		e->followed = p->followed;
+		e->has_io = p->have_io;
+		e->utime = p->utime;
+		e->stime = p->stime;
+		gp_strlcpy(e->comm, p->comm ? p->comm : "", sizeof e->comm);
+		if (p->have_io) {
+			e->whole[IO_RCHAR] = p->io_rchar;
+			e->whole[IO_WCHAR] = p->io_wchar;
+			e->whole[IO_READ] = p->io_read_bytes;
+			e->whole[IO_WRITE] = p->io_write_bytes;
+			e->whole[IO_SYSCR] = p->io_syscr;
+			e->whole[IO_SYSCW] = p->io_syscw;
+		}
+	}
+	if (!p->followed)
+		return;
+	/* The tree's root is added last (children first): its state is
+	 * the point's state. */
+	pt->state = p->state;
+	pt->procs++;
+	pt->utime += p->utime;
+	pt->stime += p->stime;
+	pt->minflt += p->minflt;
+	pt->majflt += p->majflt;
+	pt->rss_file += p->rss_file;
+	pt->rss_anon += p->rss_anon;
+	pt->rss_shmem += p->rss_shmem;
+	pt->vm_pin += p->vm_pin;
+	pt->vm_lck += p->vm_lck;
+	if (p->map_bytes > pt->map_bytes)
+		pt->map_bytes = p->map_bytes;
+	pt->gpu_bytes += p->gpu_bytes;
+	pt->gpu_gtt += p->gpu_gtt;
+	pt->gpu_vram += p->gpu_vram;
+	pt->gpu_engine_ns += p->gpu_engine_ns;
+	pt->have |= p->gpu_have;
+	if (p->have_io)
+		pt->have |= GP_PT_IO;
+	pt->threads_created += p->threads_created;
+	pt->threads_exited += p->threads_exited;
+	pt->threads_vanished += p->threads_vanished;
+	pt->threads += (uint32_t)n;
+
+	uint32_t sleeping = 0, child_waits = 0, inside = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gp_tview *t = &th[i];
+		pt->vcsw += t->vcsw;
+		pt->nvcsw += t->nvcsw;
+		if (t->have_wchan)
+			pt->have |= GP_PT_WCHAN;
+		if (t->have_syscall)
+			pt->have |= GP_PT_SYSCALL;
+		if (t->have_kstack)
+			pt->have |= GP_PT_KSTACK;
+		if (t->state == 'R')
+			pt->running++;
+		else if (t->state == 'D')
+			pt->blocked_d++;
+		tally_top(b, pt, p, t);
+		if (t->state == 'R')
+			continue;
+		sleeping++;
+		if ((unsigned)t->wait < GP_WAIT_COUNT)
+			pt->wait_n[t->wait]++;
+		if (t->wait == GP_WAIT_CHILD)
+			child_waits++;
+		if (gp_wait_group(t->wait) == GP_WG_INSIDE)
+			inside++;
+		tally_wait(b, t);
+	}
+	if (sleeping && child_waits == sleeping && !pt->child_wait_pid) {
+		pt->child_wait_pid = p->pid;
+		gp_strlcpy(pt->child_wait_comm, p->comm ? p->comm : "", sizeof pt->child_wait_comm);
+	}
+	if (inside > b->inside_best) {
+		b->inside_best = inside;
+		pt->inside_pid = p->pid;
+		gp_strlcpy(pt->inside_comm, p->comm ? p->comm : "", sizeof pt->inside_comm);
+	}
+}
+
+void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
+{
+	/* Processes gone since the last sample.  A reaped child's io is added
+	 * to its parent's /proc/PID/io by the kernel (wait_task_zombie:
+	 * task_io_accounting_add(&psig->ioac, ...)): it is the child's
+	 * output, already counted there, not the parent's.  A child that was
+	 * born and reaped between two samples was never seen: its io shows
+	 * in the parent, and is the tree's output of that interval. */
+	for (size_t i = 0; i < b->n;) {
+		struct proc_entry *e = &b->e[i];
+		if (e->seen) {
+			i++;
+			continue;
+		}
+		struct proc_entry *parent = entry(b, e->ppid, false);
+		for (int k = 0; k < IO_N; k++) {
+			if (parent && e->has_io)
+				parent->offset[k] += e->whole[k];
+			if (e->followed)
+				b->gone[k] += e->whole[k] > e->offset[k] ? e->whole[k] - e->offset[k] : 0;
+		}
+		if (e->followed) {
+			pt->procs_exited++;
+			b->gone_utime += e->utime;
+			b->gone_stime += e->stime;
+		}
+		b->e[i] = b->e[--b->n];
+	}
+	uint64_t io[IO_N] = { 0 };
+	uint64_t best_out = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		struct proc_entry *e = &b->e[i];
+		if (!e->followed)
+			continue;
+		uint64_t own[IO_N];
+		for (int k = 0; k < IO_N; k++) {
+			own[k] = e->whole[k] > e->offset[k] ? e->whole[k] - e->offset[k] : 0;
+			io[k] += own[k];
+		}
+		uint64_t out = own[IO_RCHAR] + own[IO_WCHAR];
+		uint64_t d = e->have_prev && out > e->own_out ? out - e->own_out : 0;
+		if (d > best_out) {
+			best_out = d;
+			pt->out_pid = e->pid;
+			gp_strlcpy(pt->out_comm, e->comm, sizeof pt->out_comm);
+			pt->out_bytes = d;
+		}
+		e->own_out = out;
+		e->have_prev = true;
+	}
+	/* CPU time of the tree, the exited processes' included: it only
+	 * grows, so a phase's CPU is last - first. */
+	pt->utime += b->gone_utime;
+	pt->stime += b->gone_stime;
+	double cpu = pt->utime + pt->stime;
+	if (b->have_prev_cpu && pt->t > b->prev_t && cpu >= b->prev_cpu)
+		pt->cpu_pct = (float)(100.0 * (cpu - b->prev_cpu) / (pt->t - b->prev_t));
+	b->prev_t = pt->t;
+	b->prev_cpu = cpu;
+	b->have_prev_cpu = true;
+	pt->io_rchar = io[IO_RCHAR] + b->gone[IO_RCHAR];
+	pt->io_wchar = io[IO_WCHAR] + b->gone[IO_WCHAR];
+	pt->io_read_bytes = io[IO_READ] + b->gone[IO_READ];
+	pt->io_write_bytes = io[IO_WRITE] + b->gone[IO_WRITE];
+	pt->io_syscr = io[IO_SYSCR] + b->gone[IO_SYSCR];
+	pt->io_syscw = io[IO_SYSCW] + b->gone[IO_SYSCW];
+
+	for (size_t k = 0; k < b->wused; k++)
+		if (b->wcount[k] > pt->common_wchan_count) {
+			pt->common_wchan_count = b->wcount[k];
+			gp_strlcpy(pt->common_wchan, b->wname[k], sizeof pt->common_wchan);
+		}
+	for (size_t k = 0; k < b->scused; k++)
+		if (b->sccount[k] > pt->common_sc_count) {
+			pt->common_sc_count = b->sccount[k];
+			pt->common_sc_nr = b->scnr[k];
+			pt->common_sc_arg0 = b->sca0[k];
+			pt->common_sc_arg1 = b->sca1[k];
+			pt->common_sc_same_arg0 = b->scsame[k];
+		}
+}

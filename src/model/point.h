@@ -1,0 +1,66 @@
+/* The compact point, built one way only: from per-process and per-thread
+ * views that the live sampler fills from /proc and the loader fills from
+ * a saved `sample` line (doc/result-format.md).  Both then call the same
+ * builder, so a trace and `report` of its file judge the same points.
+ *
+ * The builder keeps a little state across samples (one entry a process):
+ * a process's own io is its /proc/PID/io less what it inherited from the
+ * children it reaped, and the tree's io is the sum of its processes' own
+ * io, the exited ones included. */
+#ifndef GP_POINT_H
+#define GP_POINT_H
+
+#include "series.h"
+#include "waits.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One thread of one sample. */
+struct gp_tview {
+	int tid;
+	const char *comm;
+	char state;
+	const char *wchan;          /* NULL or "" when not waiting / not readable */
+	bool have_wchan, have_syscall, have_kstack;
+	bool have_cpu;              /* cpu_pct is over a real interval */
+	double cpu_pct, sys_pct;
+	int64_t sc_nr;              /* >= 0 in syscall nr; -1 user; -2 running or unknown */
+	uint64_t sc_arg0, sc_arg1;
+	uint64_t vcsw, nvcsw;
+	bool is_new;
+	enum gp_wait wait;          /* what it waits for (tracer/waits.c) */
+};
+
+/* One process of one sample. */
+struct gp_pview {
+	int pid, ppid;
+	const char *comm;
+	bool followed;              /* false: a child watched only for its io (--no-children) */
+	char state;
+	double utime, stime;        /* seconds, exited threads included */
+	uint64_t minflt, majflt;
+	uint64_t rss_file, rss_anon, rss_shmem, vm_pin, vm_lck;
+	bool have_io;
+	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
+	uint64_t map_bytes;
+	uint64_t gpu_bytes, gpu_gtt, gpu_vram, gpu_engine_ns;
+	uint16_t gpu_have;          /* GP_PT_GPU_* */
+	uint32_t threads_created, threads_exited, threads_vanished;
+};
+
+struct gp_point_builder;
+
+struct gp_point_builder *gp_point_builder_new(void);
+void gp_point_builder_free(struct gp_point_builder *b);
+
+/* One sample: begin, add each process (children before their parents,
+ * so a parent's io is read after a reap that the child's disappearance
+ * will be matched with), end.  first: the trace's first sample. */
+void gp_point_begin(struct gp_point_builder *b, struct gp_point *pt, double t, bool first);
+void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
+		  const struct gp_tview *th, size_t n);
+void gp_point_end(struct gp_point_builder *b, struct gp_point *pt);
+
+#endif

@@ -1,0 +1,148 @@
+#include "config.h"
+#include "stuck.h"
+#include "parse.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void gp_stuck_init(struct gp_stuck *s)
+{
+	memset(s, 0, sizeof *s);
+	s->t = -1;
+}
+
+bool gp_frame_label(const json_t *f, char *buf, size_t cap)
+{
+	const char *pyfn = json_string_value(json_object_get(f, "py_function"));
+	if (pyfn) {
+		const char *file = json_string_value(json_object_get(f, "py_file"));
+		const char *base = file ? strrchr(file, '/') : NULL;
+		snprintf(buf, cap, "%s (%s:%lld)", pyfn, base ? base + 1 : file ? file : "?",
+			 (long long)json_integer_value(json_object_get(f, "py_line")));
+		return true;
+	}
+	const char *sym = json_string_value(json_object_get(f, "symbol"));
+	if (sym && *sym) {
+		gp_strlcpy(buf, sym, cap);
+		return true;
+	}
+	const char *mod = json_string_value(json_object_get(f, "module"));
+	const char *off = json_string_value(json_object_get(f, "offset"));
+	if (!mod)
+		return false;
+	const char *base = strrchr(mod, '/');
+	snprintf(buf, cap, "%s+%s", base ? base + 1 : mod, off ? off : "?");
+	return true;
+}
+
+/* The C runtime's wait wrappers say how a thread waits, not where: the
+ * caller above them does (PyThread_acquire_lock_timed, WaitEventSetWait,
+ * cuCtxSynchronize). */
+static bool c_runtime(const char *soname)
+{
+	static const char *const pfx[] = { "libc.so", "ld-linux", "libpthread.so", "libstdc++.so",
+		"libgcc_s.so", "ld64.so", "libc.musl", "ld-musl", NULL };
+	if (!soname)
+		return false;
+	const char *b = strrchr(soname, '/');
+	b = b ? b + 1 : soname;
+	for (size_t i = 0; pfx[i]; i++)
+		if (!strncmp(b, pfx[i], strlen(pfx[i])))
+			return true;
+	return false;
+}
+
+static void wait_frame(const json_t *frames, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	size_t i;
+	json_t *f;
+	char lab[64];
+	/* A Python frame first: what the user's code waits in. */
+	json_array_foreach(frames, i, f)
+		if (json_object_get(f, "py_function") && gp_frame_label(f, buf, cap))
+			return;
+	json_array_foreach(frames, i, f) {
+		const char *sym = json_string_value(json_object_get(f, "symbol"));
+		const char *so = json_string_value(json_object_get(f, "soname"));
+		if (!so)
+			so = json_string_value(json_object_get(f, "module"));
+		if (sym && *sym && !c_runtime(so)) {
+			gp_strlcpy(buf, sym, cap);
+			return;
+		}
+	}
+	json_array_foreach(frames, i, f) {
+		const char *sym = json_string_value(json_object_get(f, "symbol"));
+		if (sym && *sym) {
+			gp_strlcpy(buf, sym, cap);
+			return;
+		}
+	}
+	if (gp_frame_label(json_array_get(frames, 0), lab, sizeof lab))
+		gp_strlcpy(buf, lab, cap);
+}
+
+void gp_stuck_add(struct gp_stuck *s, const json_t *line)
+{
+	double t = json_number_value(json_object_get(line, "t"));
+	const char *why = json_string_value(json_object_get(line, "why"));
+	if (s->t < 0 || t != s->t) {
+		gp_stuck_init(s);
+		s->t = t;
+		gp_strlcpy(s->why, why ? why : "", sizeof s->why);
+	}
+	int pid = (int)json_integer_value(json_object_get(line, "pid"));
+	size_t i;
+	json_t *th;
+	json_array_foreach(json_object_get(line, "threads"), i, th) {
+		s->total++;
+		if (s->n >= GP_STUCK_MAX)
+			continue;
+		struct gp_stuck_thread *x = &s->th[s->n++];
+		memset(x, 0, sizeof *x);
+		x->pid = pid;
+		x->tid = (int)json_integer_value(json_object_get(th, "tid"));
+		gp_strlcpy(x->comm, json_string_value(json_object_get(th, "comm")) ?: "",
+			   sizeof x->comm);
+		const char *st = json_string_value(json_object_get(th, "state"));
+		x->state = st && *st ? st[0] : '?';
+		json_t *frames = json_object_get(th, "frames");
+		size_t k;
+		json_t *f;
+		json_array_foreach(frames, k, f) {
+			if (x->nframes >= GP_STUCK_FRAMES)
+				break;
+			if (gp_frame_label(f, x->frames[x->nframes], sizeof x->frames[0]))
+				x->nframes++;
+		}
+		wait_frame(frames, x->wait_frame, sizeof x->wait_frame);
+		const char *k0 = json_string_value(json_array_get(json_object_get(th, "kernel"), 0));
+		if (k0) {
+			gp_strlcpy(x->kernel, k0, sizeof x->kernel);
+			char *plus = strchr(x->kernel, '+');
+			if (plus)
+				*plus = '\0';
+		}
+	}
+}
+
+unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap)
+{
+	unsigned best = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n; i++) {
+		const char *f = s->th[i].wait_frame;
+		if (!*f || s->th[i].state == 'R')
+			continue;
+		unsigned c = 0;
+		for (size_t j = 0; j < s->n; j++)
+			if (s->th[j].state != 'R' && !strcmp(s->th[j].wait_frame, f))
+				c++;
+		if (c > best) {
+			best = c;
+			gp_strlcpy(buf, f, cap);
+		}
+	}
+	return best;
+}

@@ -1,0 +1,46 @@
+/* The threads of the snapshot taken when a phase went flat for
+ * --hang-after (and at the end of the trace): `stacks` lines with why
+ * "hang" or "end" (doc/result-format.md), one line a process.  The
+ * verdict carries them, and names the frame most of them wait in. */
+#ifndef GP_STUCK_H
+#define GP_STUCK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GP_STUCK_MAX 32
+#define GP_STUCK_FRAMES 12
+
+struct gp_stuck_thread {
+	int pid, tid;
+	char comm[16];
+	char state;
+	char wait_frame[64];     /* the frame that names the wait (gp_stuck_add) */
+	char frames[GP_STUCK_FRAMES][64];
+	unsigned nframes;
+	char kernel[48];         /* innermost kernel frame, "" unknown */
+};
+
+struct gp_stuck {
+	double t;                /* the snapshot's time, < 0 none */
+	char why[8];             /* "hang", "end" */
+	size_t n, total;         /* kept, and seen */
+	struct gp_stuck_thread th[GP_STUCK_MAX];
+};
+
+void gp_stuck_init(struct gp_stuck *s);
+/* Appends the threads of one `stacks` line; a line of another snapshot
+ * (another t) starts again. */
+void gp_stuck_add(struct gp_stuck *s, const json_t *stacks_line);
+
+/* A frame as one label: its symbol, else "module+0xoffset"; false when
+ * neither is known.  Python frames (when present) read "load_shard
+ * (load.py:12)". */
+bool gp_frame_label(const json_t *frame, char *buf, size_t cap);
+
+/* The frame most of the sleeping threads wait in, and how many; 0 when
+ * none is shared by two threads or more (then each is its own). */
+unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,58 @@
+/* A process tree, sampled as one: the target and its descendants, the
+ * ones that start and end during the trace included.  Inference servers
+ * are trees (a server spawns runners or workers, and those hold the GPU),
+ * and so are shells and stress-ng: progress anywhere in the tree is
+ * progress, and a parent waiting in wait4 points at its child.
+ *
+ * Each sample is one `sample` line (doc/result-format.md, format 2): the
+ * target's own members as before (proc, threads, gpu), its descendants in
+ * `procs`, children before their parents, and one compact point for the
+ * whole tree (model/point.h).  With children off, only the target is
+ * followed; its children are still watched for their io alone, so that
+ * what a reaped child did is not read as the parent's output. */
+#ifndef GP_TREE_H
+#define GP_TREE_H
+
+#include "procfs.h"
+#include "sampler.h"
+#include "result.h"
+#include "series.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+struct gp_tree_opts {
+	const struct gp_root *root;
+	int pid;
+	bool children;     /* follow descendants (trace's default) */
+	bool kstacks, no_nvml, reopen;
+	unsigned max_procs; /* followed at most (the rest counted, not sampled) */
+};
+
+struct gp_tree;
+
+/* NULL with errno (ESRCH/ENOENT: no such process). */
+struct gp_tree *gp_tree_new(const struct gp_tree_opts *o);
+void gp_tree_free(struct gp_tree *t);
+
+/* One sample of the tree at t.  On OK the line is written through write
+ * (its streamed members appended) and *pt is filled; on GONE (the target
+ * exited, or its PID names another process) *why says which. */
+struct gp_result;
+enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *pt,
+			       json_t **line, struct gp_raw *raws, size_t *nraws,
+			       const char **why);
+
+/* The followed processes of the last sample: i from 0 while it returns
+ * true.  *threads as gp_sampler_threads. */
+bool gp_tree_member(const struct gp_tree *t, size_t i, int *pid, const char **comm,
+		    struct gp_sampler **s);
+
+/* Processes seen in the tree over the trace, and those not followed
+ * because of max_procs. */
+void gp_tree_counts(const struct gp_tree *t, unsigned long *seen, unsigned long *capped);
+
+/* Totals of the target's own sampler (threads vanished, permissions...). */
+void gp_tree_totals(const struct gp_tree *t, struct gp_sampler_totals *tot);
+
+#endif
