@@ -410,12 +410,28 @@ static void stop_child(struct run *r, int sig, bool forward)
 {
 	if (!r->is_child || reap(r, WNOHANG))
 		return;
-	if (forward)
+	if (forward) {
 		kill(r->pid, sig);
+		/* The command's descendants too: a shell killed alone leaves
+		 * its children running, and gpuprobe lets nothing it started
+		 * outlive it.  Only processes seen in its tree this trace. */
+		int pid;
+		const char *comm;
+		struct gp_sampler *smp;
+		for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+			if (pid != r->pid)
+				kill(pid, sig);
+	}
 	if (!wait_child(r, r->o->kill_after)) {
 		gp_warn("pid %d did not exit %.1f s after signal %d: sending SIGKILL",
 			r->pid, r->o->kill_after, sig);
 		kill(r->pid, SIGKILL);
+		int pid;
+		const char *comm;
+		struct gp_sampler *smp;
+		for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+			if (pid != r->pid)
+				kill(pid, SIGKILL);
 		wait_child(r, 5);
 	}
 }
@@ -656,6 +672,18 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 	}
 }
 
+/* The parent of pid from /proc/PID/stat, 0 when unknown. */
+static int gp_parent_of(int pid)
+{
+	char path[64], buf[1024];
+	struct gp_stat st;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	struct gp_root live = { .dirfd = AT_FDCWD, .live = true };
+	if (gp_read_file(&live, path, buf, sizeof buf) <= 0 || !gp_parse_stat(buf, &st))
+		return 0;
+	return st.ppid;
+}
+
 static int resolve_name(struct trace_opts *o)
 {
 	int *pids;
@@ -670,6 +698,28 @@ static int resolve_name(struct trace_opts *o)
 		return -1;
 	}
 	if (n > 1) {
+		/* Several: a server and its workers (postgres, a launcher and
+		 * its runners) are one tree; trace the one the others descend
+		 * from, when there is exactly one. */
+		int root = 0, roots = 0;
+		for (int i = 0; i < n; i++) {
+			bool under = false;
+			for (int a = gp_parent_of(pids[i]), hops = 0; a > 1 && hops < 64;
+			     a = gp_parent_of(a), hops++)
+				for (int j = 0; j < n && !under; j++)
+					under = pids[j] == a;
+			if (!under) {
+				root = pids[i];
+				roots++;
+			}
+		}
+		if (roots == 1) {
+			gp_hint("--name %s: %d processes; tracing pid %d, which the others descend from",
+				o->name, n, root);
+			o->pid = root;
+			free(pids);
+			return 0;
+		}
 		char list[256] = "";
 		size_t len = 0;
 		for (int i = 0; i < n && len < sizeof list - 16; i++)

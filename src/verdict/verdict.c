@@ -486,11 +486,12 @@ static void describe_waits(char *buf, size_t cap, const struct activity *a)
 static void name_thread(char *buf, size_t cap, const struct activity *a, int tid,
 			const char *comm, int pid, const char *pcomm)
 {
-	cat(buf, cap, "thread %d (%s)", tid, comm);
-	if (a->procs > 1 && pid && pid != tid)
-		cat(buf, cap, " of pid %d (%s)", pid, pcomm);
+	if (a->procs > 1 && pid && pid == tid)
+		cat(buf, cap, "pid %d (%s)", pid, pcomm);
 	else if (a->procs > 1 && pid)
-		cat(buf, cap, " (pid %d)", pid);
+		cat(buf, cap, "thread %d (%s) of pid %d (%s)", tid, comm, pid, pcomm);
+	else
+		cat(buf, cap, "thread %d (%s)", tid, comm);
 }
 
 /* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
