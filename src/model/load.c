@@ -342,7 +342,10 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			if (json_is_integer(ps) && json_integer_value(ps) > 0)
 				out->page_size = (long)json_integer_value(ps);
 		} else if (!strcmp(type, "target")) {
-			keep(&out->target, j);
+			/* The first target is the trace's; later ones are
+			 * descendants that appeared (format 2). */
+			if (!out->target)
+				keep(&out->target, j);
 		} else if (!strcmp(type, "exit")) {
 			keep(&out->exit, j);
 		} else if (!strcmp(type, "verdict")) {

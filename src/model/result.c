@@ -195,9 +195,9 @@ json_t *gp_result_header(const char *command, int argc, char **argv, json_t *hos
 	json_t *a = json_array();
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(a, json_string(argv[i]));
-	json_t *h = json_pack("{s:s, s:s, s:s, s:o, s:s}", "type", "header",
-			      "gpuprobe", PACKAGE_VERSION, "command", command,
-			      "argv", a, "started", now);
+	json_t *h = json_pack("{s:s, s:s, s:i, s:s, s:o, s:s}", "type", "header",
+			      "gpuprobe", PACKAGE_VERSION, "format", GP_RESULT_FORMAT,
+			      "command", command, "argv", a, "started", now);
 	json_object_set_new(h, "host", host ? host : json_object());
 	return h;
 }

@@ -22,6 +22,11 @@ void gp_result_create_failed(const char *path, int e);
  * and whose O_TRUNC would empty a file stdout appends to).  path is the
  * name the messages use. */
 struct gp_result *gp_result_stdout(const char *path);
+/* The result format's version, in every header (doc/result-format.md):
+ * 1 before it was written (2026-12-02), 2 with process trees (`procs`,
+ * a thread's `wait`, `stacks` lines' `why`, the verdict's `stuck`). */
+#define GP_RESULT_FORMAT 2
+
 /* Writes and steals `line`.  -1 with errno on a write error; the error is
  * sticky (later writes fail too) so a full disk is never silent. */
 int gp_result_write(struct gp_result *r, json_t *line);

@@ -319,6 +319,8 @@ struct run {
 	bool stacks_on;               /* false: --stacks none, or a replayed root */
 	struct gp_flat_watch watch;   /* when output last moved */
 	bool hang_snapped;            /* this flat stretch has its snapshot */
+	int *announced;               /* descendants with a `target` line */
+	size_t nannounced, capannounced;
 	struct gp_stuck stuck;        /* the last hang/end snapshot */
 	struct place { int tid; uint64_t key; } *places; /* last stacked place, --stacks all */
 	size_t nplaces, capplaces;
@@ -595,6 +597,40 @@ static void snapshot_all(struct run *r, double t, const char *why)
 		snapshot(r, pid, t, NULL, 0, why, NULL, true);
 }
 
+/* A `target` line for each descendant as it appears (DESIGN: one per
+ * process), after the sample that first holds it. */
+static void announce(struct run *r, double t)
+{
+	int pid;
+	const char *comm;
+	struct gp_sampler *smp;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++) {
+		if (pid == r->pid)
+			continue;
+		size_t i = 0;
+		while (i < r->nannounced && r->announced[i] != pid)
+			i++;
+		if (i < r->nannounced)
+			continue;
+		if (r->nannounced == r->capannounced) {
+			size_t nc = r->capannounced ? 2 * r->capannounced : 16;
+			int *na = realloc(r->announced, nc * sizeof *na);
+			if (!na)
+				return;
+			r->announced = na;
+			r->capannounced = nc;
+		}
+		r->announced[r->nannounced++] = pid;
+		json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
+					   "t", t, "how", "descendant");
+		json_t *ident = gp_target_identity(&r->root, pid);
+		if (ident)
+			json_object_update_missing(target, ident);
+		json_decref(ident);
+		write_line(r, target);
+	}
+}
+
 static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 {
 	struct gp_point prev, cur;
@@ -621,6 +657,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 		if (rc != GP_SAMPLE_OK)
 			return "exited";
 		write_line_raws(r, line, raws, nraws);
+		announce(r, t);
 		take_stacks(r, t, &cur);
 		/* As soon as a phase has been flat for --hang-after: the
 		 * stacks of every thread, once for this flat stretch. */
@@ -945,6 +982,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	for (size_t i = 0; i < r.nsess; i++)
 		gp_stacks_close(r.sess[i].stk);
 	free(r.sess);
+	free(r.announced);
 	free(r.places);
 	gp_tree_free(r.tree);
 	gp_root_close(&r.root);
