@@ -1,7 +1,7 @@
 /* The GPU interface's pure helpers: status names, pool names, flags,
  * pool selection, and the hsa_init diagnosis on captured machine trees. */
 #include "config.h"
-#include "gpu/gpu.h"
+#include "gpu.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,0 +1,214 @@
+/* model/point.c: the one builder of the compact point, and what the
+ * verdict makes of the waits it tallies.
+ *  - a reaped child's io, which the kernel adds to its parent's
+ *    /proc/PID/io, is counted once (the child's), never as the parent's
+ *    output (issue 11: an idle postmaster read "write() +264 MiB/s");
+ *  - a child born and reaped between two samples is the tree's output;
+ *  - the tree's CPU time only grows when a process exits;
+ *  - every thread waiting outside is idle, locks with nobody waiting
+ *    outside are hang-blocked, both together are idle at low confidence;
+ *  - a busy thread with no output is "computing or spinning", never high. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "point.h"
+#include "verdict.h"
+
+static struct gp_pview proc(int pid, int ppid, uint64_t wchar, double utime)
+{
+	struct gp_pview p = { 0 };
+	p.pid = pid;
+	p.ppid = ppid;
+	p.comm = pid == 1000 ? "parent" : "child";
+	p.followed = true;
+	p.state = 'S';
+	p.have_io = true;
+	p.io_wchar = wchar;
+	p.utime = utime;
+	return p;
+}
+
+static struct gp_tview sleeper(int tid, enum gp_wait w)
+{
+	struct gp_tview t = { 0 };
+	t.tid = tid;
+	t.comm = "t";
+	t.state = w == GP_WAIT_NONE ? 'R' : 'S';
+	t.have_syscall = true;
+	t.sc_nr = -2;
+	t.wait = w;
+	return t;
+}
+
+static void test_reaped_child_io_is_not_the_parent_s(void **state)
+{
+	(void)state;
+	struct gp_point_builder *b = gp_point_builder_new();
+	struct gp_point pt;
+	struct gp_tview th = sleeper(1000, GP_WAIT_CHILD);
+	/* t=0: parent 1 MiB written (before the trace), child 5 MiB */
+	gp_point_begin(b, &pt, 0, true);
+	struct gp_pview c = proc(1001, 1000, 5u << 20, 1.0);
+	struct gp_pview p = proc(1000, 1, 1u << 20, 0.5);
+	gp_point_add(b, &pt, &c, &th, 1);
+	gp_point_add(b, &pt, &p, &th, 1);
+	gp_point_end(b, &pt);
+	uint64_t w0 = pt.io_wchar;
+	assert_int_equal(w0, 6u << 20);
+	/* t=1: the child wrote 1 MiB more */
+	gp_point_begin(b, &pt, 1, false);
+	c.io_wchar = 6u << 20;
+	gp_point_add(b, &pt, &c, &th, 1);
+	gp_point_add(b, &pt, &p, &th, 1);
+	gp_point_end(b, &pt);
+	assert_int_equal(pt.io_wchar, 7u << 20);
+	assert_int_equal(pt.out_pid, 1001);
+	/* t=2: the child is reaped: the parent's counter holds its 6 MiB */
+	gp_point_begin(b, &pt, 2, false);
+	p.io_wchar = (1u << 20) + (6u << 20);
+	gp_point_add(b, &pt, &p, &th, 1);
+	gp_point_end(b, &pt);
+	assert_int_equal(pt.io_wchar, 7u << 20);   /* no jump: the same bytes */
+	assert_int_equal(pt.procs_exited, 1);
+	assert_true(pt.utime + pt.stime >= 1.5);   /* the child's CPU stays */
+	/* t=3: a child born and reaped in between wrote 2 MiB: output */
+	gp_point_begin(b, &pt, 3, false);
+	p.io_wchar += 2u << 20;
+	gp_point_add(b, &pt, &p, &th, 1);
+	gp_point_end(b, &pt);
+	assert_int_equal(pt.io_wchar, 9u << 20);
+	gp_point_builder_free(b);
+}
+
+static void test_watched_child_io_is_subtracted(void **state)
+{
+	(void)state;
+	/* --no-children: the child is watched for its io only. */
+	struct gp_point_builder *b = gp_point_builder_new();
+	struct gp_point pt;
+	struct gp_tview th = sleeper(1000, GP_WAIT_CHILD);
+	struct gp_pview p = proc(1000, 1, 0, 0);
+	struct gp_pview c = proc(1001, 1000, 64u << 20, 0);
+	c.followed = false;
+	gp_point_begin(b, &pt, 0, true);
+	gp_point_add(b, &pt, &c, NULL, 0);
+	gp_point_add(b, &pt, &p, &th, 1);
+	gp_point_end(b, &pt);
+	assert_int_equal(pt.io_wchar, 0);
+	assert_int_equal(pt.procs, 1);
+	gp_point_begin(b, &pt, 1, false);
+	p.io_wchar = 64u << 20;
+	gp_point_add(b, &pt, &p, &th, 1);
+	gp_point_end(b, &pt);
+	assert_int_equal(pt.io_wchar, 0);
+	gp_point_builder_free(b);
+}
+
+/* A flat trace of n samples whose threads wait as w[] says. */
+static void flat(struct gp_point *p, size_t n, const enum gp_wait *w, size_t nw, double cpu_s)
+{
+	struct gp_point_builder *b = gp_point_builder_new();
+	struct gp_tview th[8];
+	for (size_t k = 0; k < nw; k++)
+		th[k] = sleeper(2000 + (int)k, w[k]);
+	for (size_t i = 0; i < n; i++) {
+		struct gp_pview pv = proc(1000, 1, 1u << 20, cpu_s * (double)i);
+		gp_point_begin(b, &p[i], (double)i, i == 0);
+		gp_point_add(b, &p[i], &pv, th, nw);
+		gp_point_end(b, &p[i]);
+	}
+	gp_point_builder_free(b);
+}
+
+static void judge(const struct gp_point *p, size_t n, struct gp_verdict *v)
+{
+	struct gp_verdict_opts o = { .hang_after = 5, .page_size = 4096 };
+	gp_verdict_compute(p, n, &o, v);
+}
+
+static void test_outside_waits_are_idle(void **state)
+{
+	(void)state;
+	struct gp_point p[20];
+	struct gp_verdict *v = malloc(sizeof *v);
+	enum gp_wait w[] = { GP_WAIT_INPUT, GP_WAIT_TIMER, GP_WAIT_SIGNAL };
+	flat(p, 20, w, 3, 0);
+	judge(p, 20, v);
+	assert_string_equal(v->klass, "idle");
+	assert_string_equal(v->confidence, "high");
+	free(v);
+}
+
+static void test_locks_alone_are_blocked(void **state)
+{
+	(void)state;
+	struct gp_point p[20];
+	struct gp_verdict *v = malloc(sizeof *v);
+	enum gp_wait w[] = { GP_WAIT_LOCK, GP_WAIT_LOCK, GP_WAIT_CHILD };
+	flat(p, 20, w, 3, 0);
+	judge(p, 20, v);
+	assert_string_equal(v->klass, "hang-blocked");
+	/* both waits on one futex word? here none was named: no address */
+	assert_null(strstr(v->summary, "0x"));
+	free(v);
+}
+
+static void test_locks_beside_outside_waits_are_unsure(void **state)
+{
+	(void)state;
+	struct gp_point p[20];
+	struct gp_verdict *v = malloc(sizeof *v);
+	enum gp_wait w[] = { GP_WAIT_LOCK, GP_WAIT_INPUT };
+	flat(p, 20, w, 2, 0);
+	judge(p, 20, v);
+	assert_string_equal(v->klass, "idle");
+	assert_string_equal(v->confidence, "low");
+	assert_non_null(strstr(v->summary, "see the stacks"));
+	free(v);
+}
+
+static void test_wakeups_alone_are_low(void **state)
+{
+	(void)state;
+	struct gp_point p[20];
+	struct gp_verdict *v = malloc(sizeof *v);
+	enum gp_wait w[] = { GP_WAIT_WAKEUP };
+	flat(p, 20, w, 1, 0);
+	judge(p, 20, v);
+	assert_string_equal(v->confidence, "low");
+	free(v);
+}
+
+static void test_busy_user_is_computing_or_spinning(void **state)
+{
+	(void)state;
+	struct gp_point p[40];
+	struct gp_verdict *v = malloc(sizeof *v);
+	enum gp_wait w[] = { GP_WAIT_NONE };
+	flat(p, 40, w, 1, 1.0);   /* one core, user time */
+	judge(p, 40, v);
+	assert_string_equal(v->klass, "hang-busy-user");
+	assert_string_not_equal(v->confidence, "high");
+	assert_non_null(strstr(v->summary, "computing or spinning"));
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reaped_child_io_is_not_the_parent_s),
+		cmocka_unit_test(test_watched_child_io_is_subtracted),
+		cmocka_unit_test(test_outside_waits_are_idle),
+		cmocka_unit_test(test_locks_alone_are_blocked),
+		cmocka_unit_test(test_locks_beside_outside_waits_are_unsure),
+		cmocka_unit_test(test_wakeups_alone_are_low),
+		cmocka_unit_test(test_busy_user_is_computing_or_spinning),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
