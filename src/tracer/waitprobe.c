@@ -130,8 +130,12 @@ static enum gp_wait set_wait(const struct setclass *c)
 		return GP_WAIT_TIMER;
 	if (c->outside)
 		return GP_WAIT_INPUT;
+	/* A GPU runtime's event thread (CUDA's cuda-EvtHandlr) polls its
+	 * device fds beside an eventfd for its whole life: a wakeup that
+	 * comes from the GPU or from the process, not a stuck driver call
+	 * (that is an ioctl, or D state). */
 	if (c->gpu)
-		return GP_WAIT_DRIVER;
+		return GP_WAIT_WAKEUP;
 	if (c->wakeup || (c->pipes && c->n > 1))
 		return GP_WAIT_WAKEUP;
 	if (c->pipes)
