@@ -462,7 +462,8 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 			g[b] = g[b - 1];
 			g[b - 1] = x;
 		}
-	fprintf(out, "<details><summary>Stacks: %zu threads, %zu distinct (%s", total, ng, from);
+	fprintf(out, "<details><summary>Stacks: %zu thread%s, %zu distinct (%s", total,
+		total == 1 ? "" : "s", ng, from);
 	if (last)
 		fprintf(out, ", the last at +%.1f s", t);
 	fputs(")</summary>\n\n", out);

@@ -111,9 +111,24 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 		for (size_t i = 1; i < s->n; i++)
 			if (s->pt[i].top_tid && (!best || s->pt[i].top_cpu_pct > best->top_cpu_pct))
 				best = &s->pt[i];
-		if (best)
+		/* Under a tenth of a percent, no thread was busy: say so rather
+		 * than name one "busiest" at 0.0%. */
+		if (best && best->top_cpu_pct >= 0.1f)
 			fprintf(out, "  busiest    thread %d (%s) %.1f%% at +%.1f s, system %.1f%%\n",
 				best->top_tid, best->top_comm, best->top_cpu_pct, best->t, best->top_sys_pct);
+		else
+			fprintf(out, "  busiest    none: no thread above 0.1%% CPU in any interval\n");
+		if (l->procs > 1 || f->procs > 1 || l->procs_exited) {
+			uint32_t maxp = 0, pcreated = 0, pexited = 0;
+			for (size_t i = 0; i < s->n; i++) {
+				if (s->pt[i].procs > maxp)
+					maxp = s->pt[i].procs;
+				pcreated += s->pt[i].procs_created;
+				pexited += s->pt[i].procs_exited;
+			}
+			fprintf(out, "  processes  %u -> %u (max %u; %u started, %u exited during the trace)\n",
+				f->procs, l->procs, maxp, pcreated, pexited);
+		}
 		if (l->have & GP_PT_IO) {
 			char r[32], w[32];
 			gp_fmt_size(r, sizeof r, (double)(l->io_rchar - f->io_rchar));

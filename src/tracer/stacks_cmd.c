@@ -355,6 +355,11 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 		for (size_t i = 0; i < n; i++) {
 			have1[i] = have0[i] && have1[i];
 			cpu[i] = have1[i] && run1[i] >= run0[i] ? 100.0 * (double)(run1[i] - run0[i]) / el : 0;
+			/* One thread runs on one CPU at a time: over 100% is the
+			 * window's own error (its ends are read a few us apart
+			 * from the thread's accounting), not more work. */
+			if (cpu[i] > 100.0)
+				cpu[i] = 100.0;
 		}
 	}
 	/* Hot first, then by tid (stable for the reader). */

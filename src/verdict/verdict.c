@@ -924,6 +924,8 @@ static int phase_process(const struct gp_point *p, size_t from, size_t to, char 
 			nt++;
 		}
 		t[k].bytes += p[i].out_bytes;
+		/* the latest name: a process that exec'd is named as it is now */
+		gp_strlcpy(t[k].comm, p[i].out_comm, sizeof t[k].comm);
 	}
 	if (procs < 2 || !nt)
 		return 0;
