@@ -52,7 +52,7 @@ sync; echo 3 > /proc/sys/vm/drop_caches
 $GPUPROBE trace -o "$OUT/load4.jsonl" -- python3 $W/st_load.py 5 "$DATA"/shard-*.safetensors
 echo "rc=$?"; verdict "$OUT/load4.jsonl"
 
-for mode in spin blocking; do
+for mode in ${WAIT_MODES-spin blocking}; do
 	echo "== C-$mode: one 70 s GPU kernel, $mode sync; truth: waiting-gpu (not a host hang)"
 	$GPUPROBE trace --hang-after 20 -o "$OUT/wait-$mode.jsonl" -- python3 $W/gpu_wait.py 70 $mode
 	echo "rc=$?"; verdict "$OUT/wait-$mode.jsonl"
