@@ -943,232 +943,256 @@ static void note_unseen(struct gp_verdict *v, const char *what)
 		gp_strlcpy(v->unseen[v->nunseen++], what, sizeof v->unseen[0]);
 }
 
+/* What judging one trace needs, shared by the steps below. */
+struct judging {
+	const struct gp_point *p, *l;
+	size_t n;
+	const struct gp_verdict_opts *o;
+	double H, t0, t_end, last_progress, flat, interval;
+	struct step *st;
+	struct group g[GP_VERDICT_MAX_PHASES];
+	size_t ng;
+	struct activity act;
+	bool io_seen, gpu;
+};
+
+/* Stopped: SIGSTOP or a debugger holds it; nothing else matters. */
+static bool judge_stopped(const struct judging *j, struct gp_verdict *v)
+{
+	const struct gp_point *p = j->p, *l = j->l;
+	if (l->state != 'T' && l->state != 't')
+		return false;
+	size_t i = j->n - 1;
+	while (i > 0 && (p[i - 1].state == 'T' || p[i - 1].state == 't'))
+		i--;
+	set_class(v, "stopped");
+	v->since_s = p[i].t;
+	v->judged_from = p[i].t;
+	v->judged_to = j->t_end;
+	snprintf(v->confidence, sizeof v->confidence, "high");
+	snprintf(v->confidence_why, sizeof v->confidence_why,
+		 "the process state is %c (stopped) in the last %zu samples", l->state, j->n - i);
+	snprintf(v->summary, sizeof v->summary,
+		 "stopped (state %c) since +%.1f s: held by SIGSTOP or a debugger, not hung",
+		 l->state, p[i].t);
+	add_phase(v, p[i].t, j->t_end, false, 0, "stopped");
+	build_evidence(p, j->n, p[i].t, j->o->page_size, v);
+	return true;
+}
+
+/* Phases, oldest first: flat stretches of at least H, and progress. */
+static void build_phases(struct judging *j, struct gp_verdict *v)
+{
+	char buf[600];
+	double cursor = j->t0;
+	for (size_t k = 0; k < j->ng; k++) {
+		const struct group *g = &j->g[k];
+		if (g->start - cursor >= j->H)
+			add_phase(v, cursor, g->start, false, 0, "no output");
+		progress_what(buf, sizeof buf, g, j->st);
+		char pc[16];
+		int ppid = phase_process(j->p, g->first, g->last, pc, sizeof pc);
+		if (ppid)
+			cat(buf, sizeof buf, " in pid %d (%s)", ppid, pc);
+		double dur = g->end - g->start;
+		add_phase(v, g->start, g->end, true, dur > 0 ? g->bytes / dur : 0, buf);
+		cursor = g->end;
+	}
+	j->last_progress = j->ng ? j->g[j->ng - 1].end : j->t0;
+	j->flat = j->t_end - j->last_progress;
+}
+
+/* A hang: nothing visible moved for hang_after seconds. */
+static void judge_hang(const struct judging *j, struct gp_verdict *v)
+{
+	const struct activity *act = &j->act;
+	char buf[600] = "";
+	set_class(v, act->kind);
+	v->since_s = v->judged_from = j->last_progress;
+	v->judged_to = j->t_end;
+	describe_activity(buf, sizeof buf, act);
+	add_phase(v, j->last_progress, j->t_end, false, 0, buf);
+	char d[32];
+	gp_fmt_duration(d, sizeof d, j->flat);
+	snprintf(v->summary, sizeof v->summary, "no progress for %s (since +%.1f s): %s",
+		 d, j->last_progress, buf);
+	if (j->ng) {
+		const struct gp_phase *ph = &v->phase[v->nphases >= 2 ? v->nphases - 2 : 0];
+		cat(v->summary, sizeof v->summary, "; before that +%.1f-%.1f s: %s", ph->from,
+		    ph->to, ph->what);
+	}
+	bool long_flat = j->flat >= 2 * j->H;
+	const char *level = long_flat && j->io_seen ? "high" : long_flat || j->io_seen ? "medium" : "low";
+	/* High only where the evidence cannot be read another way: a busy
+	 * thread with no output may be computing; waits the outside look
+	 * cannot tell cap it too (classify_waits). */
+	const char *capped = !strcmp(act->kind, "hang-busy-user") ? "medium" : act->conf_cap;
+	if (capped && strcmp(level, "low") != 0
+	    && (!strcmp(capped, "low") || !strcmp(level, "high")))
+		level = capped;
+	else
+		capped = NULL;
+	snprintf(v->confidence, sizeof v->confidence, "%s", level);
+	snprintf(v->confidence_why, sizeof v->confidence_why,
+		 "flat %.0f s = %.1fx --hang-after; memory%s%s flat%s%s", j->flat, j->flat / j->H,
+		 j->io_seen ? ", io" : "", j->gpu ? ", GPU" : "",
+		 j->io_seen ? "" : "; io not visible",
+		 !capped ? "" : !strcmp(act->kind, "hang-busy-user")
+		 ? "; computing and spinning look alike from outside"
+		 : "; what the threads wait for is not certain from outside");
+	if (j->o->stuck && j->o->stuck->t >= 0)
+		v->stuck = *j->o->stuck;
+	build_evidence(j->p, j->n, j->last_progress, j->o->page_size, v);
+}
+
+/* Flat, but not for hang_after yet: since the last progress (ng > 0) or
+ * since the start. */
+static void judge_short(const struct judging *j, struct gp_verdict *v)
+{
+	char buf[600] = "";
+	double from = j->ng ? j->last_progress : j->t0;
+	set_class(v, "undecided");
+	v->since_s = v->judged_from = from;
+	v->judged_to = j->t_end;
+	v->needs_s = j->H - j->flat;
+	gp_strlcpy(v->leans, j->act.kind, sizeof v->leans);
+	describe_activity(buf, sizeof buf, &j->act);
+	add_phase(v, from, j->t_end, false, 0, buf);
+	if (j->ng)
+		snprintf(v->summary, sizeof v->summary,
+			 "flat for %.0f s since +%.1f s, %.0f s short of --hang-after %.0f: "
+			 "leans %s (%s)", j->flat, from, v->needs_s, j->H, j->act.kind, buf);
+	else
+		snprintf(v->summary, sizeof v->summary,
+			 "no progress in %.0f s of trace, %.0f s short of --hang-after %.0f: leans %s (%s)",
+			 j->flat, v->needs_s, j->H, j->act.kind, buf);
+	snprintf(v->confidence, sizeof v->confidence, "low");
+	if (j->ng)
+		snprintf(v->confidence_why, sizeof v->confidence_why,
+			 "flat for less than --hang-after; trace %.0f s longer to decide", v->needs_s);
+	else
+		snprintf(v->confidence_why, sizeof v->confidence_why,
+			 "trace %.0f s longer (or lower --hang-after) to decide", v->needs_s);
+	build_evidence(j->p, j->n, from, j->o->page_size, v);
+}
+
+/* ETA when what is being paged in has a known size. */
+static void add_eta(const struct judging *j, const struct group *c, double recent,
+		    const char *rs, struct gp_verdict *v)
+{
+	const struct gp_point *l = j->l;
+	v->eta_s = -1;
+	if (dominant_metric(c, j->st) != M_RSS_FILE || l->map_bytes <= l->rss_file || recent <= 0)
+		return;
+	/* RssFile holds the libraries too: never below 0 to go */
+	v->eta_s = ((double)l->map_bytes - (double)l->rss_file) / recent;
+	char tot[32], res[32], eta[32];
+	gp_fmt_size(tot, sizeof tot, (double)l->map_bytes);
+	gp_fmt_size(res, sizeof res, (double)l->rss_file);
+	gp_fmt_duration(eta, sizeof eta, v->eta_s);
+	cat(v->summary, sizeof v->summary, "; %s of a %s file mapping resident, ETA %s at %s",
+	    res, tot, eta, rs);
+}
+
+/* Progress.  Slow when it fell to under a tenth of its own earlier rate
+ * (cut there: since_s is the slowdown), or runs under --slow-rate. */
+static void judge_progress(const struct judging *j, struct gp_verdict *v)
+{
+	const struct gp_point *p = j->p;
+	const struct group *c = &j->g[j->ng - 1];
+	char buf[600];
+	double dur = c->end - c->start;
+	double rate = dur > 0 ? c->bytes / dur : 0;
+	double min_side = 3 * j->interval > 5.0 ? 3 * j->interval : 5.0;
+	size_t split = 0;
+	double before = 0, after = 0;
+	/* Judged on the phase itself: a tail asleep after the load ended is
+	 * not a slowdown of it. */
+	double ratio = slowdown_point(p, j->st, c->first - 1, c->last, min_side, &split, &before,
+				      &after);
+	bool slowed = ratio >= SLOW_FACTOR;
+	double recent = slowed ? after : rate;
+	bool slow = slowed || (j->o->slow_rate > 0 && rate < j->o->slow_rate && c->bytes > 0);
+	set_class(v, slow ? "slow-progress" : "progress");
+	v->since_s = slowed ? p[split].t : c->start;
+	v->judged_from = v->since_s;
+	v->judged_to = j->t_end;
+	char rs[32], ps[32];
+	gp_fmt_rate(rs, sizeof rs, recent);
+	if (slowed) {
+		/* Cut the last progress phase where it slowed down. */
+		struct gp_phase *last = &v->phase[v->nphases - 1];
+		int dm = dominant_metric(c, j->st);
+		last->to = p[split].t;
+		last->rate = before;
+		gp_fmt_rate(ps, sizeof ps, before);
+		snprintf(last->what, sizeof last->what, "%s +%s", metric_label[dm], ps);
+		snprintf(buf, sizeof buf, "%s +%s", metric_label[dm], rs);
+		add_phase(v, p[split].t, c->end, true, after, buf);
+		snprintf(v->summary, sizeof v->summary,
+			 "slow progress since +%.1f s: %s, down from %s before (%.0fx slower)",
+			 p[split].t, rs, ps, isfinite(ratio) ? ratio : 0.0);
+	} else {
+		snprintf(v->summary, sizeof v->summary, slow ? "slow progress since +%.1f s: %s, under --slow-rate"
+			 : "making progress since +%.1f s: %s", c->start, v->phase[v->nphases - 1].what);
+	}
+	add_eta(j, c, recent, rs, v);
+	unsigned events = 0;
+	for (size_t i = c->first; i <= c->last; i++)
+		events += j->st[i].any;
+	bool fresh = j->flat <= 2 * j->interval + 1e-9 || j->flat <= c->max_gap + 1e-9;
+	snprintf(v->confidence, sizeof v->confidence, "%s",
+		 slow ? "medium" : events >= 3 && fresh ? "high" : "medium");
+	snprintf(v->confidence_why, sizeof v->confidence_why,
+		 "%u interval%s with output in this phase; last output %.1f s before the end",
+		 events, events == 1 ? "" : "s", j->flat);
+	build_evidence(p, j->n, v->since_s, j->o->page_size, v);
+}
+
 static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_opts *o,
 		  struct gp_verdict *v)
 {
-	double H = o->hang_after > 0 ? o->hang_after : GP_VERDICT_HANG_AFTER_DEFAULT;
-	const struct gp_point *l = &p[n - 1];
-	double t0 = p[0].t, t_end = l->t;
-	char buf[600];
-
-	/* Stopped: SIGSTOP or a debugger holds it; nothing else matters. */
-	if (l->state == 'T' || l->state == 't') {
-		size_t i = n - 1;
-		while (i > 0 && (p[i - 1].state == 'T' || p[i - 1].state == 't'))
-			i--;
-		set_class(v, "stopped");
-		v->since_s = p[i].t;
-		v->judged_from = p[i].t;
-		v->judged_to = t_end;
-		snprintf(v->confidence, sizeof v->confidence, "high");
-		snprintf(v->confidence_why, sizeof v->confidence_why,
-			 "the process state is %c (stopped) in the last %zu samples", l->state, n - i);
-		snprintf(v->summary, sizeof v->summary,
-			 "stopped (state %c) since +%.1f s: held by SIGSTOP or a debugger, not hung",
-			 l->state, p[i].t);
-		add_phase(v, p[i].t, t_end, false, 0, "stopped");
-		build_evidence(p, n, p[i].t, o->page_size, v);
-		return;
-	}
-
-	struct step *st = calloc(n, sizeof *st);
-	struct group g[GP_VERDICT_MAX_PHASES];
-	if (!st) {
+	struct judging *j = calloc(1, sizeof *j);
+	if (!j || !(j->st = calloc(n, sizeof *j->st))) {
+		free(j);
 		set_class(v, "undecided");
 		snprintf(v->summary, sizeof v->summary, "out of memory");
 		return;
 	}
-	find_steps(p, n, st);
-	size_t ng = find_groups(p, n, st, H, g, GP_VERDICT_MAX_PHASES);
-
-	/* Phases, oldest first: flat stretches of at least H, and progress. */
-	double cursor = t0;
-	for (size_t k = 0; k < ng; k++) {
-		if (g[k].start - cursor >= H)
-			add_phase(v, cursor, g[k].start, false, 0, "no output");
-		progress_what(buf, sizeof buf, &g[k], st);
-		char pc[16];
-		int ppid = phase_process(p, g[k].first, g[k].last, pc, sizeof pc);
-		if (ppid)
-			cat(buf, sizeof buf, " in pid %d (%s)", ppid, pc);
-		double dur = g[k].end - g[k].start;
-		add_phase(v, g[k].start, g[k].end, true, dur > 0 ? g[k].bytes / dur : 0, buf);
-		cursor = g[k].end;
-	}
-	double last_progress = ng ? g[ng - 1].end : t0;
-	double flat = t_end - last_progress;
-	double interval = median_interval(p, n);
-	bool io_seen = l->have & GP_PT_IO, gpu = gpu_seen(l);
-
-	struct activity act;
-	measure_activity(p, n, last_progress, o->page_size, o->stuck, &act);
-
-	if (flat >= H && flat > 0) {
-		/* A hang: nothing visible moved for hang_after seconds. */
-		set_class(v, act.kind);
-		v->since_s = last_progress;
-		v->judged_from = last_progress;
-		v->judged_to = t_end;
-		buf[0] = '\0';
-		describe_activity(buf, sizeof buf, &act);
-		add_phase(v, last_progress, t_end, false, 0, buf);
-		char d[32];
-		gp_fmt_duration(d, sizeof d, flat);
-		snprintf(v->summary, sizeof v->summary, "no progress for %s (since +%.1f s): %s",
-			 d, last_progress, buf);
-		if (ng) {
-			char pr[200];
-			const struct gp_phase *ph = &v->phase[v->nphases >= 2 ? v->nphases - 2 : 0];
-			snprintf(pr, sizeof pr, "; before that +%.1f-%.1f s: %s", ph->from, ph->to, ph->what);
-			cat(v->summary, sizeof v->summary, "%s", pr);
-		}
-		bool long_flat = flat >= 2 * H;
-		const char *level = long_flat && io_seen ? "high" : long_flat || io_seen ? "medium" : "low";
-		const char *capped = NULL;
-		/* High only where the evidence cannot be read another way: a
-		 * busy thread with no output may be computing; waits the
-		 * outside look cannot tell cap it too (classify_waits). */
-		if (!strcmp(act.kind, "hang-busy-user"))
-			capped = "medium";
-		else if (act.conf_cap)
-			capped = act.conf_cap;
-		if (capped && strcmp(level, "low") != 0
-		    && (!strcmp(capped, "low") || !strcmp(level, "high"))) {
-			level = capped;
+	j->p = p;
+	j->n = n;
+	j->o = o;
+	j->l = &p[n - 1];
+	j->H = o->hang_after > 0 ? o->hang_after : GP_VERDICT_HANG_AFTER_DEFAULT;
+	j->t0 = p[0].t;
+	j->t_end = j->l->t;
+	if (!judge_stopped(j, v)) {
+		find_steps(p, n, j->st);
+		j->ng = find_groups(p, n, j->st, j->H, j->g, GP_VERDICT_MAX_PHASES);
+		build_phases(j, v);
+		j->interval = median_interval(p, n);
+		j->io_seen = j->l->have & GP_PT_IO;
+		j->gpu = gpu_seen(j->l);
+		measure_activity(p, n, j->last_progress, o->page_size, o->stuck, &j->act);
+		if (j->flat >= j->H && j->flat > 0) {
+			judge_hang(j, v);
+		} else if (j->ng) {
+			const struct group *c = &j->g[j->ng - 1];
+			double allowed = 2 * c->max_gap;
+			if (allowed < 3 * j->interval)
+				allowed = 3 * j->interval;
+			if (allowed < 5.0)
+				allowed = 5.0;
+			if (j->flat > allowed)
+				judge_short(j, v);   /* progress stopped a while ago */
+			else
+				judge_progress(j, v);
 		} else {
-			capped = NULL;
+			judge_short(j, v);           /* no progress ever */
 		}
-		snprintf(v->confidence, sizeof v->confidence, "%s", level);
-		snprintf(v->confidence_why, sizeof v->confidence_why,
-			 "flat %.0f s = %.1fx --hang-after; memory%s%s flat%s%s", flat, flat / H,
-			 io_seen ? ", io" : "", gpu ? ", GPU" : "",
-			 io_seen ? "" : "; io not visible",
-			 !capped ? "" : !strcmp(act.kind, "hang-busy-user")
-			 ? "; computing and spinning look alike from outside"
-			 : "; what the threads wait for is not certain from outside");
-		if (o->stuck && o->stuck->t >= 0)
-			v->stuck = *o->stuck;
-		build_evidence(p, n, last_progress, o->page_size, v);
-		free(st);
-		return;
 	}
-
-	if (ng) {
-		const struct group *c = &g[ng - 1];
-		double allowed = 2 * c->max_gap;
-		if (allowed < 3 * interval)
-			allowed = 3 * interval;
-		if (allowed < 5.0)
-			allowed = 5.0;
-		if (flat > allowed) {
-			/* Progress stopped a while ago, but not for H yet. */
-			set_class(v, "undecided");
-			v->since_s = last_progress;
-			v->judged_from = last_progress;
-			v->judged_to = t_end;
-			v->needs_s = H - flat;
-			gp_strlcpy(v->leans, act.kind, sizeof v->leans);
-			buf[0] = '\0';
-			describe_activity(buf, sizeof buf, &act);
-			add_phase(v, last_progress, t_end, false, 0, buf);
-			snprintf(v->summary, sizeof v->summary,
-				 "flat for %.0f s since +%.1f s, %.0f s short of --hang-after %.0f: "
-				 "leans %s (%s)", flat, last_progress, v->needs_s, H, act.kind, buf);
-			snprintf(v->confidence, sizeof v->confidence, "low");
-			snprintf(v->confidence_why, sizeof v->confidence_why,
-				 "flat for less than --hang-after; trace %.0f s longer to decide", v->needs_s);
-			build_evidence(p, n, last_progress, o->page_size, v);
-			free(st);
-			return;
-		}
-		/* Progress.  Slow when it fell to under a tenth of its own
-		 * earlier rate (cut there: since_s is the slowdown), or runs
-		 * under --slow-rate. */
-		double dur = c->end - c->start;
-		double rate = dur > 0 ? c->bytes / dur : 0;
-		double min_side = 3 * interval > 5.0 ? 3 * interval : 5.0;
-		size_t split = 0;
-		double before = 0, after = 0;
-		size_t from = c->first - 1;
-		/* Judged on the phase itself: a tail asleep after the load
-		 * ended is not a slowdown of it. */
-		double ratio = slowdown_point(p, st, from, c->last, min_side, &split, &before, &after);
-		bool slowed = ratio >= SLOW_FACTOR;
-		double recent = slowed ? after : rate;
-		bool slow = slowed || (o->slow_rate > 0 && rate < o->slow_rate && c->bytes > 0);
-		set_class(v, slow ? "slow-progress" : "progress");
-		v->since_s = slowed ? p[split].t : c->start;
-		v->judged_from = v->since_s;
-		v->judged_to = t_end;
-		char rs[32], ps[32];
-		gp_fmt_rate(rs, sizeof rs, recent);
-		if (slowed) {
-			/* Cut the last progress phase where it slowed down. */
-			struct gp_phase *last = &v->phase[v->nphases - 1];
-			int dm = dominant_metric(c, st);
-			last->to = p[split].t;
-			last->rate = before;
-			gp_fmt_rate(ps, sizeof ps, before);
-			snprintf(last->what, sizeof last->what, "%s +%s", metric_label[dm], ps);
-			snprintf(buf, sizeof buf, "%s +%s", metric_label[dm], rs);
-			add_phase(v, p[split].t, c->end, true, after, buf);
-			snprintf(v->summary, sizeof v->summary,
-				 "slow progress since +%.1f s: %s, down from %s before (%.0fx slower)",
-				 p[split].t, rs, ps, isfinite(ratio) ? ratio : 0.0);
-		} else if (slow) {
-			snprintf(v->summary, sizeof v->summary,
-				 "slow progress since +%.1f s: %s, under --slow-rate", c->start,
-				 v->phase[v->nphases - 1].what);
-		} else {
-			snprintf(v->summary, sizeof v->summary, "making progress since +%.1f s: %s",
-				 c->start, v->phase[v->nphases - 1].what);
-		}
-		/* ETA when what is being paged in has a known size. */
-		v->eta_s = -1;
-		int dm = dominant_metric(c, st);
-		if (dm == M_RSS_FILE && l->map_bytes > l->rss_file && recent > 0) {
-			double left = (double)l->map_bytes - (double)l->rss_file;
-			/* RssFile holds the libraries too: never below 0 to go */
-			v->eta_s = left / recent;
-			char tot[32], res[32], eta[32];
-			gp_fmt_size(tot, sizeof tot, (double)l->map_bytes);
-			gp_fmt_size(res, sizeof res, (double)l->rss_file);
-			gp_fmt_duration(eta, sizeof eta, v->eta_s);
-			cat(v->summary, sizeof v->summary, "; %s of a %s file mapping resident, ETA %s at %s",
-			    res, tot, eta, rs);
-		}
-		unsigned events = 0;
-		for (size_t i = c->first; i <= c->last; i++)
-			events += st[i].any;
-		bool fresh = flat <= 2 * interval + 1e-9 || flat <= c->max_gap + 1e-9;
-		snprintf(v->confidence, sizeof v->confidence, "%s",
-			 slow ? "medium" : events >= 3 && fresh ? "high" : "medium");
-		snprintf(v->confidence_why, sizeof v->confidence_why,
-			 "%u intervals with output in this phase; last output %.1f s before the end",
-			 events, flat);
-		build_evidence(p, n, v->since_s, o->page_size, v);
-		free(st);
-		return;
-	}
-
-	/* No progress ever, and not for long enough to call it a hang. */
-	set_class(v, "undecided");
-	v->since_s = t0;
-	v->judged_from = t0;
-	v->judged_to = t_end;
-	v->needs_s = H - flat;
-	gp_strlcpy(v->leans, act.kind, sizeof v->leans);
-	buf[0] = '\0';
-	describe_activity(buf, sizeof buf, &act);
-	add_phase(v, t0, t_end, false, 0, buf);
-	snprintf(v->summary, sizeof v->summary,
-		 "no progress in %.0f s of trace, %.0f s short of --hang-after %.0f: leans %s (%s)",
-		 flat, v->needs_s, H, act.kind, buf);
-	snprintf(v->confidence, sizeof v->confidence, "low");
-	snprintf(v->confidence_why, sizeof v->confidence_why,
-		 "trace %.0f s longer (or lower --hang-after) to decide", v->needs_s);
-	build_evidence(p, n, t0, o->page_size, v);
-	free(st);
+	free(j->st);
+	free(j);
 }
 
 void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verdict_opts *o,
