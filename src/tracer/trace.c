@@ -771,6 +771,145 @@ static int resolve_name(struct trace_opts *o)
 	return 0;
 }
 
+/* The /proc to read, and a PID target that is not gpuprobe itself. */
+static int open_root(struct run *r)
+{
+	struct trace_opts *o = r->o;
+	if (gp_root_open(&r->root, o->proc_root) < 0) {
+		gp_err_errno(errno, o->proc_root, "cannot open the --proc-root directory");
+		return -1;
+	}
+	if ((o->name && resolve_name(o) < 0)
+	    || (o->pid && o->pid == getpid() && r->root.live
+		&& (gp_err(NULL, "pid %d is gpuprobe itself", o->pid), true))) {
+		gp_root_close(&r->root);
+		return -1;
+	}
+	return 0;
+}
+
+static void block_signals(sigset_t *waitset, sigset_t *orig)
+{
+	sigemptyset(waitset);
+	sigaddset(waitset, SIGINT);
+	sigaddset(waitset, SIGTERM);
+	sigaddset(waitset, SIGHUP);
+	sigaddset(waitset, SIGCHLD);
+	sigprocmask(SIG_BLOCK, waitset, orig);
+}
+
+/* -o FILE ('-': standard output); 0 without -o. */
+static int open_output(struct run *r)
+{
+	const char *path = r->o->output;
+	if (!path)
+		return 0;
+	if (!strcmp(path, "-")) {
+		r->out = gp_result_stdout("-");
+		r->out_stdout = true;
+	} else {
+		r->out = gp_result_create(path);
+	}
+	if (!r->out) {
+		gp_result_create_failed(path, errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* A command that will not be traced after all: killed before its exec. */
+static void abandon(struct run *r, struct child *child)
+{
+	if (!r->is_child)
+		return;
+	kill(child->pid, SIGKILL);
+	close(child->go_fd);
+	close(child->err_fd);
+	reap(r, 0);
+}
+
+/* The `target` line; comm gets the target's name. */
+static void write_target(struct run *r, char *comm, size_t cap)
+{
+	struct trace_opts *o = r->o;
+	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o->pid);
+	json_t *ident = gp_target_identity(&r->root, o->pid);
+	if (ident)
+		json_object_update(target, ident);
+	json_decref(ident);
+	json_object_set_new(target, "how", json_string(r->is_child ? "command" : o->name ? "name" : "pid"));
+	json_t *jc = json_object_get(target, "comm");
+	if (json_is_string(jc))
+		snprintf(comm, cap, "%s", json_string_value(jc));
+	write_line(r, target);
+}
+
+/* The exit line, the verdict (a pure function of the compact series and
+ * the stacks taken at the hang), the summary printed for people. */
+static void finish(struct run *r, const char *reason, double t_end, const char *comm)
+{
+	struct trace_opts *o = r->o;
+	struct gp_trace_end end = { .pid = o->pid, .comm = comm, .reason = reason,
+				    .output = r->out_stdout ? NULL : o->output,
+				    .late = r->late, .page_size = r->page_size };
+	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
+	if (r->is_child && r->child_reaped) {
+		end.have_status = true;
+		if (WIFEXITED(r->wstatus)) {
+			end.status = WEXITSTATUS(r->wstatus);
+			json_object_set_new(ex, "status", json_integer(end.status));
+			json_object_set_new(ex, "signal", json_null());
+		} else if (WIFSIGNALED(r->wstatus)) {
+			end.signal = WTERMSIG(r->wstatus);
+			json_object_set_new(ex, "status", json_null());
+			json_object_set_new(ex, "signal", json_integer(end.signal));
+		}
+	} else {
+		json_object_set_new(ex, "status", json_null());
+		json_object_set_new(ex, "signal", json_null());
+	}
+	struct gp_sampler_totals tot;
+	gp_tree_totals(r->tree, &tot);
+	json_object_set_new(ex, "samples", json_integer((json_int_t)tot.samples));
+	json_object_set_new(ex, "threads_vanished", json_integer((json_int_t)tot.vanished));
+	json_object_set_new(ex, "tids_reused", json_integer((json_int_t)tot.reused));
+	json_object_set_new(ex, "late_ticks", json_integer((json_int_t)r->late));
+	write_line(r, ex);
+	end.lines = r->lines;
+	end.lost_threads = tot.vanished;
+	end.kstack_denied = tot.kstack_denied;
+	end.syscall_denied = tot.syscall_denied;
+	end.io_denied = tot.io_denied;
+
+	/* The verdict: a pure function of the compact series. */
+	struct gp_verdict_opts vo = { .hang_after = o->hang_after, .slow_rate = (double)o->slow_rate,
+				      .page_size = r->page_size, .end_reason = reason,
+				      .have_status = end.have_status, .status = end.status,
+				      .signal = end.signal,
+				      .kstacks_seen = o->kstacks && !tot.kstack_denied && tot.kstacks_read,
+				      .stuck = r->stuck.t >= 0 ? &r->stuck : NULL };
+	struct gp_verdict *verdict = malloc(sizeof *verdict);
+	if (verdict) {
+		gp_verdict_compute(r->series.pt, r->series.n, &vo, verdict);
+		write_line(r, gp_verdict_json(verdict));
+		end.lines = r->lines;
+		for (int i = 0; i < o->nfail_on; i++)
+			if (!strcmp(o->fail_on[i], verdict->klass) && r->rc == 0)
+				r->rc = GP_EXIT_VERDICT;
+	}
+
+	if (r->out && gp_result_close(r->out) < 0 && (r->rc == 0 || r->rc == GP_EXIT_VERDICT)) {
+		gp_err_errno(errno, o->output, "cannot write the result");
+		r->rc = GP_EXIT_ERROR;
+	}
+	r->out = NULL;
+	FILE *human = r->out_stdout ? stderr : stdout;
+	gp_render_trace_summary(human, &r->series, &end);
+	if (verdict)
+		gp_verdict_print(human, verdict);
+	free(verdict);
+}
+
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .kstacks = true,
@@ -794,29 +933,13 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		gp_quiet = true;
 
 	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE) };
-	if (gp_root_open(&r.root, o.proc_root) < 0) {
-		gp_err_errno(errno, o.proc_root, "cannot open the --proc-root directory");
+	if (open_root(&r) < 0)
 		return GP_EXIT_ERROR;
-	}
-	if (o.name && resolve_name(&o) < 0) {
-		gp_root_close(&r.root);
-		return GP_EXIT_ERROR;
-	}
-	if (o.pid && o.pid == getpid() && r.root.live) {
-		gp_err(NULL, "pid %d is gpuprobe itself", o.pid);
-		gp_root_close(&r.root);
-		return GP_EXIT_ERROR;
-	}
 
 	/* Signals are taken synchronously with sigtimedwait: no handler
 	 * races, and the sleep between samples wakes at once. */
 	sigset_t waitset, orig;
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGINT);
-	sigaddset(&waitset, SIGTERM);
-	sigaddset(&waitset, SIGHUP);
-	sigaddset(&waitset, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &waitset, &orig);
+	block_signals(&waitset, &orig);
 
 	struct child child = { 0 };
 	if (o.cmd) {
@@ -839,37 +962,18 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			gp_err(NULL, "pid %d: no such process", o.pid);
 		else
 			gp_err_errno(errno, NULL, "pid %d: cannot read its /proc entry", o.pid);
-		if (r.is_child) {
-			kill(child.pid, SIGKILL);
-			close(child.go_fd);
-			close(child.err_fd);
-			reap(&r, 0);
-		}
+		abandon(&r, &child);
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		gp_root_close(&r.root);
 		return GP_EXIT_ERROR;
 	}
 
-	if (o.output) {
-		if (!strcmp(o.output, "-")) {
-			r.out = gp_result_stdout("-");
-			r.out_stdout = true;
-		} else {
-			r.out = gp_result_create(o.output);
-		}
-		if (!r.out) {
-			gp_result_create_failed(o.output, errno);
-			if (r.is_child) {
-				kill(child.pid, SIGKILL);
-				close(child.go_fd);
-				close(child.err_fd);
-				reap(&r, 0);
-			}
-			gp_tree_free(r.tree);
-			sigprocmask(SIG_SETMASK, &orig, NULL);
-			gp_root_close(&r.root);
-			return GP_EXIT_ERROR;
-		}
+	if (open_output(&r) < 0) {
+		abandon(&r, &child);
+		gp_tree_free(r.tree);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		gp_root_close(&r.root);
+		return GP_EXIT_ERROR;
 	}
 	r.live = !o.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
 	/* The info facts, but no GPU runtime dlopen'ed into the tracer. */
@@ -893,17 +997,8 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	/* User stacks only of the live system (a replayed tree has no
 	 * process to ptrace). */
 	r.stacks_on = o.stacks != STACKS_NONE && r.root.live;
-	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o.pid);
-	json_t *ident = gp_target_identity(&r.root, o.pid);
-	if (ident)
-		json_object_update(target, ident);
-	json_decref(ident);
-	json_object_set_new(target, "how", json_string(r.is_child ? "command" : o.name ? "name" : "pid"));
 	char comm[64] = "?";
-	json_t *jc = json_object_get(target, "comm");
-	if (json_is_string(jc))
-		snprintf(comm, sizeof comm, "%s", json_string_value(jc));
-	write_line(&r, target);
+	write_target(&r, comm, sizeof comm);
 
 	const char *reason = loop(&r, t0, &waitset);
 	double t_end = gp_mono_now() - t0;
@@ -912,7 +1007,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	 * one of the same flat stretch. */
 	if (strcmp(reason, "exited") != 0 && strcmp(reason, "output error") != 0
 	    && strcmp(reason, "pid reused") != 0)
-		snapshot_all(&r, t_end, r.hang_snapped ? "end" : "end");
+		snapshot_all(&r, t_end, "end");
 	if (r.is_child && !r.child_reaped) {
 		if (!strcmp(reason, "time limit") || !strcmp(reason, "output error"))
 			stop_child(&r, SIGTERM, true);
@@ -920,64 +1015,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			wait_child(&r, 2);
 	}
 
-	struct gp_trace_end end = { .pid = o.pid, .comm = comm, .reason = reason,
-				    .output = r.out_stdout ? NULL : o.output,
-				    .late = r.late, .page_size = r.page_size };
-	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
-	if (r.is_child && r.child_reaped) {
-		end.have_status = true;
-		if (WIFEXITED(r.wstatus)) {
-			end.status = WEXITSTATUS(r.wstatus);
-			json_object_set_new(ex, "status", json_integer(end.status));
-			json_object_set_new(ex, "signal", json_null());
-		} else if (WIFSIGNALED(r.wstatus)) {
-			end.signal = WTERMSIG(r.wstatus);
-			json_object_set_new(ex, "status", json_null());
-			json_object_set_new(ex, "signal", json_integer(end.signal));
-		}
-	} else {
-		json_object_set_new(ex, "status", json_null());
-		json_object_set_new(ex, "signal", json_null());
-	}
-	struct gp_sampler_totals tot;
-	gp_tree_totals(r.tree, &tot);
-	json_object_set_new(ex, "samples", json_integer((json_int_t)tot.samples));
-	json_object_set_new(ex, "threads_vanished", json_integer((json_int_t)tot.vanished));
-	json_object_set_new(ex, "tids_reused", json_integer((json_int_t)tot.reused));
-	json_object_set_new(ex, "late_ticks", json_integer((json_int_t)r.late));
-	write_line(&r, ex);
-	end.lines = r.lines;
-	end.lost_threads = tot.vanished;
-	end.kstack_denied = tot.kstack_denied;
-	end.syscall_denied = tot.syscall_denied;
-	end.io_denied = tot.io_denied;
-
-	/* The verdict: a pure function of the compact series. */
-	struct gp_verdict_opts vo = { .hang_after = o.hang_after, .slow_rate = (double)o.slow_rate,
-				      .page_size = r.page_size, .end_reason = reason,
-				      .have_status = end.have_status, .status = end.status,
-				      .signal = end.signal,
-				      .kstacks_seen = o.kstacks && !tot.kstack_denied && tot.kstacks_read,
-				      .stuck = r.stuck.t >= 0 ? &r.stuck : NULL };
-	struct gp_verdict *verdict = malloc(sizeof *verdict);
-	if (verdict) {
-		gp_verdict_compute(r.series.pt, r.series.n, &vo, verdict);
-		write_line(&r, gp_verdict_json(verdict));
-		end.lines = r.lines;
-		for (int i = 0; i < o.nfail_on; i++)
-			if (!strcmp(o.fail_on[i], verdict->klass) && r.rc == 0)
-				r.rc = GP_EXIT_VERDICT;
-	}
-
-	if (r.out && gp_result_close(r.out) < 0 && (r.rc == 0 || r.rc == GP_EXIT_VERDICT)) {
-		gp_err_errno(errno, o.output, "cannot write the result");
-		r.rc = GP_EXIT_ERROR;
-	}
-	FILE *human = r.out_stdout ? stderr : stdout;
-	gp_render_trace_summary(human, &r.series, &end);
-	if (verdict)
-		gp_verdict_print(human, verdict);
-	free(verdict);
+	finish(&r, reason, t_end, comm);
 	gp_series_free(&r.series);
 	for (size_t i = 0; i < r.nsess; i++)
 		gp_stacks_close(r.sess[i].stk);
