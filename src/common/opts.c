@@ -1,6 +1,5 @@
 #include "config.h"
 #include "opts.h"
-#include "error.h"
 #include "parse.h"
 
 #include <inttypes.h>
@@ -143,8 +142,7 @@ int gp_arg_pid(struct argp_state *st, int key, const char *arg)
 
 static const struct argp_option out_options[] = {
 	{ "output", 'o', "FILE", 0, "Save the result as JSON Lines to FILE", 0 },
-	{ "quiet", 'q', NULL, 0, "Print only errors and the results: no progress, live lines, "
-	  "hints or warnings", 0 },
+	{ "quiet", 'q', NULL, 0, "Print less: no progress or live lines", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -159,7 +157,6 @@ static error_t out_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		o->quiet = true;
-		gp_quiet = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

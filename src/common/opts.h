@@ -48,7 +48,7 @@ void gp_fmt_ns_seconds(char *buf, size_t cap, int64_t ns);
 /* -o FILE, -q. */
 struct gp_out_args {
 	const char *path;            /* -o; NULL: none */
-	bool quiet;                  /* -q (also sets gp_quiet: hints, warnings off) */
+	bool quiet;                  /* -q: what it quiets is the command's (quiet_doc) */
 	const char *path_doc, *quiet_doc;
 };
 extern const struct argp gp_out_argp;

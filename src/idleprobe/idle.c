@@ -723,6 +723,8 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 			       .fmt = { GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_TEXT } };
 	if (argp_parse(&idle_argp, argc, argv, 0, NULL, &o))
 		return GP_EXIT_USAGE;
+	if (o.out.quiet)
+		gp_quiet = true;
 	double seconds = (double)o.seconds_ns / 1e9;
 	struct gp_root root;
 	if (gp_root_open(&root, "/") < 0)

@@ -518,7 +518,7 @@ int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, 
 int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 {
 	struct lock_opts o = { .prefault = true, .repeat = 1, .timeout_ns = 600 * GP_NS_S,
-			       .out.quiet = gl->quiet,
+			       .out = { .quiet = gl->quiet, .quiet_doc = "No progress bar" },
 			       .fmt = { GP_FMT_TEXT | GP_FMT_MARKDOWN | GP_FMT_JSON, GP_FMT_TEXT } };
 	if (argp_parse(&lock_argp, argc, argv, 0, NULL, &o))
 		return GP_EXIT_USAGE;

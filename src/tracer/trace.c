@@ -5,6 +5,7 @@
 #include "error.h"
 #include "hostinfo.h"
 #include "identity.h"
+#include "opts.h"
 #include "parse.h"
 #include "procfs.h"
 #include "result.h"
@@ -31,15 +32,11 @@
 
 enum {
 	OPT_PROC_ROOT = 0x100,
-	OPT_NO_KSTACKS,
 	OPT_NO_NVML,
 	OPT_REOPEN,
 	OPT_KILL_AFTER,
-	OPT_HANG_AFTER,
-	OPT_SLOW_RATE,
 	OPT_FAIL_ON,
 	OPT_STACKS,
-	OPT_HOT_THRESHOLD,
 };
 
 enum stacks_mode { STACKS_HOT, STACKS_ALL, STACKS_NONE };
@@ -49,15 +46,14 @@ struct trace_opts {
 	const char *name;
 	char **cmd;            /* after "--" */
 	double interval, seconds, kill_after;
-	const char *output;
 	const char *proc_root;
-	bool kstacks, nvml, reopen, quiet;
-	double hang_after;
-	uint64_t slow_rate;    /* bytes/s, 0 = relative to the trace's peak only */
+	bool nvml, reopen;
 	char fail_on[8][24];
 	int nfail_on;
 	enum stacks_mode stacks;
-	double hot_threshold;  /* CPU% */
+	struct gp_out_args out;
+	struct gp_stack_args st;     /* --hot-threshold (CPU%), --no-kernel-stacks */
+	struct gp_judge_args judge;  /* --hang-after, --slow-rate */
 };
 
 static const struct argp_option trace_options[] = {
@@ -66,30 +62,19 @@ static const struct argp_option trace_options[] = {
 	{ NULL, 0, NULL, 0, "Sampling:", 2 },
 	{ "interval", 'i', "SECONDS", 0, "Time between samples (default 1; at least 0.05)", 2 },
 	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS (default: until the target exits)", 2 },
-	{ "no-kernel-stacks", OPT_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 2 },
 	{ "stacks", OPT_STACKS, "MODE", 0,
 	  "User stacks: hot (threads over --hot-threshold, every tick; the default), "
 	  "all (hot ones, and every other thread once per place it waits in), "
 	  "none (never ptrace)", 2 },
-	{ "hot-threshold", OPT_HOT_THRESHOLD, "PCT", 0,
-	  "CPU% over which a thread is hot (default 50)", 2 },
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
 	{ NULL, 0, NULL, 0, "Verdict:", 3 },
-	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0,
-	  "No progress for this long is a hang (default 30)", 3 },
-	{ "slow-rate", OPT_SLOW_RATE, "SIZE", 0,
-	  "Progress under SIZE per second (K/M/G suffixes) is slow-progress "
-	  "(default: only under a tenth of the trace's own peak)", 3 },
 	{ "fail-on", OPT_FAIL_ON, "CLASS[,CLASS]", 0,
 	  "Exit 3 when the verdict is one of these classes", 3 },
-	{ NULL, 0, NULL, 0, "Output:", 4 },
-	{ "output", 'o', "FILE", 0, "Stream the result as JSON Lines to FILE ('-': stdout)", 4 },
-	{ "quiet", 'q', NULL, 0, "No live line: print only the summary", 4 },
-	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 5 },
+	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 6 },
 	{ "kill-after", OPT_KILL_AFTER, "SECONDS", 0,
-	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 5 },
+	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 6 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -97,22 +82,24 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 {
 	struct trace_opts *o = state->input;
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->st;
+		state->child_inputs[1] = &o->judge;
+		state->child_inputs[2] = &o->out;
+		break;
 	case 'n':
 		if (!*arg)
 			argp_error(state, "--name needs a non-empty NAME");
 		o->name = arg;
 		break;
 	case 'i':
-		if (!gp_parse_seconds(arg, &o->interval) || o->interval < 0.05 || o->interval > 3600)
-			argp_error(state, "--interval '%s': give seconds between 0.05 and 3600", arg);
+		o->interval = gp_arg_seconds(state, key, arg, 50 * GP_NS_MS, 3600 * GP_NS_S);
 		break;
 	case 's':
-		if (!gp_parse_seconds(arg, &o->seconds) || o->seconds <= 0)
-			argp_error(state, "--seconds '%s': give a positive number of seconds", arg);
+		o->seconds = gp_arg_seconds(state, key, arg, 1, 365 * 86400 * GP_NS_S);
 		break;
 	case OPT_KILL_AFTER:
-		if (!gp_parse_seconds(arg, &o->kill_after) || o->kill_after > 3600)
-			argp_error(state, "--kill-after '%s': give seconds between 0 and 3600", arg);
+		o->kill_after = gp_arg_seconds(state, key, arg, 0, 3600 * GP_NS_S);
 		break;
 	case OPT_STACKS:
 		if (!strcmp(arg, "hot"))
@@ -123,18 +110,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			o->stacks = STACKS_NONE;
 		else
 			argp_error(state, "--stacks '%s': give hot, all or none", arg);
-		break;
-	case OPT_HOT_THRESHOLD:
-		if (!gp_parse_seconds(arg, &o->hot_threshold) || o->hot_threshold > 100 * 1024)
-			argp_error(state, "--hot-threshold '%s': give a CPU percentage", arg);
-		break;
-	case OPT_HANG_AFTER:
-		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
-			argp_error(state, "--hang-after '%s': give a positive number of seconds", arg);
-		break;
-	case OPT_SLOW_RATE:
-		if (!gp_parse_size(arg, &o->slow_rate))
-			argp_error(state, "--slow-rate '%s': give bytes per second, e.g. 1M", arg);
 		break;
 	case OPT_FAIL_ON: {
 		char *copy = strdup(arg), *save = NULL;
@@ -150,19 +125,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		free(copy);
 		break;
 	}
-	case 'o':
-		if (!*arg)
-			argp_error(state, "--output needs a file name");
-		o->output = arg;
-		break;
-	case 'q':
-		o->quiet = true;
-		break;
 	case OPT_PROC_ROOT:
 		o->proc_root = arg;
-		break;
-	case OPT_NO_KSTACKS:
-		o->kstacks = false;
 		break;
 	case OPT_NO_NVML:
 		o->nvml = false;
@@ -173,8 +137,7 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (o->pid || o->cmd)
 			argp_error(state, "one target only: PID, --name NAME or -- COMMAND");
-		if (!gp_parse_pid(arg, &o->pid))
-			argp_error(state, "'%s' is not a PID (give 1..2147483647)", arg);
+		o->pid = gp_arg_pid(state, key, arg);
 		break;
 	case ARGP_KEY_END: {
 		int targets = !!o->pid + !!o->name + !!o->cmd;
@@ -194,6 +157,11 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child trace_children[] = {
+	GP_CHILD(gp_stack_argp, NULL, 2), GP_CHILD(gp_judge_argp, NULL, 3),
+	GP_CHILD(gp_out_argp, "Output:", 4), { NULL, 0, NULL, 0 },
+};
+
 static const struct argp trace_argp = {
 	trace_options, trace_parse, "PID\n--name NAME\n-- COMMAND [ARGS...]",
 	"Sample a process every --interval seconds until it exits, --seconds pass, "
@@ -211,7 +179,7 @@ static const struct argp trace_argp = {
 	"Exit status: 0 the trace ran (whatever the target did); 1 runtime error "
 	"(no such process, cannot write FILE); 3 the verdict is one of --fail-on; "
 	"64 usage error.",
-	NULL, NULL, NULL,
+	trace_children, NULL, NULL,
 };
 
 /* ---- the command gpuprobe starts ------------------------------------ */
@@ -234,8 +202,15 @@ static int spawn_paused(char **cmd, const sigset_t *orig_mask, struct child *c)
 	}
 	int parent = getpid();
 	int pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		errno = e;
 		return -1;
+	}
 	if (pid == 0) {
 		/* The command must never outlive gpuprobe, even SIGKILLed. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -315,7 +290,7 @@ static void write_line_raw(struct run *r, json_t *line, const char *key,
 		     : gp_result_write(r->out, line);
 	if (rc < 0) {
 		if (r->rc == 0)
-			gp_err_errno(errno, r->o->output, "cannot write the result");
+			gp_err_errno(errno, r->o->out.path, "cannot write the result");
 		r->rc = GP_EXIT_ERROR;
 	} else {
 		r->lines++;
@@ -362,6 +337,26 @@ static bool wait_child(struct run *r, double secs)
 		sigtimedwait(&chld, NULL, &ts);
 	}
 	return true;
+}
+
+/* After SIGKILL (or an exec that failed: the child _exits), the child is
+ * reaped within 5 s or left behind with a warning: a child stuck in the
+ * kernel (D state) must not hang gpuprobe in a blocking waitpid. */
+static void reap_killed(struct run *r)
+{
+	if (!wait_child(r, 5))
+		gp_warn("pid %d did not exit 5 s after SIGKILL: left behind", r->pid);
+}
+
+/* A command that never ran (still paused before its exec): kill it. */
+static void abandon_child(struct run *r, struct child *c)
+{
+	if (!r->is_child)
+		return;
+	kill(c->pid, SIGKILL);
+	close(c->go_fd);
+	close(c->err_fd);
+	reap_killed(r);
 }
 
 static void stop_child(struct run *r, int sig, bool forward)
@@ -428,7 +423,7 @@ static void take_stacks(struct run *r, struct gp_sampler *smp, double t, struct 
 		return;
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		bool hot = th[i].cpu_pct >= r->o->hot_threshold;
+		bool hot = th[i].cpu_pct >= r->o->st.hot_pct;
 		bool stack = hot;
 		if (r->o->stacks == STACKS_ALL && !hot && th[i].st.state != 'R')
 			stack = new_place(r, &th[i]);
@@ -550,10 +545,17 @@ static int resolve_name(struct trace_opts *o)
 
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
-	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .kstacks = true,
-				.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT,
-				.hot_threshold = 50,
-				.nvml = true, .quiet = g->quiet };
+	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .nvml = true,
+				.st = { .hot_pct = 50, .kstacks = true,
+					.hot_doc = "CPU% over which a thread is hot (default 50)" },
+				.judge = { .hang_after = GP_VERDICT_HANG_AFTER_DEFAULT,
+					   .hang_doc = "No progress for this long is a hang (default 30)",
+					   .slow_doc = "Progress under SIZE per second (K/M/G suffixes) is "
+						       "slow-progress (default: only under a tenth of the "
+						       "trace's own peak)" },
+				.out = { .quiet = g->quiet,
+					 .path_doc = "Stream the result as JSON Lines to FILE ('-': stdout)",
+					 .quiet_doc = "No live line: print only the summary" } };
 	/* Everything after the first "--" is the command, taken verbatim
 	 * before argp (whose getopt would permute it) sees the rest. */
 	for (int i = 1; i < argc; i++) {
@@ -566,7 +568,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 
 	if (argp_parse(&trace_argp, argc, argv, 0, NULL, &o))
 		return GP_EXIT_USAGE;
-	if (o.quiet)
+	if (o.out.quiet)
 		gp_quiet = true;
 
 	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE) };
@@ -606,7 +608,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	}
 	r.pid = o.pid;
 
-	struct gp_sampler_opts so = { .root = &r.root, .pid = o.pid, .kstacks = o.kstacks,
+	struct gp_sampler_opts so = { .root = &r.root, .pid = o.pid, .kstacks = o.st.kstacks,
 				      .no_nvml = !o.nvml, .reopen = o.reopen };
 	struct gp_sampler *smp = gp_sampler_new(&so);
 	if (!smp) {
@@ -614,39 +616,29 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			gp_err(NULL, "pid %d: no such process", o.pid);
 		else
 			gp_err_errno(errno, NULL, "pid %d: cannot read its /proc entry", o.pid);
-		if (r.is_child) {
-			kill(child.pid, SIGKILL);
-			close(child.go_fd);
-			close(child.err_fd);
-			reap(&r, 0);
-		}
+		abandon_child(&r, &child);
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		gp_root_close(&r.root);
 		return GP_EXIT_ERROR;
 	}
 
-	if (o.output) {
-		if (!strcmp(o.output, "-")) {
+	if (o.out.path) {
+		if (!strcmp(o.out.path, "-")) {
 			r.out = gp_result_stdout("-");
 			r.out_stdout = true;
 		} else {
-			r.out = gp_result_create(o.output);
+			r.out = gp_result_create(o.out.path);
 		}
 		if (!r.out) {
-			gp_result_create_failed(o.output, errno);
-			if (r.is_child) {
-				kill(child.pid, SIGKILL);
-				close(child.go_fd);
-				close(child.err_fd);
-				reap(&r, 0);
-			}
+			gp_result_create_failed(o.out.path, errno);
+			abandon_child(&r, &child);
 			gp_sampler_free(smp);
 			sigprocmask(SIG_SETMASK, &orig, NULL);
 			gp_root_close(&r.root);
 			return GP_EXIT_ERROR;
 		}
 	}
-	r.live = !o.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
+	r.live = !o.out.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
 	/* The info facts, but no GPU runtime dlopen'ed into the tracer. */
 	struct gp_host_info_opts hio = { .process = r.root.live };
 	write_line(&r, gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio)));
@@ -656,7 +648,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		int e = release_child(&child);
 		if (e) {
 			gp_err_errno(e, o.cmd[0], "cannot run the command");
-			reap(&r, 0);
+			reap_killed(&r);
 			gp_sampler_free(smp);
 			gp_result_close(r.out);
 			sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -668,7 +660,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	/* User stacks only of the live system (a replayed tree has no
 	 * process to ptrace). */
 	if (o.stacks != STACKS_NONE && r.root.live)
-		r.stk = gp_stacks_open(o.pid, o.kstacks ? 0 : GP_STACKS_NO_KERNEL);
+		r.stk = gp_stacks_open(o.pid, o.st.kstacks ? 0 : GP_STACKS_NO_KERNEL);
 	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o.pid);
 	json_t *ident = gp_target_identity(&r.root, o.pid);
 	if (ident)
@@ -691,7 +683,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	}
 
 	struct gp_trace_end end = { .pid = o.pid, .comm = comm, .reason = reason,
-				    .output = r.out_stdout ? NULL : o.output,
+				    .output = r.out_stdout ? NULL : o.out.path,
 				    .late = r.late, .page_size = r.page_size };
 	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
 	if (r.is_child && r.child_reaped) {
@@ -723,11 +715,11 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	end.io_denied = tot.io_denied;
 
 	/* The verdict: a pure function of the compact series. */
-	struct gp_verdict_opts vo = { .hang_after = o.hang_after, .slow_rate = (double)o.slow_rate,
+	struct gp_verdict_opts vo = { .hang_after = o.judge.hang_after, .slow_rate = (double)o.judge.slow_rate,
 				      .page_size = r.page_size, .end_reason = reason,
 				      .have_status = end.have_status, .status = end.status,
 				      .signal = end.signal,
-				      .kstacks_seen = o.kstacks && !tot.kstack_denied && tot.kstacks_read };
+				      .kstacks_seen = o.st.kstacks && !tot.kstack_denied && tot.kstacks_read };
 	struct gp_verdict *verdict = malloc(sizeof *verdict);
 	if (verdict) {
 		gp_verdict_compute(r.series.pt, r.series.n, &vo, verdict);
@@ -739,7 +731,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	}
 
 	if (r.out && gp_result_close(r.out) < 0 && (r.rc == 0 || r.rc == GP_EXIT_VERDICT)) {
-		gp_err_errno(errno, o.output, "cannot write the result");
+		gp_err_errno(errno, o.out.path, "cannot write the result");
 		r.rc = GP_EXIT_ERROR;
 	}
 	FILE *human = r.out_stdout ? stderr : stdout;
