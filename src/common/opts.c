@@ -138,6 +138,54 @@ int gp_arg_pid(struct argp_state *st, int key, const char *arg)
 	return 0;
 }
 
+/* ---- the groups ---------------------------------------------------------- */
+
+#define MAX_GROUPS 8
+
+struct command_ctx {
+	void *input;
+	const struct gp_group *groups;
+};
+
+static error_t command_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	const struct command_ctx *c = state->input;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = c->input;
+	for (size_t i = 0; i < MAX_GROUPS && c->groups[i].argp; i++)
+		state->child_inputs[i + 1] = c->groups[i].input;
+	return 0;
+}
+
+error_t gp_parse_command(const struct argp *cmd, const struct gp_group *groups,
+			 int argc, char **argv, void *input)
+{
+	/* The command's argp is the first child of one that carries its
+	 * usage and docs (a child's docs would print twice). */
+	struct argp body = *cmd;
+	body.args_doc = NULL;
+	body.doc = NULL;
+	struct argp_child children[MAX_GROUPS + 2] = { { &body, 0, NULL, 0 } };
+	size_t n = 1;
+	for (size_t i = 0; i < MAX_GROUPS && groups[i].argp; i++, n++)
+		children[n] = (struct argp_child){ groups[i].argp, 0, groups[i].header, groups[i].group };
+	children[n] = (struct argp_child){ NULL, 0, NULL, 0 };
+	const struct argp top = { NULL, command_parse, cmd->args_doc, cmd->doc, children, NULL, NULL };
+	struct command_ctx c = { input, groups };
+	return argp_parse(&top, argc, argv, 0, NULL, &c);
+}
+
+char *gp_group_help(int key, const char *text, void *input)
+{
+	const struct gp_help *const *h = input; /* every group's first member */
+	for (const struct gp_help *d = h ? *h : NULL; d && d->doc; d++)
+		if (d->key == key)
+			return help_text(d->doc, text);
+	return (char *)text;
+}
+
 /* ---- -o FILE, -q ------------------------------------------------------- */
 
 static const struct argp_option out_options[] = {
@@ -149,29 +197,18 @@ static const struct argp_option out_options[] = {
 static error_t out_parse(int key, char *arg, struct argp_state *state)
 {
 	struct gp_out_args *o = state->input;
-	switch (key) {
-	case 'o':
-		if (!*arg)
-			argp_error(state, "--output needs a file name");
+	if (key == 'o' && !*arg)
+		argp_error(state, "--output needs a file name");
+	if (key == 'o')
 		o->path = arg;
-		break;
-	case 'q':
+	else if (key == 'q')
 		o->quiet = true;
-		break;
-	default:
+	else
 		return ARGP_ERR_UNKNOWN;
-	}
 	return 0;
 }
 
-static char *out_help(int key, const char *text, void *input)
-{
-	const struct gp_out_args *o = input;
-	const char *doc = !o ? NULL : key == 'o' ? o->path_doc : key == 'q' ? o->quiet_doc : NULL;
-	return help_text(doc, text);
-}
-
-const struct argp gp_out_argp = { out_options, out_parse, NULL, NULL, NULL, out_help, NULL };
+const struct argp gp_out_argp = { out_options, out_parse, NULL, NULL, NULL, gp_group_help, NULL };
 
 /* ---- --format ------------------------------------------------------------ */
 
@@ -180,10 +217,9 @@ static const struct { const char *name; enum gp_format f; } formats[] = {
 	{ "md", GP_FMT_MARKDOWN },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
-#define OPT_FORMAT 0x1F0
 
 static const struct argp_option format_options[] = {
-	{ "format", OPT_FORMAT, "FORMAT", 0, "Standard output as text, json or markdown", 0 },
+	{ "format", GP_KEY_FORMAT, "FORMAT", 0, "Standard output as text, json or markdown", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -207,7 +243,7 @@ static void format_list(const struct gp_format_args *f, char *buf, size_t cap)
 static error_t format_parse(int key, char *arg, struct argp_state *state)
 {
 	struct gp_format_args *f = state->input;
-	if (key != OPT_FORMAT)
+	if (key != GP_KEY_FORMAT)
 		return ARGP_ERR_UNKNOWN;
 	for (size_t i = 0; i < NFORMATS; i++) {
 		if (!strcmp(arg, formats[i].name) && (f->allowed & formats[i].f)) {
@@ -224,7 +260,7 @@ static error_t format_parse(int key, char *arg, struct argp_state *state)
 static char *format_help(int key, const char *text, void *input)
 {
 	const struct gp_format_args *f = input;
-	if (key != OPT_FORMAT || !f)
+	if (key != GP_KEY_FORMAT || !f)
 		return (char *)text;
 	char list[96];
 	format_list(f, list, sizeof list);
@@ -239,46 +275,31 @@ const struct argp gp_format_argp = { format_options, format_parse, NULL, NULL, N
 
 /* ---- --hot-threshold, --no-kernel-stacks ------------------------------- */
 
-enum { OPT_HOT_THRESHOLD = 0x1F1, OPT_NO_KSTACKS };
-
 static const struct argp_option stack_options[] = {
-	{ "hot-threshold", OPT_HOT_THRESHOLD, "PCT", 0, "CPU% at which a thread is hot (default 50)", 0 },
-	{ "no-kernel-stacks", OPT_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 0 },
+	{ "hot-threshold", GP_KEY_HOT_THRESHOLD, "PCT", 0, "CPU% at which a thread is hot (default 50)", 0 },
+	{ "no-kernel-stacks", GP_KEY_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
 static error_t stack_parse(int key, char *arg, struct argp_state *state)
 {
 	struct gp_stack_args *s = state->input;
-	switch (key) {
-	case OPT_HOT_THRESHOLD:
-		/* One thread's share of one CPU: over 100 it is never hot. */
+	if (key == GP_KEY_HOT_THRESHOLD) /* one thread's share of one CPU: over 100, never hot */
 		s->hot_pct = gp_arg_percent(state, key, arg, 0, 100);
-		break;
-	case OPT_NO_KSTACKS:
+	else if (key == GP_KEY_NO_KSTACKS)
 		s->kstacks = false;
-		break;
-	default:
+	else
 		return ARGP_ERR_UNKNOWN;
-	}
 	return 0;
 }
 
-static char *stack_help(int key, const char *text, void *input)
-{
-	const struct gp_stack_args *s = input;
-	return help_text(s && key == OPT_HOT_THRESHOLD ? s->hot_doc : NULL, text);
-}
-
-const struct argp gp_stack_argp = { stack_options, stack_parse, NULL, NULL, NULL, stack_help, NULL };
+const struct argp gp_stack_argp = { stack_options, stack_parse, NULL, NULL, NULL, gp_group_help, NULL };
 
 /* ---- --hang-after, --slow-rate ------------------------------------------ */
 
-enum { OPT_HANG_AFTER = 0x1F3, OPT_SLOW_RATE };
-
 static const struct argp_option judge_options[] = {
-	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0, "No progress for this long is a hang", 0 },
-	{ "slow-rate", OPT_SLOW_RATE, "SIZE", 0,
+	{ "hang-after", GP_KEY_HANG_AFTER, "SECONDS", 0, "No progress for this long is a hang", 0 },
+	{ "slow-rate", GP_KEY_SLOW_RATE, "SIZE", 0,
 	  "Progress under SIZE per second (K/M/G suffixes) is slow-progress", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
@@ -286,25 +307,25 @@ static const struct argp_option judge_options[] = {
 static error_t judge_parse(int key, char *arg, struct argp_state *state)
 {
 	struct gp_judge_args *j = state->input;
-	switch (key) {
-	case OPT_HANG_AFTER:
+	if (key == GP_KEY_HANG_AFTER)
 		j->hang_after = gp_arg_seconds(state, key, arg, 1, 365 * 86400 * GP_NS_S);
-		break;
-	case OPT_SLOW_RATE:
+	else if (key == GP_KEY_SLOW_RATE)
 		j->slow_rate = gp_arg_size(state, key, arg, 0, UINT64_MAX);
-		break;
-	default:
+	else
 		return ARGP_ERR_UNKNOWN;
-	}
 	return 0;
 }
 
-static char *judge_help(int key, const char *text, void *input)
+const struct argp gp_judge_argp = { judge_options, judge_parse, NULL, NULL, NULL, gp_group_help, NULL };
+
+/* ---- no arguments --------------------------------------------------------- */
+
+static error_t noargs_parse(int key, char *arg, struct argp_state *state)
 {
-	const struct gp_judge_args *j = input;
-	const char *doc = !j ? NULL : key == OPT_HANG_AFTER ? j->hang_doc
-			: key == OPT_SLOW_RATE ? j->slow_doc : NULL;
-	return help_text(doc, text);
+	if (key != ARGP_KEY_ARG)
+		return ARGP_ERR_UNKNOWN;
+	argp_error(state, "no arguments expected ('%s'): this command takes options only", arg);
+	return 0;
 }
 
-const struct argp gp_judge_argp = { judge_options, judge_parse, NULL, NULL, NULL, judge_help, NULL };
+const struct argp gp_noargs_argp = { NULL, noargs_parse, NULL, NULL, NULL, NULL, NULL };

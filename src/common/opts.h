@@ -38,18 +38,40 @@ int gp_arg_pid(struct argp_state *st, int key, const char *arg);
 void gp_fmt_ns_seconds(char *buf, size_t cap, int64_t ns);
 
 /* ---- the shared groups ------------------------------------------------
- * A command lists the groups it takes in its argp's children, each with
- * GP_CHILD(argp, header, group): the group's input is the command's struct of that
- * group, set in the command's ARGP_KEY_INIT with
- *     state->child_inputs[i] = &o->out;
- * A *_doc field left NULL gets the group's own wording in --help. */
-#define GP_CHILD(argp, header, group) { &(argp), 0, (header), (group) }
+ * A command's argp holds its own options, parser and docs (no children);
+ * gp_parse_command parses its command line with the shared groups it
+ * takes, each handed its input (the command's struct of that group), so
+ * the command's parser sees only its own options.  The groups' headers
+ * and numbers place them in --help.  Returns argp_parse's answer (a usage
+ * error has exited 64 already). */
+struct gp_group {
+	const struct argp *argp;
+	void *input;
+	const char *header;          /* NULL: after the options before it */
+	int group;
+};
+#define GP_GROUPS_END { NULL, NULL, NULL, 0 }
+error_t gp_parse_command(const struct argp *cmd, const struct gp_group *groups,
+			 int argc, char **argv, void *input);
+
+/* The keys of the shared options (long-only, above 0x100). */
+enum { GP_KEY_FORMAT = 0x1F0, GP_KEY_HOT_THRESHOLD, GP_KEY_NO_KSTACKS, GP_KEY_HANG_AFTER,
+       GP_KEY_SLOW_RATE, GP_KEY_RUNTIME, GP_KEY_LIB };
+
+/* A command's own wording of a shared option in --help, {0, NULL} ended:
+ * the first member of every group's struct.  NULL: the group's wording. */
+struct gp_help {
+	int key;
+	const char *doc;
+};
+/* The help filter of the groups (gpu_args.c's too). */
+char *gp_group_help(int key, const char *text, void *input);
 
 /* -o FILE, -q. */
 struct gp_out_args {
+	const struct gp_help *help;
 	const char *path;            /* -o; NULL: none */
-	bool quiet;                  /* -q: what it quiets is the command's (quiet_doc) */
-	const char *path_doc, *quiet_doc;
+	bool quiet;                  /* -q: what it quiets is the command's (its help) */
 };
 extern const struct argp gp_out_argp;
 
@@ -64,19 +86,22 @@ extern const struct argp gp_format_argp;
 /* --hot-threshold PCT, --no-kernel-stacks: which threads are hot, and
  * whether /proc/TID/stack is read (trace, stacks). */
 struct gp_stack_args {
+	const struct gp_help *help;
 	double hot_pct;
 	bool kstacks;
-	const char *hot_doc;
 };
 extern const struct argp gp_stack_argp;
 
 /* --hang-after SECONDS, --slow-rate SIZE: the verdict's thresholds
  * (trace judges; report judges again). */
 struct gp_judge_args {
+	const struct gp_help *help;
 	double hang_after;           /* 0: the default (report: the trace's own) */
 	uint64_t slow_rate;          /* bytes/s; 0: relative to the trace's peak */
-	const char *hang_doc, *slow_doc;
 };
 extern const struct argp gp_judge_argp;
+
+/* The child of a command that takes no arguments, only options. */
+extern const struct argp gp_noargs_argp;
 
 #endif

@@ -51,9 +51,6 @@ static error_t demo_parse(int key, char *arg, struct argp_state *state)
 {
 	struct demo_opts *o = state->input;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->fmt;
-		break;
 	case 's':
 		o->seconds_ns = gp_arg_duration(state, key, arg, GP_NS_S, 3600 * GP_NS_S);
 		break;
@@ -79,18 +76,11 @@ static error_t demo_parse(int key, char *arg, struct argp_state *state)
 	case OPT_KEEP:
 		o->keep = arg;
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "demo takes no arguments");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
-
-static const struct argp_child demo_children[] = {
-	GP_CHILD(gp_format_argp, NULL, 0), { NULL, 0, NULL, 0 },
-};
 
 static const struct argp demo_argp = {
 	demo_options, demo_parse, NULL,
@@ -100,7 +90,7 @@ static const struct argp demo_argp = {
 	"verdict of each.  No GPU needed.\v"
 	"Exit status: 0 the demo ran (see the table for each verdict); 1 a trace "
 	"could not be run; 64 usage error.",
-	demo_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 static int64_t default_seconds(const char *name)
@@ -207,7 +197,10 @@ int cmd_demo(int argc, char **argv, const struct gp_global *g)
 {
 	struct demo_opts o = { .hang_after_ns = 3 * GP_NS_S, .interval_ns = 250 * GP_NS_MS,
 			       .fmt = { GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_TEXT } };
-	if (argp_parse(&demo_argp, argc, argv, 0, NULL, &o))
+	const struct gp_group groups[] = {
+		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&demo_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

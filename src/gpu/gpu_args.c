@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_RUNTIME = 0x1E0, OPT_LIB };
-
 static const struct argp_option runtime_options[] = {
-	{ "runtime", OPT_RUNTIME, "auto|hsa|cuda", 0,
+	{ "runtime", GP_KEY_RUNTIME, "auto|hsa|cuda", 0,
 	  "GPU runtime (default auto: by --lib's exports, else by the device nodes)", 0 },
-	{ "lib", OPT_LIB, "PATH", 0, "Load the runtime from PATH (implies its kind)", 0 },
+	{ "lib", GP_KEY_LIB, "PATH", 0, "Load the runtime from PATH (implies its kind)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -18,11 +16,11 @@ static error_t runtime_parse(int key, char *arg, struct argp_state *state)
 	struct gp_runtime_args *r = state->input;
 	int max = r->max_libs > 0 && r->max_libs <= GP_MAX_LIBS ? r->max_libs : 1;
 	switch (key) {
-	case OPT_RUNTIME:
+	case GP_KEY_RUNTIME:
 		if (!gp_gpu_parse_runtime(arg, &r->rt))
 			argp_error(state, "--runtime '%s': give auto, hsa or cuda", arg);
 		break;
-	case OPT_LIB:
+	case GP_KEY_LIB:
 		if (!*arg)
 			argp_error(state, "--lib needs a PATH");
 		if (r->nlibs == max && max == 1)
@@ -37,15 +35,8 @@ static error_t runtime_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static char *runtime_help(int key, const char *text, void *input)
-{
-	const struct gp_runtime_args *r = input;
-	char *s = r && key == OPT_LIB && r->lib_doc ? strdup(r->lib_doc) : NULL;
-	return s ? s : (char *)text;
-}
-
 const struct argp gp_runtime_argp = { runtime_options, runtime_parse, NULL, NULL, NULL,
-				      runtime_help, NULL };
+				      gp_group_help, NULL };
 
 const char *gp_rt_name(enum gp_rt rt)
 {

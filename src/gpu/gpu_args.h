@@ -5,17 +5,18 @@
 #define GP_GPU_ARGS_H
 
 #include "gpu.h"
+#include "opts.h"
 
 #include <argp.h>
 
 #define GP_MAX_LIBS 8
 
 struct gp_runtime_args {
+	const struct gp_help *help;   /* opts.h: the command's wording, or NULL */
 	enum gp_rt rt;
 	const char *libs[GP_MAX_LIBS];
 	int nlibs;
 	int max_libs;          /* how many --lib the command compares (0: one) */
-	const char *lib_doc;   /* NULL: the group's own wording */
 };
 extern const struct argp gp_runtime_argp;
 

@@ -72,11 +72,6 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 {
 	struct idle_opts *o = state->input;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->run;
-		state->child_inputs[1] = &o->out;
-		state->child_inputs[2] = &o->fmt;
-		break;
 	case OPT_CUDA_SCHED:
 		if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield") && strcmp(arg, "blocking"))
 			argp_error(state, "--cuda-sched '%s': give auto, spin, yield or blocking", arg);
@@ -98,9 +93,6 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 	case OPT_INIT_TIMEOUT:
 		o->init_timeout_ns = gp_arg_duration(state, key, arg, GP_NS_S, 86400 * GP_NS_S);
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "idle takes no arguments (runtime libraries go with --lib)");
-		break;
 	case ARGP_KEY_END:
 		if (o->interval_ns * 2 > o->seconds_ns)
 			argp_error(state, "--seconds must hold two --interval at least");
@@ -114,11 +106,6 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child idle_children[] = {
-	GP_CHILD(gp_runtime_argp, NULL, 1), GP_CHILD(gp_out_argp, "Output:", 3),
-	GP_CHILD(gp_format_argp, NULL, 4), { NULL, 0, NULL, 0 },
-};
-
 static const struct argp idle_argp = {
 	idle_options, idle_parse, NULL,
 	"Open a GPU context with the least work possible in a child process, sit idle "
@@ -131,7 +118,7 @@ static const struct argp idle_argp = {
 	"--no-interrupts reproduces it on native Linux).\n\n"
 	"Exit status: 0 measured (spin or quiet); 1 the runtime could not be opened, "
 	"or the child could not be measured (with the reason); 64 usage error.",
-	idle_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 /* ---- one run: a child with one runtime build ------------------------ */
@@ -718,10 +705,16 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 	struct idle_opts o = { .seconds_ns = 10 * GP_NS_S, .interval_ns = GP_NS_S, .threshold = 10,
 			       .init_timeout_ns = 60 * GP_NS_S, .cuda_sched = "auto",
 			       .run.max_libs = GP_MAX_LIBS,
-			       .run.lib_doc = "The runtime library to load; repeat to compare builds (A/B)",
-			       .out.quiet = g->quiet, .out.quiet_doc = "Only the verdicts",
+			       .run.help = (const struct gp_help[]){ { GP_KEY_LIB, "The runtime library "
+					"to load; repeat to compare builds (A/B)" }, { 0, NULL } },
+			       .out = { .quiet = g->quiet, .help = (const struct gp_help[]){
+					{ 'q', "Only the verdicts" }, { 0, NULL } } },
 			       .fmt = { GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_TEXT } };
-	if (argp_parse(&idle_argp, argc, argv, 0, NULL, &o))
+	const struct gp_group groups[] = {
+		{ &gp_runtime_argp, &o.run, NULL, 1 }, { &gp_out_argp, &o.out, "Output:", 3 },
+		{ &gp_format_argp, &o.fmt, NULL, 4 }, { &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&idle_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	if (o.out.quiet)
 		gp_quiet = true;

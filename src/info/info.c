@@ -34,9 +34,6 @@ static error_t info_parse(int key, char *arg, struct argp_state *state)
 {
 	struct info_opts *o = state->input;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->fmt;
-		break;
 	case OPT_PROC_ROOT:
 		o->proc_root = arg;
 		break;
@@ -47,18 +44,11 @@ static error_t info_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_RUNTIMES:
 		o->runtimes = 0;
 		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "no arguments expected ('%s')", arg);
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
-
-static const struct argp_child info_children[] = {
-	GP_CHILD(gp_format_argp, NULL, 0), { NULL, 0, NULL, 0 },
-};
 
 static const struct argp info_argp = {
 	info_options, info_parse, NULL,
@@ -72,14 +62,17 @@ static const struct argp info_argp = {
 	"cuDriverGetVersion without cuInit.  Every result file's header holds the "
 	"same facts.\n\n"
 	"Exit status: 0 ok; 1 the --proc-root cannot be opened; 64 usage error.",
-	info_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 int cmd_info(int argc, char **argv, const struct gp_global *g)
 {
 	struct info_opts o = { .runtimes = -1,
 			       .fmt = { GP_FMT_TEXT | GP_FMT_JSON | GP_FMT_MARKDOWN, GP_FMT_TEXT } };
-	if (argp_parse(&info_argp, argc, argv, 0, NULL, &o))
+	const struct gp_group groups[] = {
+		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&info_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	struct gp_root root;
 	if (gp_root_open(&root, o.proc_root) < 0) {

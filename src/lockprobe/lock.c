@@ -87,11 +87,6 @@ static error_t lock_parse(int key, char *arg, struct argp_state *state)
 	struct lock_opts *o = state->input;
 	long page = sysconf(_SC_PAGESIZE);
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->run;
-		state->child_inputs[1] = &o->out;
-		state->child_inputs[2] = &o->fmt;
-		break;
 	case OPT_ANON:
 		o->anon = gp_arg_size(state, key, arg, 1, UINT64_MAX);
 		o->have_anon = true;
@@ -154,12 +149,6 @@ static error_t lock_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child lock_children[] = {
-	GP_CHILD(gp_runtime_argp, "Runtime:", 3), GP_CHILD(gp_out_argp, "Output:", 4),
-	GP_CHILD(gp_format_argp, NULL, 5),
-	{ NULL, 0, NULL, 0 },
-};
-
 static const struct argp lock_argp = {
 	lock_options, lock_parse, "FILE\n--anon SIZE",
 	"Pin FILE (mapped MAP_SHARED, read-only) or anonymous memory with the GPU runtime, "
@@ -174,7 +163,7 @@ static const struct argp lock_argp = {
 	"than MemAvailable minus a margin unless --force.  FILE is never written.\n\n"
 	"Exit status: 0 every arm ran (whatever the runtime answered); 1 runtime error "
 	"(file, memory, runtime, or a pin that timed out); 64 usage error.",
-	lock_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 /* ---- system readers -------------------------------------------------- */
@@ -518,9 +507,14 @@ int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, 
 int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 {
 	struct lock_opts o = { .prefault = true, .repeat = 1, .timeout_ns = 600 * GP_NS_S,
-			       .out = { .quiet = gl->quiet, .quiet_doc = "No progress bar" },
+			       .out = { .quiet = gl->quiet,
+					.help = (const struct gp_help[]){ { 'q', "No progress bar" }, { 0, NULL } } },
 			       .fmt = { GP_FMT_TEXT | GP_FMT_MARKDOWN | GP_FMT_JSON, GP_FMT_TEXT } };
-	if (argp_parse(&lock_argp, argc, argv, 0, NULL, &o))
+	const struct gp_group groups[] = {
+		{ &gp_runtime_argp, &o.run, "Runtime:", 3 }, { &gp_out_argp, &o.out, "Output:", 4 },
+		{ &gp_format_argp, &o.fmt, NULL, 5 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&lock_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	struct lock_ctx x = { .o = &o };
 	x.progress = !o.out.quiet && isatty(STDERR_FILENO);

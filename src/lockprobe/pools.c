@@ -32,25 +32,14 @@ static error_t pools_parse(int key, char *arg, struct argp_state *state)
 {
 	struct pools_opts *o = state->input;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->run;
-		state->child_inputs[1] = &o->fmt;
-		break;
 	case OPT_TIMEOUT:
 		o->timeout_ns = gp_arg_duration(state, key, arg, GP_NS_MS, 86400 * GP_NS_S);
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "no arguments expected ('%s')", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
-
-static const struct argp_child pools_children[] = {
-	GP_CHILD(gp_runtime_argp, NULL, 0), GP_CHILD(gp_format_argp, NULL, 0), { NULL, 0, NULL, 0 },
-};
 
 static const struct argp pools_argp = {
 	pools_options, pools_parse, "",
@@ -64,7 +53,7 @@ static const struct argp pools_argp = {
 	"with where its thread waits (wchan, syscall).\n\n"
 	"Exit status: 0 listed; 1 the runtime did not load, initialise or open within "
 	"--timeout (with the reason); 64 usage error.",
-	pools_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 static const char *seg_name(const struct gp_gpu_pool *p)
@@ -83,7 +72,11 @@ static const char *seg_name(const struct gp_gpu_pool *p)
 int cmd_pools(int argc, char **argv, const struct gp_global *gl)
 {
 	struct pools_opts o = { .timeout_ns = 600 * GP_NS_S, .fmt = { GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_TEXT } };
-	if (argp_parse(&pools_argp, argc, argv, 0, NULL, &o))
+	const struct gp_group groups[] = {
+		{ &gp_runtime_argp, &o.run, NULL, 0 }, { &gp_format_argp, &o.fmt, NULL, 0 },
+		{ &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&pools_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	struct gp_gpu g;
 	if (gp_lockprobe_open_runtime(&g, o.run.rt, o.run.libs[0], o.timeout_ns) != 0)

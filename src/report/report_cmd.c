@@ -40,10 +40,6 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->fmt;
-		state->child_inputs[1] = &o->judge;
-		break;
 	case OPT_PLOT:
 		if (!ends_with(arg, ".svg") && !ends_with(arg, ".png"))
 			argp_error(state, "--plot '%s': the name must end in .svg or .png", arg);
@@ -62,10 +58,6 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child report_children[] = {
-	GP_CHILD(gp_format_argp, NULL, 0), GP_CHILD(gp_judge_argp, NULL, 0), { NULL, 0, NULL, 0 },
-};
-
 static const struct argp report_argp = {
 	report_options, report_parse, "FILE...",
 	"Render saved gpuprobe results (JSON Lines) as a bug-report section: the "
@@ -80,16 +72,20 @@ static const struct argp report_argp = {
 	"be cut.  A file that is not a gpuprobe result is rejected with one line.\n\n"
 	"Exit status: 0 ok; 1 a file could not be read or is not a result, or the "
 	"plot could not be drawn; 64 usage error.",
-	report_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 int cmd_report(int argc, char **argv, const struct gp_global *g)
 {
 	struct report_opts o = {
 		.fmt = { GP_FMT_MARKDOWN | GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_MARKDOWN },
-		.judge = { .hang_doc = "Judge again with this --hang-after (default: the trace's own)",
-			   .slow_doc = "Judge again with this --slow-rate" } };
-	if (argp_parse(&report_argp, argc, argv, 0, NULL, &o))
+		.judge.help = (const struct gp_help[]){
+			{ GP_KEY_HANG_AFTER, "Judge again with this --hang-after (default: the trace's own)" },
+			{ GP_KEY_SLOW_RATE, "Judge again with this --slow-rate" }, { 0, NULL } } };
+	const struct gp_group groups[] = {
+		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_judge_argp, &o.judge, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&report_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 #ifndef HAVE_CAIRO
 	if (o.plot) {

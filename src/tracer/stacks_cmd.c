@@ -65,11 +65,6 @@ static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 {
 	struct stacks_opts *o = state->input;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->st;
-		state->child_inputs[1] = &o->out;
-		state->child_inputs[2] = &o->fmt;
-		break;
 	case OPT_TID: {
 		int tid = gp_arg_pid(state, key, arg);
 		int *v = realloc(o->tids, (o->ntids + 1) * sizeof *v);
@@ -111,11 +106,6 @@ static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child stacks_children[] = {
-	GP_CHILD(gp_stack_argp, NULL, 1), GP_CHILD(gp_out_argp, "Output:", 3),
-	GP_CHILD(gp_format_argp, NULL, 4), { NULL, 0, NULL, 0 },
-};
-
 static const struct argp stacks_argp = {
 	stacks_options, stacks_parse, "PID",
 	"One symbolized snapshot of every thread of PID: user frames through libdw "
@@ -131,7 +121,7 @@ static const struct argp stacks_argp = {
 	"Yama ptrace_scope) the /proc data is still shown, with a hint.\n\n"
 	"Exit status: 0 a snapshot was taken (whatever could be seen); 1 runtime "
 	"error (no such process or thread, cannot write FILE); 64 usage error.",
-	stacks_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 /* CPU time of each thread, in ns, from /proc/PID/task/TID/schedstat. */
@@ -206,12 +196,18 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	 * also spans libdwfl's loading of the modules (about 10 ms for 40
 	 * threads on the H200 machine).  0.1 s made a one-shot five times
 	 * slower than eu-stack there (112 ms against 22 ms). */
+	static const struct gp_help help[] = {
+		{ 'o', "Save header, target and stacks lines as JSON Lines to FILE ('-': stdout)" },
+		{ 'q', "No hints" }, { 0, NULL },
+	};
 	struct stacks_opts o = { .window = 0.01, .st = { .hot_pct = 50, .kstacks = true },
-				 .out = { .quiet = g->quiet, .quiet_doc = "No hints",
-					  .path_doc = "Save header, target and stacks lines as JSON "
-						      "Lines to FILE ('-': stdout)" },
+				 .out = { .help = help, .quiet = g->quiet },
 				 .fmt = { GP_FMT_TEXT | GP_FMT_JSON | GP_FMT_MARKDOWN, GP_FMT_TEXT } };
-	if (argp_parse(&stacks_argp, argc, argv, 0, NULL, &o)) {
+	const struct gp_group groups[] = {
+		{ &gp_stack_argp, &o.st, NULL, 1 }, { &gp_out_argp, &o.out, "Output:", 3 },
+		{ &gp_format_argp, &o.fmt, NULL, 4 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&stacks_argp, groups, argc, argv, &o)) {
 		free(o.tids);
 		return GP_EXIT_USAGE;
 	}

@@ -82,11 +82,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 {
 	struct trace_opts *o = state->input;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->st;
-		state->child_inputs[1] = &o->judge;
-		state->child_inputs[2] = &o->out;
-		break;
 	case 'n':
 		if (!*arg)
 			argp_error(state, "--name needs a non-empty NAME");
@@ -157,11 +152,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child trace_children[] = {
-	GP_CHILD(gp_stack_argp, NULL, 2), GP_CHILD(gp_judge_argp, NULL, 3),
-	GP_CHILD(gp_out_argp, "Output:", 4), { NULL, 0, NULL, 0 },
-};
-
 static const struct argp trace_argp = {
 	trace_options, trace_parse, "PID\n--name NAME\n-- COMMAND [ARGS...]",
 	"Sample a process every --interval seconds until it exits, --seconds pass, "
@@ -179,7 +169,7 @@ static const struct argp trace_argp = {
 	"Exit status: 0 the trace ran (whatever the target did); 1 runtime error "
 	"(no such process, cannot write FILE); 3 the verdict is one of --fail-on; "
 	"64 usage error.",
-	trace_children, NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 /* ---- the command gpuprobe starts ------------------------------------ */
@@ -543,19 +533,23 @@ static int resolve_name(struct trace_opts *o)
 	return 0;
 }
 
+/* trace's wording of the shared options. */
+static const struct gp_help trace_help[] = {
+	{ GP_KEY_HOT_THRESHOLD, "CPU% over which a thread is hot (default 50)" },
+	{ GP_KEY_HANG_AFTER, "No progress for this long is a hang (default 30)" },
+	{ GP_KEY_SLOW_RATE, "Progress under SIZE per second (K/M/G suffixes) is slow-progress "
+	  "(default: only under a tenth of the trace's own peak)" },
+	{ 'o', "Stream the result as JSON Lines to FILE ('-': stdout)" },
+	{ 'q', "No live line: print only the summary" },
+	{ 0, NULL },
+};
+
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .nvml = true,
-				.st = { .hot_pct = 50, .kstacks = true,
-					.hot_doc = "CPU% over which a thread is hot (default 50)" },
-				.judge = { .hang_after = GP_VERDICT_HANG_AFTER_DEFAULT,
-					   .hang_doc = "No progress for this long is a hang (default 30)",
-					   .slow_doc = "Progress under SIZE per second (K/M/G suffixes) is "
-						       "slow-progress (default: only under a tenth of the "
-						       "trace's own peak)" },
-				.out = { .quiet = g->quiet,
-					 .path_doc = "Stream the result as JSON Lines to FILE ('-': stdout)",
-					 .quiet_doc = "No live line: print only the summary" } };
+				.st = { trace_help, 50, true },
+				.judge = { trace_help, GP_VERDICT_HANG_AFTER_DEFAULT, 0 },
+				.out = { trace_help, NULL, g->quiet } };
 	/* Everything after the first "--" is the command, taken verbatim
 	 * before argp (whose getopt would permute it) sees the rest. */
 	for (int i = 1; i < argc; i++) {
@@ -566,7 +560,11 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		}
 	}
 
-	if (argp_parse(&trace_argp, argc, argv, 0, NULL, &o))
+	const struct gp_group groups[] = {
+		{ &gp_stack_argp, &o.st, NULL, 2 }, { &gp_judge_argp, &o.judge, NULL, 3 },
+		{ &gp_out_argp, &o.out, "Output:", 4 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&trace_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	if (o.out.quiet)
 		gp_quiet = true;
