@@ -41,12 +41,23 @@ static char *help_text(const char *doc, const char *text)
 	return s ? s : (char *)text;
 }
 
+const char *gp_arg_shown(const char *arg, char *buf, size_t cap)
+{
+	size_t n = 0, i = 0;
+	for (; arg[i] && n + 4 < cap; i++)
+		buf[n++] = (unsigned char)arg[i] < 0x20 || arg[i] == 0x7f ? '?' : arg[i];
+	if (arg[i] && n >= 3)
+		memcpy(buf + n - 3, "...", 3);
+	buf[n] = '\0';
+	return buf;
+}
+
 /* argp_error exits (argp_err_exit_status, 64): the functions below never
  * return from a bad value. */
 #define REFUSE(st, key, arg, why, ...) do { \
-	char n_[64]; \
+	char n_[64], a_[72]; \
 	opt_name(st, key, n_, sizeof n_); \
-	argp_error(st, "%s '%s': %s: " why, n_, arg, __VA_ARGS__); \
+	argp_error(st, "%s '%s': %s: " why, n_, gp_arg_shown(arg, a_, sizeof a_), __VA_ARGS__); \
 } while (0)
 
 /* ---- typed values ------------------------------------------------------ */
@@ -102,8 +113,10 @@ uint64_t gp_arg_size(struct argp_state *st, int key, const char *arg,
 	if (!gp_parse_size(arg, &v))
 		REFUSE(st, key, arg, "give bytes, e.g. %s (K, M, G, T, P, E: binary, KiB = K)",
 		       "not a size", "16G or 4096");
-	if (v < min || v > max)
-		REFUSE(st, key, arg, "give %" PRIu64 " to %" PRIu64 " bytes", "out of range", min, max);
+	if (v < min)
+		REFUSE(st, key, arg, "give at least %" PRIu64 " (bytes)", "out of range", min);
+	if (v > max)
+		REFUSE(st, key, arg, "give at most %" PRIu64 " (bytes)", "out of range", max);
 	return v;
 }
 
@@ -132,8 +145,9 @@ int gp_arg_pid(struct argp_state *st, int key, const char *arg)
 	int pid;
 	if (gp_parse_pid(arg, &pid))
 		return pid;
+	char a[72];
 	if (key == ARGP_KEY_ARG)
-		argp_error(st, "'%s' is not a PID (give 1..%d)", arg, INT_MAX);
+		argp_error(st, "'%s' is not a PID (give 1..%d)", gp_arg_shown(arg, a, sizeof a), INT_MAX);
 	REFUSE(st, key, arg, "give 1..%d", "not a process or thread id", INT_MAX);
 	return 0;
 }
@@ -251,9 +265,9 @@ static error_t format_parse(int key, char *arg, struct argp_state *state)
 			return 0;
 		}
 	}
-	char list[96];
+	char list[96], a[72];
 	format_list(f, list, sizeof list);
-	argp_error(state, "--format '%s': give %s", arg, list);
+	argp_error(state, "--format '%s': give %s", gp_arg_shown(arg, a, sizeof a), list);
 	return 0;
 }
 
@@ -324,7 +338,9 @@ static error_t noargs_parse(int key, char *arg, struct argp_state *state)
 {
 	if (key != ARGP_KEY_ARG)
 		return ARGP_ERR_UNKNOWN;
-	argp_error(state, "no arguments expected ('%s'): this command takes options only", arg);
+	char a[72];
+	argp_error(state, "no arguments expected ('%s'): this command takes options only",
+		   gp_arg_shown(arg, a, sizeof a));
 	return 0;
 }
 

@@ -33,6 +33,10 @@ uint64_t gp_arg_count(struct argp_state *st, int key, const char *arg,
 		      uint64_t min, uint64_t max);
 int gp_arg_pid(struct argp_state *st, int key, const char *arg);
 
+/* arg as a message shows it: control characters as '?', cut to fit cap
+ * with "...": one line of bounded length whatever was given. */
+const char *gp_arg_shown(const char *arg, char *buf, size_t cap);
+
 /* Seconds as the parsers read them back, exactly ("0.25", "3"): for a
  * command line gpuprobe passes on (demo runs trace). */
 void gp_fmt_ns_seconds(char *buf, size_t cap, int64_t ns);

@@ -15,18 +15,21 @@ static error_t runtime_parse(int key, char *arg, struct argp_state *state)
 {
 	struct gp_runtime_args *r = state->input;
 	int max = r->max_libs > 0 && r->max_libs <= GP_MAX_LIBS ? r->max_libs : 1;
+	char a[72];
 	switch (key) {
 	case GP_KEY_RUNTIME:
 		if (!gp_gpu_parse_runtime(arg, &r->rt))
-			argp_error(state, "--runtime '%s': give auto, hsa or cuda", arg);
+			argp_error(state, "--runtime '%s': give auto, hsa or cuda",
+				   gp_arg_shown(arg, a, sizeof a));
 		break;
 	case GP_KEY_LIB:
 		if (!*arg)
 			argp_error(state, "--lib needs a PATH");
 		if (r->nlibs == max && max == 1)
-			argp_error(state, "--lib '%s': one PATH only (idle compares builds)", arg);
+			argp_error(state, "--lib '%s': one PATH only (idle compares builds)",
+				   gp_arg_shown(arg, a, sizeof a));
 		if (r->nlibs == max)
-			argp_error(state, "--lib '%s': at most %d", arg, max);
+			argp_error(state, "--lib '%s': at most %d", gp_arg_shown(arg, a, sizeof a), max);
 		r->libs[r->nlibs++] = arg;
 		break;
 	default:

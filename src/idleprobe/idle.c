@@ -362,6 +362,165 @@ static bool reap_child(pid_t pid, char *why, size_t cap)
 	return false;
 }
 
+/* Reads the child's lines until it says `ready` (the runtime is open):
+ * 0, or -1 with rr->error set (an error it said, its death, or
+ * --init-timeout passing). */
+static int await_ready(const struct idle_opts *o, struct run_result *rr, int pid, int from, int to)
+{
+	char line[1600];
+	int64_t deadline = gp_ns_add(gp_mono_ns(), o->init_timeout_ns);
+	for (;;) {
+		int n = read_line(from, line, sizeof line, deadline);
+		if (n == -2) {
+			snprintf(rr->error, sizeof rr->error,
+				 "the runtime did not open within %g s (--init-timeout): stuck in its init",
+				 (double)o->init_timeout_ns / 1e9);
+			return -1;
+		}
+		if (n < 0) {
+			snprintf(rr->error, sizeof rr->error, "the child died while opening the runtime");
+			return -1;
+		}
+		if (!strncmp(line, "phase ", 6)) {
+			note_phase(rr, pid, line + 6);
+			char b = 1;
+			if (write(to, &b, 1) < 0) {
+				snprintf(rr->error, sizeof rr->error, "the child died while opening the runtime");
+				return -1;
+			}
+		} else if (!strncmp(line, "info lib ", 9)) {
+			gp_strlcpy(rr->lib, line + 9, sizeof rr->lib);
+		} else if (!strncmp(line, "info version ", 13)) {
+			gp_strlcpy(rr->version, line + 13, sizeof rr->version);
+		} else if (!strncmp(line, "info build ", 11)) {
+			gp_strlcpy(rr->build, line + 11, sizeof rr->build);
+		} else if (!strncmp(line, "info ", 5)) {
+			if (!gp_quiet && !o->json)
+				fprintf(stderr, "gpuprobe: idle: %s\n", line + 5);
+		} else if (!strncmp(line, "error ", 6)) {
+			gp_strlcpy(rr->error, line + 6, sizeof rr->error);
+			return -1;
+		} else if (!strcmp(line, "ready")) {
+			return 0;
+		}
+	}
+}
+
+/* One sample's threads into their first/last counters. */
+static void accumulate(struct run_result *rr, const struct gp_thread *th, size_t n, double t)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct thread_acc *a = acc_find(rr, th[i].tid, true);
+		if (!a)
+			continue;
+		gp_strlcpy(a->comm, th[i].st.comm, sizeof a->comm);
+		a->have_sched = th[i].have_sched;
+		if (!a->seen_first) {
+			a->seen_first = true;
+			a->t0 = t;
+			a->run_ns0 = th[i].run_ns;
+			a->ut0 = th[i].st.utime;
+			a->st0 = th[i].st.stime;
+			a->vcsw0 = th[i].vcsw;
+		}
+		a->t1 = t;
+		a->run_ns1 = th[i].run_ns;
+		a->ut1 = th[i].st.utime;
+		a->st1 = th[i].st.stime;
+		a->vcsw1 = th[i].vcsw;
+		a->state = th[i].st.state;
+		gp_strlcpy(a->wchan, th[i].wchan, sizeof a->wchan);
+	}
+}
+
+/* The idle window: samples at absolute deadlines (integer ns from t0: no
+ * drift, no float compare), each written to out.  0, or -1 with
+ * rr->error set when the child vanished. */
+static int idle_window(const struct idle_opts *o, struct run_result *rr, struct gp_sampler *smp,
+		       struct gp_result *out, int64_t t0)
+{
+	struct gp_point first, last;
+	bool have_first = false;
+	for (int64_t k = 0; k * o->interval_ns <= o->seconds_ns; k++) {
+		int64_t when = t0 + k * o->interval_ns, left;
+		while ((left = when - gp_mono_ns()) > 0) {
+			struct timespec ts = gp_ts_from_ns(left);
+			nanosleep(&ts, NULL);
+		}
+		json_t *sl;
+		const char *why;
+		struct gp_point pt;
+		if (gp_sampler_take(smp, (double)(gp_mono_ns() - t0) / 1e9, &sl, &pt, &why) != GP_SAMPLE_OK) {
+			snprintf(rr->error, sizeof rr->error, "the child %s while idle", why ? why : "vanished");
+			return -1;
+		}
+		size_t rawlen, n;
+		const char *raw = gp_sampler_threads_json(smp, &rawlen);
+		if (out)
+			gp_result_write_raw(out, sl, "threads", raw, rawlen);
+		else
+			json_decref(sl);
+		const struct gp_thread *th = gp_sampler_threads(smp, &n);
+		accumulate(rr, th, n, pt.t);
+		if (!have_first)
+			first = pt;
+		have_first = true;
+		last = pt;
+	}
+	if (have_first) {
+		rr->seconds = last.t - first.t;
+		double cpu = (last.utime + last.stime) - (first.utime + first.stime);
+		rr->cpu_pct = rr->seconds > 0 ? 100.0 * cpu / rr->seconds : 0;
+	}
+	return 0;
+}
+
+static double acc_cpu(const struct thread_acc *a, double clk, double *user, double *sys,
+		      double *vcs);
+
+/* The spinners (over --threshold), unwound from outside; each one's
+ * innermost frame named. */
+static void unwind_spinners(const struct idle_opts *o, struct run_result *rr, struct gp_stacks *stk,
+			    struct gp_result *out, int64_t t0)
+{
+	double clk = (double)sysconf(_SC_CLK_TCK);
+	int spin_tids[64];
+	size_t nspin = 0;
+	for (size_t i = 0; i < rr->nth; i++) {
+		double u, sy, v;
+		if (acc_cpu(&rr->th[i], clk, &u, &sy, &v) >= o->threshold && nspin < 64)
+			spin_tids[nspin++] = rr->th[i].tid;
+	}
+	rr->nspin = (unsigned)nspin;
+	json_t *sl = NULL;
+	if (!nspin || !stk || gp_stacks_snapshot(stk, (double)(gp_mono_ns() - t0) / 1e9, spin_tids,
+						   nspin, &sl) != 0 || !sl)
+		return;
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(sl, "threads"), i, t) {
+		struct thread_acc *a = acc_find(rr, (int)json_integer_value(json_object_get(t, "tid")), false);
+		json_t *frames = json_object_get(t, "frames");
+		if (!a || !json_is_array(frames))
+			continue;
+		a->frames = json_incref(frames);
+		json_t *f0 = json_array_get(frames, 0);
+		const char *sym = json_string_value(json_object_get(f0, "symbol"));
+		const char *mod = json_string_value(json_object_get(f0, "module"));
+		const char *off = json_string_value(json_object_get(f0, "offset"));
+		if (sym) {
+			gp_strlcpy(a->frame, sym, sizeof a->frame);
+		} else if (mod) {
+			const char *b = strrchr(mod, '/');
+			snprintf(a->frame, sizeof a->frame, "%s+%s", b ? b + 1 : mod, off ? off : "?");
+		}
+	}
+	const char *hint = gp_stacks_hint(stk);
+	if (hint)
+		gp_hint("%s", hint);
+	write_line(out, sl);
+}
+
 /* One child, one runtime build: open, idle, measure, unwind the
  * spinners, kill.  0, or -1 with rr->error set. */
 static int measure(const struct idle_opts *o, const char *lib, struct run_result *rr,
@@ -378,46 +537,9 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 		snprintf(rr->error, sizeof rr->error, "cannot start the child: %s", strerror(errno));
 		return -1;
 	}
-	char line[1600];
-	int64_t deadline = gp_ns_add(gp_mono_ns(), o->init_timeout_ns);
-	int rc = -1;
-	for (;;) {
-		int n = read_line(from, line, sizeof line, deadline);
-		if (n == -2) {
-			snprintf(rr->error, sizeof rr->error,
-				 "the runtime did not open within %g s (--init-timeout): stuck in its init",
-				 (double)o->init_timeout_ns / 1e9);
-			break;
-		}
-		if (n < 0) {
-			snprintf(rr->error, sizeof rr->error, "the child died while opening the runtime");
-			break;
-		}
-		if (!strncmp(line, "phase ", 6)) {
-			note_phase(rr, pid, line + 6);
-			char b = 1;
-			if (write(to, &b, 1) < 0)
-				break;
-		} else if (!strncmp(line, "info lib ", 9)) {
-			gp_strlcpy(rr->lib, line + 9, sizeof rr->lib);
-		} else if (!strncmp(line, "info version ", 13)) {
-			gp_strlcpy(rr->version, line + 13, sizeof rr->version);
-		} else if (!strncmp(line, "info build ", 11)) {
-			gp_strlcpy(rr->build, line + 11, sizeof rr->build);
-		} else if (!strncmp(line, "info ", 5)) {
-			if (!gp_quiet && !o->json)
-				fprintf(stderr, "gpuprobe: idle: %s\n", line + 5);
-		} else if (!strncmp(line, "error ", 6)) {
-			gp_strlcpy(rr->error, line + 6, sizeof rr->error);
-			break;
-		} else if (!strcmp(line, "ready")) {
-			rc = 0;
-			break;
-		}
-	}
-	if (rc < 0) {
+	char why[200];
+	if (await_ready(o, rr, pid, from, to) < 0) {
 		kill(pid, SIGKILL);
-		char why[200];
 		if (!reap_child(pid, why, sizeof why)) {
 			size_t len = strlen(rr->error);
 			snprintf(rr->error + len, sizeof rr->error - len, "; %s", why);
@@ -429,123 +551,22 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 	if (rr->lib[0] && !gp_elf_build_id(rr->lib, rr->build_id, sizeof rr->build_id))
 		rr->build_id[0] = '\0';
 
-	/* The idle window: sample at absolute deadlines. */
+	int rc = -1;
 	struct gp_sampler_opts so = { .root = root, .pid = pid, .kstacks = true };
 	struct gp_sampler *smp = gp_sampler_new(&so);
+	struct gp_stacks *stk = NULL;
 	if (!smp) {
 		/* No samples is no measurement: an error with its reason, never
 		 * a `quiet` verdict over 0 s. */
 		snprintf(rr->error, sizeof rr->error, "cannot sample the runtime child (pid %d): %s",
 			 pid, strerror(errno));
-		rc = -1;
-	}
-	struct gp_stacks *stk = smp ? gp_stacks_open(pid, 0) : NULL;
-	if (stk)
-		gp_stacks_prepare(stk);
-	int64_t t0 = gp_mono_ns();
-	struct gp_point first, last;
-	bool have_first = false;
-	for (int64_t k = 0; smp; k++) {
-		/* Absolute deadlines, integer ns: no drift, no float compare. */
-		if (k * o->interval_ns > o->seconds_ns)
-			break;
-		int64_t when = t0 + k * o->interval_ns, left;
-		while ((left = when - gp_mono_ns()) > 0) {
-			struct timespec ts = gp_ts_from_ns(left);
-			nanosleep(&ts, NULL);
-		}
-		json_t *sl;
-		const char *why;
-		struct gp_point pt;
-		if (gp_sampler_take(smp, (double)(gp_mono_ns() - t0) / 1e9, &sl, &pt, &why) != GP_SAMPLE_OK) {
-			snprintf(rr->error, sizeof rr->error, "the child %s while idle", why ? why : "vanished");
-			rc = -1;
-			break;
-		}
-		size_t rawlen;
-		const char *raw = gp_sampler_threads_json(smp, &rawlen);
-		if (out)
-			gp_result_write_raw(out, sl, "threads", raw, rawlen);
-		else
-			json_decref(sl);
-		size_t n;
-		const struct gp_thread *th = gp_sampler_threads(smp, &n);
-		for (size_t i = 0; i < n; i++) {
-			struct thread_acc *a = acc_find(rr, th[i].tid, true);
-			if (!a)
-				continue;
-			gp_strlcpy(a->comm, th[i].st.comm, sizeof a->comm);
-			a->have_sched = th[i].have_sched;
-			if (!a->seen_first) {
-				a->seen_first = true;
-				a->t0 = pt.t;
-				a->run_ns0 = th[i].run_ns;
-				a->ut0 = th[i].st.utime;
-				a->st0 = th[i].st.stime;
-				a->vcsw0 = th[i].vcsw;
-			}
-			a->t1 = pt.t;
-			a->run_ns1 = th[i].run_ns;
-			a->ut1 = th[i].st.utime;
-			a->st1 = th[i].st.stime;
-			a->vcsw1 = th[i].vcsw;
-			a->state = th[i].st.state;
-			gp_strlcpy(a->wchan, th[i].wchan, sizeof a->wchan);
-		}
-		if (!have_first) {
-			first = pt;
-			have_first = true;
-		}
-		last = pt;
-	}
-	if (rc == 0 && have_first) {
-		rr->seconds = last.t - first.t;
-		double cpu = (last.utime + last.stime) - (first.utime + first.stime);
-		rr->cpu_pct = rr->seconds > 0 ? 100.0 * cpu / rr->seconds : 0;
-	}
-
-	/* The spinners, unwound from outside. */
-	double clk = (double)sysconf(_SC_CLK_TCK);
-	int spin_tids[64];
-	size_t nspin = 0;
-	for (size_t i = 0; i < rr->nth; i++) {
-		struct thread_acc *a = &rr->th[i];
-		double dt = a->t1 - a->t0;
-		double cpu = dt <= 0 ? 0 : a->have_sched ? 100.0 * (double)(a->run_ns1 - a->run_ns0) / 1e9 / dt
-					      : 100.0 * (double)((a->ut1 + a->st1) - (a->ut0 + a->st0)) / clk / dt;
-		if (cpu >= o->threshold && nspin < 64)
-			spin_tids[nspin++] = a->tid;
-	}
-	rr->nspin = (unsigned)nspin;
-	if (rc == 0 && nspin && stk) {
-		json_t *sl = NULL;
-		if (gp_stacks_snapshot(stk, (double)(gp_mono_ns() - t0) / 1e9, spin_tids, nspin, &sl) == 0 && sl) {
-			size_t i;
-			json_t *t;
-			json_array_foreach(json_object_get(sl, "threads"), i, t) {
-				struct thread_acc *a = acc_find(rr, (int)json_integer_value(json_object_get(t, "tid")), false);
-				if (!a)
-					continue;
-				json_t *frames = json_object_get(t, "frames");
-				if (json_is_array(frames)) {
-					a->frames = json_incref(frames);
-					json_t *f0 = json_array_get(frames, 0);
-					const char *sym = json_string_value(json_object_get(f0, "symbol"));
-					const char *mod = json_string_value(json_object_get(f0, "module"));
-					const char *off = json_string_value(json_object_get(f0, "offset"));
-					if (sym)
-						gp_strlcpy(a->frame, sym, sizeof a->frame);
-					else if (mod) {
-						const char *b = strrchr(mod, '/');
-						snprintf(a->frame, sizeof a->frame, "%s+%s", b ? b + 1 : mod, off ? off : "?");
-					}
-				}
-			}
-			const char *hint = gp_stacks_hint(stk);
-			if (hint)
-				gp_hint("%s", hint);
-			write_line(out, sl);
-		}
+	} else {
+		if ((stk = gp_stacks_open(pid, 0)))
+			gp_stacks_prepare(stk);
+		int64_t t0 = gp_mono_ns();
+		rc = idle_window(o, rr, smp, out, t0);
+		if (rc == 0)
+			unwind_spinners(o, rr, stk, out, t0);
 	}
 	/* Kill first, then close the stacks session: a thread we still
 	 * held (one that never stopped) dies traced by us, and its leader
@@ -554,7 +575,6 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 	if (stk)
 		gp_stacks_close(stk);
 	gp_sampler_free(smp);
-	char why[200];
 	reap_child(pid, why, sizeof why); /* the measurement stands; a warning says why */
 	close(from);
 	close(to);
