@@ -131,45 +131,107 @@ bool gp_key_is(const char *key, size_t klen, const char *word)
 
 bool gp_parse_size(const char *s, uint64_t *bytes)
 {
-	if (!s || !*s)
+	if (!s || *s < '0' || *s > '9')
 		return false;
 	const char *end;
 	uint64_t v;
-	if (!gp_parse_u64(s, &v, &end) || s[0] == ' ' || s[0] == '\t')
+	if (!gp_parse_u64(s, &v, &end))
 		return false;
+	static const char units[] = "KMGTPE";
+	const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
 	uint64_t mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	case 't': case 'T': mul = 1ull << 40; end++; break;
-	default: break;
-	}
-	if (mul > 1 && end[0] == 'i' && end[1] == 'B')
-		end += 2;
-	else if (*end == 'B')
+	if (u) {
+		mul = 1ull << (10 * (u - units + 1));
 		end++;
-	if (*end)
-		return false;
-	if (v > UINT64_MAX / mul)
+		if (end[0] == 'i')
+			end++;
+	}
+	if (*end == 'B')
+		end++;
+	if (*end || (mul > 1 && v > UINT64_MAX / mul))
 		return false;
 	*bytes = v * mul;
 	return true;
 }
 
+/* Digits with an optional '.' and up to 9 fraction digits, as an integer
+ * count of 1e-9 units: "1.5" -> 1500000000.  More fraction digits are
+ * refused rather than rounded: "0.0000000001" is not 0. */
+static bool parse_fixed9(const char *s, int64_t *out, const char **end)
+{
+	bool lead_dot = s[0] == '.' && s[1] >= '0' && s[1] <= '9'; /* ".5" */
+	if ((*s < '0' || *s > '9') && !lead_dot)
+		return false;
+	int64_t v = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (INT64_MAX / 1000000000 - (*s - '0')) / 10)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	v *= 1000000000;
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		int64_t scale = 100000000;
+		for (; *s >= '0' && *s <= '9'; s++, scale /= 10) {
+			if (!scale || v > INT64_MAX - (*s - '0') * scale)
+				return false;
+			v += (*s - '0') * scale;
+		}
+	}
+	*out = v;
+	*end = s;
+	return true;
+}
+
+bool gp_parse_duration(const char *s, int64_t *ns)
+{
+	static const struct { const char *sfx; int64_t mul, div; } units[] = {
+		{ "", 1, 1 }, { "s", 1, 1 }, { "ms", 1, 1000 },
+		{ "m", 60, 1 }, { "h", 3600, 1 }, { "d", 86400, 1 },
+	};
+	int64_t v;
+	const char *end;
+	if (!s || !parse_fixed9(s, &v, &end))
+		return false;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(end, units[i].sfx))
+			continue;
+		if (v > INT64_MAX / units[i].mul)
+			return false;
+		*ns = v * units[i].mul / units[i].div;
+		return true;
+	}
+	return false;
+}
+
+bool gp_parse_percent(const char *s, double *pct)
+{
+	int64_t v;
+	const char *end;
+	if (!s || !parse_fixed9(s, &v, &end))
+		return false;
+	if (*end == '%')
+		end++;
+	if (*end)
+		return false;
+	*pct = (double)v / 1e9;
+	return true;
+}
+
+bool gp_parse_count(const char *s, uint64_t *n)
+{
+	const char *end;
+	return s && *s >= '0' && *s <= '9' && gp_parse_u64(s, n, &end) && !*end;
+}
+
 bool gp_parse_seconds(const char *s, double *secs)
 {
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+	int64_t ns;
+	if (!gp_parse_duration(s, &ns) || ns > 1000000000LL * 1000000000LL)
 		return false;
-	for (const char *p = s; *p; p++)
-		if (!isdigit((unsigned char)*p) && *p != '.')
-			return false; /* no exponents, inf, nan, hex floats */
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v < 0 || v > 1e9)
-		return false;
-	*secs = v;
+	*secs = (double)ns / 1e9;
 	return true;
 }
 

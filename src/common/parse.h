@@ -33,10 +33,24 @@ bool gp_parse_mem_value(const char *s, uint64_t *bytes);
 /* True when key (of length klen) equals the NUL-terminated word. */
 bool gp_key_is(const char *key, size_t klen, const char *word);
 
-/* Command-line values.  Sizes take K/M/G/T (binary) suffixes with an
- * optional "iB"/"B"; seconds take a decimal fraction.  Both reject
- * negatives, trailing junk, NaN/inf and overflow. */
+/* Command-line values: one parser per kind, each taking the whole string
+ * or failing (false): no blanks, signs, exponents, hex, inf, nan, trailing
+ * junk or overflow.  src/common/opts.h wraps them for argp (exit 64 with
+ * the option's name); these are the pure part, tested in tests/unit.
+ *
+ * Sizes: digits, then K/M/G/T/P/E (binary) with an optional "i", "iB" or
+ * "B": "16G", "16GiB", "16Gi", "4096".
+ * Durations: a decimal number of seconds with up to 9 fraction digits,
+ * then an optional unit: ms, s, m, h or d (timeout(1)'s, and ms):
+ * "0.05", "1.5s", "250ms", "2m".  Integer nanoseconds, exact (no strtod):
+ * a deadline is an integer count of ns on CLOCK_MONOTONIC.
+ * Percentages: a decimal number with an optional '%'.
+ * Counts: decimal digits. */
 bool gp_parse_size(const char *s, uint64_t *bytes);
+bool gp_parse_duration(const char *s, int64_t *ns);
+bool gp_parse_percent(const char *s, double *pct);
+bool gp_parse_count(const char *s, uint64_t *n);
+/* gp_parse_duration, in seconds (at most 1e9 s). */
 bool gp_parse_seconds(const char *s, double *secs);
 /* A PID: 1..INT_MAX decimal, nothing else. */
 bool gp_parse_pid(const char *s, int *pid);

@@ -5,7 +5,9 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "opts.h"
 #include "parse.h"
+#include "timeutil.h"
 #include "load.h"
 #include "verdict.h"
 #include "workloads.h"
@@ -25,15 +27,15 @@
 
 extern char **environ;
 
-enum { OPT_HANG_AFTER = 0x100, OPT_KEEP, OPT_ONLY, OPT_FORMAT };
+enum { OPT_HANG_AFTER = 0x100, OPT_KEEP, OPT_ONLY };
 
 struct demo_opts {
-	double seconds;     /* 0: each workload's own */
-	double hang_after;
-	double interval;
+	int64_t seconds_ns;    /* 0: each workload's own */
+	int64_t hang_after_ns;
+	int64_t interval_ns;
 	const char *keep;
 	const char *only;
-	bool json;
+	struct gp_format_args fmt;
 };
 
 static const struct argp_option demo_options[] = {
@@ -42,7 +44,6 @@ static const struct argp_option demo_options[] = {
 	{ "interval", 'i', "SECONDS", 0, "Sampling interval (default 0.25)", 0 },
 	{ "only", OPT_ONLY, "NAME[,NAME]", 0, "Run only these workloads", 0 },
 	{ "keep", OPT_KEEP, "DIR", 0, "Keep the result files in DIR (created if missing)", 0 },
-	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default) or json", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -51,16 +52,13 @@ static error_t demo_parse(int key, char *arg, struct argp_state *state)
 	struct demo_opts *o = state->input;
 	switch (key) {
 	case 's':
-		if (!gp_parse_seconds(arg, &o->seconds) || o->seconds < 1 || o->seconds > 3600)
-			argp_error(state, "--seconds '%s': give 1 to 3600 seconds", arg);
+		o->seconds_ns = gp_arg_duration(state, key, arg, GP_NS_S, 3600 * GP_NS_S);
 		break;
 	case 'i':
-		if (!gp_parse_seconds(arg, &o->interval) || o->interval < 0.05 || o->interval > 10)
-			argp_error(state, "--interval '%s': give 0.05 to 10 seconds", arg);
+		o->interval_ns = gp_arg_duration(state, key, arg, 50 * GP_NS_MS, 10 * GP_NS_S);
 		break;
 	case OPT_HANG_AFTER:
-		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
-			argp_error(state, "--hang-after '%s': give a positive number of seconds", arg);
+		o->hang_after_ns = gp_arg_duration(state, key, arg, 1, 3600 * GP_NS_S);
 		break;
 	case OPT_ONLY: {
 		char *copy = strdup(arg), *save = NULL;
@@ -77,14 +75,6 @@ static error_t demo_parse(int key, char *arg, struct argp_state *state)
 	}
 	case OPT_KEEP:
 		o->keep = arg;
-		break;
-	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json"))
-			argp_error(state, "--format '%s': give text or json", arg);
-		o->json = !strcmp(arg, "json");
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "demo takes no arguments");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -103,17 +93,17 @@ static const struct argp demo_argp = {
 	NULL, NULL, NULL,
 };
 
-static double default_seconds(const char *name)
+static int64_t default_seconds(const char *name)
 {
 	if (!strcmp(name, "slow-loader"))
-		return 9;
+		return 9 * GP_NS_S;
 	if (!strcmp(name, "kernel-loop"))
-		return 8;
+		return 8 * GP_NS_S;
 	if (!strcmp(name, "load-then-deadlock"))
-		return 7;
+		return 7 * GP_NS_S;
 	if (!strcmp(name, "exit3"))
-		return 10; /* it ends by itself after 2 s */
-	return 5;
+		return 10 * GP_NS_S; /* it ends by itself after 2 s */
+	return 5 * GP_NS_S;
 }
 
 static bool selected(const struct demo_opts *o, const char *name)
@@ -127,14 +117,31 @@ static bool selected(const struct demo_opts *o, const char *name)
 	return false;
 }
 
+/* Reaps pid within timeout_ns: 1 reaped (*st), 0 not yet, -1 error. */
+static int wait_for(pid_t pid, int *st, int64_t timeout_ns)
+{
+	int64_t end = gp_ns_add(gp_mono_ns(), timeout_ns);
+	for (;;) {
+		pid_t w = waitpid(pid, st, WNOHANG);
+		if (w == pid)
+			return 1;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (gp_mono_ns() >= end)
+			return 0;
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* gpuprobe trace -q -o FILE ... -- gpuprobe __workload NAME */
 static int run_trace(const char *self, const char *name, const char *file,
-		     const struct demo_opts *o, double seconds)
+		     const struct demo_opts *o, int64_t seconds_ns)
 {
 	char secs[32], ival[32], hang[32];
-	snprintf(secs, sizeof secs, "%g", seconds);
-	snprintf(ival, sizeof ival, "%g", o->interval);
-	snprintf(hang, sizeof hang, "%g", o->hang_after);
+	gp_fmt_ns_seconds(secs, sizeof secs, seconds_ns);
+	gp_fmt_ns_seconds(ival, sizeof ival, o->interval_ns);
+	gp_fmt_ns_seconds(hang, sizeof hang, o->hang_after_ns);
 	char *argv[] = { "gpuprobe", "trace", "-q", "--seconds", secs, "--interval", ival,
 			 "--hang-after", hang, "--kill-after", "1", "-o", (char *)file, "--",
 			 (char *)self, "__workload", (char *)name, NULL };
@@ -149,10 +156,21 @@ static int run_trace(const char *self, const char *name, const char *file,
 		gp_err_errno(e, self, "cannot run gpuprobe trace");
 		return -1;
 	}
+	/* The trace ends itself after --seconds (and --kill-after 1): a minute
+	 * more is a hung trace, killed and said, not a hung demo. */
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	int r = wait_for(pid, &st, gp_ns_add(seconds_ns, 60 * GP_NS_S));
+	if (r == 0) {
+		kill(pid, SIGKILL);
+		r = wait_for(pid, &st, 5 * GP_NS_S);
+		gp_err(name, "gpuprobe trace did not end a minute after its --seconds: killed%s",
+		       r == 1 ? "" : " (and not reaped within 5 s)");
+		return -1;
+	}
+	if (r < 0) {
+		gp_err_errno(errno, name, "cannot wait for gpuprobe trace");
+		return -1;
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		gp_err(name, "gpuprobe trace failed (status 0x%x)", st);
 		return -1;
@@ -168,7 +186,7 @@ static int judge_file(const char *file, const struct demo_opts *o, struct gp_ver
 		gp_err(file, "%s", err);
 		return -1;
 	}
-	struct gp_verdict_opts vo = { .hang_after = o->hang_after };
+	struct gp_verdict_opts vo = { .hang_after = (double)o->hang_after_ns / 1e9 };
 	gp_loaded_verdict_opts(&l, &vo);
 	gp_verdict_compute(l.series.pt, l.series.n, &vo, v);
 	gp_loaded_free(&l);
@@ -177,8 +195,12 @@ static int judge_file(const char *file, const struct demo_opts *o, struct gp_ver
 
 int cmd_demo(int argc, char **argv, const struct gp_global *g)
 {
-	struct demo_opts o = { .hang_after = 3, .interval = 0.25 };
-	if (argp_parse(&demo_argp, argc, argv, 0, NULL, &o))
+	struct demo_opts o = { .hang_after_ns = 3 * GP_NS_S, .interval_ns = 250 * GP_NS_MS,
+			       .fmt = { GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_TEXT } };
+	const struct gp_group groups[] = {
+		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&demo_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -227,10 +249,10 @@ int cmd_demo(int argc, char **argv, const struct gp_global *g)
 		const struct gp_workload *w = &gp_workloads[i];
 		if (!selected(&o, w->name))
 			continue;
-		double secs = o.seconds > 0 ? o.seconds : default_seconds(w->name);
+		int64_t secs = o.seconds_ns > 0 ? o.seconds_ns : default_seconds(w->name);
 		if (tty)
 			fprintf(stderr, "gpuprobe demo: [%u/%u] %s: tracing up to %.0f s...\n",
-				++done, total, w->name, secs);
+				++done, total, w->name, (double)secs / 1e9);
 		char file[4200];
 		snprintf(file, sizeof file, "%s/%s.jsonl", dir, w->name);
 		if (run_trace(self, w->name, file, &o, secs) < 0 || judge_file(file, &o, v) < 0) {
@@ -243,7 +265,7 @@ int cmd_demo(int argc, char **argv, const struct gp_global *g)
 		gp_strlcpy(r->got, v->klass, sizeof r->got);
 		r->since = v->since_s;
 		r->ok = !strcmp(v->klass, w->expect);
-		if (o.json) {
+		if (o.fmt.fmt == GP_FMT_JSON) {
 			json_t *e = json_pack("{s:s, s:s, s:s, s:b, s:o}", "workload", w->name,
 					      "shape", w->shape, "expected", w->expect, "match", r->ok,
 					      "verdict", gp_verdict_json(v));
@@ -261,9 +283,9 @@ int cmd_demo(int argc, char **argv, const struct gp_global *g)
 	free(v);
 	if (!o.keep)
 		rmdir(dir);
-	if (o.json) {
+	if (o.fmt.fmt == GP_FMT_JSON) {
 		json_t *doc = json_pack("{s:s, s:f, s:o}", "gpuprobe", PACKAGE_VERSION,
-					"hang_after_s", o.hang_after, "workloads", results);
+					"hang_after_s", (double)o.hang_after_ns / 1e9, "workloads", results);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		putchar('\n');
 		json_decref(doc);

@@ -20,6 +20,8 @@
 #include "sampler.h"
 #include "stacks.h"
 #include "hostinfo.h"
+#include "gpu_args.h"
+#include "opts.h"
 
 #include <argp.h>
 #include <dlfcn.h>
@@ -35,25 +37,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { OPT_LIB = 0x100, OPT_RUNTIME, OPT_THRESHOLD, OPT_TOUCH, OPT_NO_INTERRUPTS,
-       OPT_CUDA_SCHED, OPT_BUSY_KERNEL, OPT_FORMAT, OPT_INIT_TIMEOUT };
-
-#define MAX_LIBS 8
+enum { OPT_THRESHOLD = 0x100, OPT_TOUCH, OPT_NO_INTERRUPTS, OPT_CUDA_SCHED, OPT_BUSY_KERNEL,
+       OPT_INIT_TIMEOUT };
 
 struct idle_opts {
-	const char *libs[MAX_LIBS];
-	int nlibs;
-	const char *runtime;     /* hsa, cuda, auto */
-	double seconds, interval, threshold, init_timeout;
+	int64_t seconds_ns, interval_ns, init_timeout_ns;
+	double threshold;
 	bool touch, no_interrupts, busy_kernel, json;
 	const char *cuda_sched;
-	const char *output;
+	struct gp_runtime_args run;
+	struct gp_out_args out;
+	struct gp_format_args fmt;
 };
 
 static const struct argp_option idle_options[] = {
 	{ NULL, 0, NULL, 0, "Runtime:", 1 },
-	{ "runtime", OPT_RUNTIME, "RT", 0, "hsa, cuda or auto (default: by --lib, else by device nodes)", 1 },
-	{ "lib", OPT_LIB, "PATH", 0, "The runtime library to load; repeat to compare builds (A/B)", 1 },
 	{ "no-interrupts", OPT_NO_INTERRUPTS, NULL, 0,
 	  "HSA: set HSA_ENABLE_INTERRUPT=0 in the child (the polling path WSL takes)", 1 },
 	{ "touch", OPT_TOUCH, NULL, 0, "CUDA: also allocate and clear 1 MiB on the device", 1 },
@@ -67,10 +65,6 @@ static const struct argp_option idle_options[] = {
 	{ "threshold", OPT_THRESHOLD, "PCT", 0, "CPU% over which a thread is a spinner (default 10)", 2 },
 	{ "init-timeout", OPT_INIT_TIMEOUT, "SECONDS", 0,
 	  "Give up on a runtime that does not open within this long (default 60)", 2 },
-	{ NULL, 0, NULL, 0, "Output:", 3 },
-	{ "output", 'o', "FILE", 0, "Save the result as JSON Lines", 3 },
-	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default) or json", 3 },
-	{ "quiet", 'q', NULL, 0, "Only the verdicts", 3 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -78,18 +72,6 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 {
 	struct idle_opts *o = state->input;
 	switch (key) {
-	case OPT_LIB:
-		if (o->nlibs == MAX_LIBS)
-			argp_error(state, "at most %d --lib", MAX_LIBS);
-		if (!*arg)
-			argp_error(state, "--lib needs a PATH");
-		o->libs[o->nlibs++] = arg;
-		break;
-	case OPT_RUNTIME:
-		if (strcmp(arg, "hsa") && strcmp(arg, "cuda") && strcmp(arg, "auto"))
-			argp_error(state, "--runtime '%s': give hsa, cuda or auto", arg);
-		o->runtime = arg;
-		break;
 	case OPT_CUDA_SCHED:
 		if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield") && strcmp(arg, "blocking"))
 			argp_error(state, "--cuda-sched '%s': give auto, spin, yield or blocking", arg);
@@ -99,38 +81,24 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_INTERRUPTS: o->no_interrupts = true; break;
 	case OPT_BUSY_KERNEL: o->busy_kernel = true; break;
 	case 's':
-		if (!gp_parse_seconds(arg, &o->seconds) || o->seconds < 1 || o->seconds > 86400)
-			argp_error(state, "--seconds '%s': give 1 to 86400 seconds", arg);
+		o->seconds_ns = gp_arg_duration(state, key, arg, GP_NS_S, 86400 * GP_NS_S);
 		break;
 	case 'i':
-		if (!gp_parse_seconds(arg, &o->interval) || o->interval < 0.05 || o->interval > 60)
-			argp_error(state, "--interval '%s': give 0.05 to 60 seconds", arg);
+		o->interval_ns = gp_arg_duration(state, key, arg, 50 * GP_NS_MS, 60 * GP_NS_S);
 		break;
 	case OPT_THRESHOLD:
-		if (!gp_parse_seconds(arg, &o->threshold) || o->threshold > 100 * 1024)
-			argp_error(state, "--threshold '%s': give a CPU percentage", arg);
+		/* One thread's share of one CPU. */
+		o->threshold = gp_arg_percent(state, key, arg, 0, 100);
 		break;
 	case OPT_INIT_TIMEOUT:
-		if (!gp_parse_seconds(arg, &o->init_timeout) || o->init_timeout < 1)
-			argp_error(state, "--init-timeout '%s': give seconds (1 or more)", arg);
-		break;
-	case 'o':
-		o->output = arg;
-		break;
-	case 'q':
-		gp_quiet = true;
-		break;
-	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json"))
-			argp_error(state, "--format '%s': give text or json", arg);
-		o->json = !strcmp(arg, "json");
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "idle takes no arguments (runtime libraries go with --lib)");
+		o->init_timeout_ns = gp_arg_duration(state, key, arg, GP_NS_S, 86400 * GP_NS_S);
 		break;
 	case ARGP_KEY_END:
-		if (o->interval * 2 > o->seconds)
+		if (o->interval_ns * 2 > o->seconds_ns)
 			argp_error(state, "--seconds must hold two --interval at least");
+		if (o->busy_kernel && o->run.rt == GP_RT_HSA)
+			argp_error(state, "--busy-kernel is for CUDA");
+		o->json = o->fmt.fmt == GP_FMT_JSON;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -148,8 +116,8 @@ static const struct argp idle_argp = {
 	"Seed 000: ROCr's AsyncEventsLoop threads spin at ~91% each when signals have "
 	"no interrupt-backed events (WSL2's /dev/dxg, or HSA_ENABLE_INTERRUPT=0: "
 	"--no-interrupts reproduces it on native Linux).\n\n"
-	"Exit status: 0 measured (spin or quiet); 1 the runtime could not be opened; "
-	"64 usage error.",
+	"Exit status: 0 measured (spin or quiet); 1 the runtime could not be opened, "
+	"or the child could not be measured (with the reason); 64 usage error.",
 	NULL, NULL, NULL,
 };
 
@@ -221,23 +189,29 @@ static void note_phase(struct run_result *rr, int pid, const char *phase)
 	free(tids);
 }
 
-/* Reads one line from the child, with a deadline: a runtime that hangs
- * in its init is a reported result, never a hung gpuprobe. */
-static int read_line(int fd, char *buf, size_t cap, double deadline)
+/* Reads one line from the child, with a deadline (integer ns on
+ * CLOCK_MONOTONIC): a runtime that hangs in its init is a reported
+ * result, never a hung gpuprobe.  -2 the deadline passed; -1 EOF or an
+ * error (errno). */
+static int read_line(int fd, char *buf, size_t cap, int64_t deadline)
 {
 	size_t len = 0;
 	for (;;) {
-		double left = deadline - gp_mono_now();
+		int64_t left = deadline - gp_mono_ns();
 		if (left <= 0)
 			return -2;
 		struct pollfd p = { fd, POLLIN, 0 };
-		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		int r = poll(&p, 1, gp_ms_from_ns(left));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue; /* the deadline, checked above */
 		char c;
 		ssize_t n = read(fd, &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			return -1;
 		if (c == '\n') {
@@ -249,16 +223,33 @@ static int read_line(int fd, char *buf, size_t cap, double deadline)
 	}
 }
 
+static void close_pair(int p[2])
+{
+	close(p[0]);
+	close(p[1]);
+}
+
 static int spawn_child(const struct idle_opts *o, const char *lib, const char *rt,
 		       int *to_parent, int *to_child)
 {
 	int up[2], down[2];
-	if (pipe2(up, O_CLOEXEC) < 0 || pipe2(down, O_CLOEXEC) < 0)
+	if (pipe2(up, O_CLOEXEC) < 0)
 		return -1;
+	if (pipe2(down, O_CLOEXEC) < 0) {
+		int e = errno;
+		close_pair(up);
+		errno = e;
+		return -1;
+	}
 	int parent = getpid();
 	int pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		int e = errno;
+		close_pair(up);
+		close_pair(down);
+		errno = e;
 		return -1;
+	}
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
@@ -303,8 +294,8 @@ static int spawn_child(const struct idle_opts *o, const char *lib, const char *r
  * the device nodes. */
 static const char *pick_runtime(const struct idle_opts *o, const char *lib)
 {
-	if (strcmp(o->runtime, "auto"))
-		return o->runtime;
+	if (o->run.rt != GP_RT_AUTO)
+		return gp_rt_name(o->run.rt);
 	if (lib) {
 		void *h = gp_dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
 		if (h) {
@@ -329,25 +320,205 @@ static void write_line(struct gp_result *out, json_t *line)
 
 
 /* Waits for the killed runtime child, at most 5 s: never a blocking
- * waitpid, so a child that cannot be reaped (a thread of it still traced
- * somewhere) costs 5 s, not a hang.  Other children of the child's
- * threads traced by us are taken on the way (__WALL). */
-static void reap_child(pid_t pid)
+ * waitpid, so a child that cannot be reaped (stuck in the driver in D
+ * state, or a thread of it still traced somewhere) costs 5 s, not a hang.
+ * Other children of the child's threads traced by us are taken on the
+ * way (__WALL).  True when reaped; false with why (its state and wchan)
+ * in why. */
+static bool reap_child(pid_t pid, char *why, size_t cap)
 {
-	double end = gp_mono_now() + 5;
+	int64_t end = gp_ns_add(gp_mono_ns(), 5 * GP_NS_S);
 	for (;;) {
 		pid_t w = waitpid(-1, NULL, __WALL | WNOHANG);
 		if (w == pid || (w < 0 && errno == ECHILD))
-			return;
+			return true;
 		if (w > 0 || (w < 0 && errno == EINTR))
 			continue;
-		if (gp_mono_now() > end) {
-			gp_warn("runtime child %d not reaped 5 s after SIGKILL", (int)pid);
-			return;
-		}
+		if (gp_mono_ns() > end)
+			break;
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
+	char path[64], stat[512] = "", wchan[64] = "";
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (gp_pread_all(fd, stat, sizeof stat) < 0)
+			stat[0] = '\0';
+		close(fd);
+	}
+	snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (gp_pread_all(fd, wchan, sizeof wchan) < 0)
+			wchan[0] = '\0';
+		close(fd);
+	}
+	const char *st = strrchr(stat, ')');
+	snprintf(why, cap, "the runtime child %d did not die within 5 s of SIGKILL (state %c%s%s): "
+		 "left behind", (int)pid, st && st[1] == ' ' && st[2] ? st[2] : '?',
+		 wchan[0] && strcmp(wchan, "0") ? ", in " : "", strcmp(wchan, "0") ? wchan : "");
+	gp_warn("%s", why);
+	return false;
+}
+
+/* Reads the child's lines until it says `ready` (the runtime is open):
+ * 0, or -1 with rr->error set (an error it said, its death, or
+ * --init-timeout passing). */
+static int await_ready(const struct idle_opts *o, struct run_result *rr, int pid, int from, int to)
+{
+	char line[1600];
+	int64_t deadline = gp_ns_add(gp_mono_ns(), o->init_timeout_ns);
+	for (;;) {
+		int n = read_line(from, line, sizeof line, deadline);
+		if (n == -2) {
+			snprintf(rr->error, sizeof rr->error,
+				 "the runtime did not open within %g s (--init-timeout): stuck in its init",
+				 (double)o->init_timeout_ns / 1e9);
+			return -1;
+		}
+		if (n < 0) {
+			snprintf(rr->error, sizeof rr->error, "the child died while opening the runtime");
+			return -1;
+		}
+		if (!strncmp(line, "phase ", 6)) {
+			note_phase(rr, pid, line + 6);
+			char b = 1;
+			if (write(to, &b, 1) < 0) {
+				snprintf(rr->error, sizeof rr->error, "the child died while opening the runtime");
+				return -1;
+			}
+		} else if (!strncmp(line, "info lib ", 9)) {
+			gp_strlcpy(rr->lib, line + 9, sizeof rr->lib);
+		} else if (!strncmp(line, "info version ", 13)) {
+			gp_strlcpy(rr->version, line + 13, sizeof rr->version);
+		} else if (!strncmp(line, "info build ", 11)) {
+			gp_strlcpy(rr->build, line + 11, sizeof rr->build);
+		} else if (!strncmp(line, "info ", 5)) {
+			if (!gp_quiet && !o->json)
+				fprintf(stderr, "gpuprobe: idle: %s\n", line + 5);
+		} else if (!strncmp(line, "error ", 6)) {
+			gp_strlcpy(rr->error, line + 6, sizeof rr->error);
+			return -1;
+		} else if (!strcmp(line, "ready")) {
+			return 0;
+		}
+	}
+}
+
+/* One sample's threads into their first/last counters. */
+static void accumulate(struct run_result *rr, const struct gp_thread *th, size_t n, double t)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct thread_acc *a = acc_find(rr, th[i].tid, true);
+		if (!a)
+			continue;
+		gp_strlcpy(a->comm, th[i].st.comm, sizeof a->comm);
+		a->have_sched = th[i].have_sched;
+		if (!a->seen_first) {
+			a->seen_first = true;
+			a->t0 = t;
+			a->run_ns0 = th[i].run_ns;
+			a->ut0 = th[i].st.utime;
+			a->st0 = th[i].st.stime;
+			a->vcsw0 = th[i].vcsw;
+		}
+		a->t1 = t;
+		a->run_ns1 = th[i].run_ns;
+		a->ut1 = th[i].st.utime;
+		a->st1 = th[i].st.stime;
+		a->vcsw1 = th[i].vcsw;
+		a->state = th[i].st.state;
+		gp_strlcpy(a->wchan, th[i].wchan, sizeof a->wchan);
+	}
+}
+
+/* The idle window: samples at absolute deadlines (integer ns from t0: no
+ * drift, no float compare), each written to out.  0, or -1 with
+ * rr->error set when the child vanished. */
+static int idle_window(const struct idle_opts *o, struct run_result *rr, struct gp_sampler *smp,
+		       struct gp_result *out, int64_t t0)
+{
+	struct gp_point first, last;
+	bool have_first = false;
+	for (int64_t k = 0; k * o->interval_ns <= o->seconds_ns; k++) {
+		int64_t when = t0 + k * o->interval_ns, left;
+		while ((left = when - gp_mono_ns()) > 0) {
+			struct timespec ts = gp_ts_from_ns(left);
+			nanosleep(&ts, NULL);
+		}
+		json_t *sl;
+		const char *why;
+		struct gp_point pt;
+		if (gp_sampler_take(smp, (double)(gp_mono_ns() - t0) / 1e9, &sl, &pt, &why) != GP_SAMPLE_OK) {
+			snprintf(rr->error, sizeof rr->error, "the child %s while idle", why ? why : "vanished");
+			return -1;
+		}
+		size_t rawlen, n;
+		const char *raw = gp_sampler_threads_json(smp, &rawlen);
+		if (out)
+			gp_result_write_raw(out, sl, "threads", raw, rawlen);
+		else
+			json_decref(sl);
+		const struct gp_thread *th = gp_sampler_threads(smp, &n);
+		accumulate(rr, th, n, pt.t);
+		if (!have_first)
+			first = pt;
+		have_first = true;
+		last = pt;
+	}
+	if (have_first) {
+		rr->seconds = last.t - first.t;
+		double cpu = (last.utime + last.stime) - (first.utime + first.stime);
+		rr->cpu_pct = rr->seconds > 0 ? 100.0 * cpu / rr->seconds : 0;
+	}
+	return 0;
+}
+
+static double acc_cpu(const struct thread_acc *a, double clk, double *user, double *sys,
+		      double *vcs);
+
+/* The spinners (over --threshold), unwound from outside; each one's
+ * innermost frame named. */
+static void unwind_spinners(const struct idle_opts *o, struct run_result *rr, struct gp_stacks *stk,
+			    struct gp_result *out, int64_t t0)
+{
+	double clk = (double)sysconf(_SC_CLK_TCK);
+	int spin_tids[64];
+	size_t nspin = 0;
+	for (size_t i = 0; i < rr->nth; i++) {
+		double u, sy, v;
+		if (acc_cpu(&rr->th[i], clk, &u, &sy, &v) >= o->threshold && nspin < 64)
+			spin_tids[nspin++] = rr->th[i].tid;
+	}
+	rr->nspin = (unsigned)nspin;
+	json_t *sl = NULL;
+	if (!nspin || !stk || gp_stacks_snapshot(stk, (double)(gp_mono_ns() - t0) / 1e9, spin_tids,
+						   nspin, &sl) != 0 || !sl)
+		return;
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(sl, "threads"), i, t) {
+		struct thread_acc *a = acc_find(rr, (int)json_integer_value(json_object_get(t, "tid")), false);
+		json_t *frames = json_object_get(t, "frames");
+		if (!a || !json_is_array(frames))
+			continue;
+		a->frames = json_incref(frames);
+		json_t *f0 = json_array_get(frames, 0);
+		const char *sym = json_string_value(json_object_get(f0, "symbol"));
+		const char *mod = json_string_value(json_object_get(f0, "module"));
+		const char *off = json_string_value(json_object_get(f0, "offset"));
+		if (sym) {
+			gp_strlcpy(a->frame, sym, sizeof a->frame);
+		} else if (mod) {
+			const char *b = strrchr(mod, '/');
+			snprintf(a->frame, sizeof a->frame, "%s+%s", b ? b + 1 : mod, off ? off : "?");
+		}
+	}
+	const char *hint = gp_stacks_hint(stk);
+	if (hint)
+		gp_hint("%s", hint);
+	write_line(out, sl);
 }
 
 /* One child, one runtime build: open, idle, measure, unwind the
@@ -366,45 +537,13 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 		snprintf(rr->error, sizeof rr->error, "cannot start the child: %s", strerror(errno));
 		return -1;
 	}
-	char line[1600];
-	double deadline = gp_mono_now() + o->init_timeout;
-	int rc = -1;
-	for (;;) {
-		int n = read_line(from, line, sizeof line, deadline);
-		if (n == -2) {
-			snprintf(rr->error, sizeof rr->error,
-				 "the runtime did not open within %.0f s (--init-timeout): stuck in its init", o->init_timeout);
-			break;
-		}
-		if (n < 0) {
-			snprintf(rr->error, sizeof rr->error, "the child died while opening the runtime");
-			break;
-		}
-		if (!strncmp(line, "phase ", 6)) {
-			note_phase(rr, pid, line + 6);
-			char b = 1;
-			if (write(to, &b, 1) < 0)
-				break;
-		} else if (!strncmp(line, "info lib ", 9)) {
-			gp_strlcpy(rr->lib, line + 9, sizeof rr->lib);
-		} else if (!strncmp(line, "info version ", 13)) {
-			gp_strlcpy(rr->version, line + 13, sizeof rr->version);
-		} else if (!strncmp(line, "info build ", 11)) {
-			gp_strlcpy(rr->build, line + 11, sizeof rr->build);
-		} else if (!strncmp(line, "info ", 5)) {
-			if (!gp_quiet && !o->json)
-				fprintf(stderr, "gpuprobe: idle: %s\n", line + 5);
-		} else if (!strncmp(line, "error ", 6)) {
-			gp_strlcpy(rr->error, line + 6, sizeof rr->error);
-			break;
-		} else if (!strcmp(line, "ready")) {
-			rc = 0;
-			break;
-		}
-	}
-	if (rc < 0) {
+	char why[200];
+	if (await_ready(o, rr, pid, from, to) < 0) {
 		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		if (!reap_child(pid, why, sizeof why)) {
+			size_t len = strlen(rr->error);
+			snprintf(rr->error + len, sizeof rr->error - len, "; %s", why);
+		}
 		close(from);
 		close(to);
 		return -1;
@@ -412,116 +551,22 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 	if (rr->lib[0] && !gp_elf_build_id(rr->lib, rr->build_id, sizeof rr->build_id))
 		rr->build_id[0] = '\0';
 
-	/* The idle window: sample at absolute deadlines. */
+	int rc = -1;
 	struct gp_sampler_opts so = { .root = root, .pid = pid, .kstacks = true };
 	struct gp_sampler *smp = gp_sampler_new(&so);
-	struct gp_stacks *stk = gp_stacks_open(pid, 0);
-	if (stk)
-		gp_stacks_prepare(stk);
-	double t0 = gp_mono_now();
-	struct gp_point first, last;
-	bool have_first = false;
-	for (unsigned long k = 0; smp; k++) {
-		double when = t0 + (double)k * o->interval;
-		if ((double)k * o->interval > o->seconds + 1e-9)
-			break;
-		double left;
-		while ((left = when - gp_mono_now()) > 0) {
-			struct timespec ts = gp_ts_from_s(left);
-			nanosleep(&ts, NULL);
-		}
-		json_t *sl;
-		const char *why;
-		struct gp_point pt;
-		if (gp_sampler_take(smp, gp_mono_now() - t0, &sl, &pt, &why) != GP_SAMPLE_OK) {
-			snprintf(rr->error, sizeof rr->error, "the child %s while idle", why ? why : "vanished");
-			rc = -1;
-			break;
-		}
-		size_t rawlen;
-		const char *raw = gp_sampler_threads_json(smp, &rawlen);
-		if (out)
-			gp_result_write_raw(out, sl, "threads", raw, rawlen);
-		else
-			json_decref(sl);
-		size_t n;
-		const struct gp_thread *th = gp_sampler_threads(smp, &n);
-		for (size_t i = 0; i < n; i++) {
-			struct thread_acc *a = acc_find(rr, th[i].tid, true);
-			if (!a)
-				continue;
-			gp_strlcpy(a->comm, th[i].st.comm, sizeof a->comm);
-			a->have_sched = th[i].have_sched;
-			if (!a->seen_first) {
-				a->seen_first = true;
-				a->t0 = pt.t;
-				a->run_ns0 = th[i].run_ns;
-				a->ut0 = th[i].st.utime;
-				a->st0 = th[i].st.stime;
-				a->vcsw0 = th[i].vcsw;
-			}
-			a->t1 = pt.t;
-			a->run_ns1 = th[i].run_ns;
-			a->ut1 = th[i].st.utime;
-			a->st1 = th[i].st.stime;
-			a->vcsw1 = th[i].vcsw;
-			a->state = th[i].st.state;
-			gp_strlcpy(a->wchan, th[i].wchan, sizeof a->wchan);
-		}
-		if (!have_first) {
-			first = pt;
-			have_first = true;
-		}
-		last = pt;
-	}
-	if (rc == 0 && have_first) {
-		rr->seconds = last.t - first.t;
-		double cpu = (last.utime + last.stime) - (first.utime + first.stime);
-		rr->cpu_pct = rr->seconds > 0 ? 100.0 * cpu / rr->seconds : 0;
-	}
-
-	/* The spinners, unwound from outside. */
-	double clk = (double)sysconf(_SC_CLK_TCK);
-	int spin_tids[64];
-	size_t nspin = 0;
-	for (size_t i = 0; i < rr->nth; i++) {
-		struct thread_acc *a = &rr->th[i];
-		double dt = a->t1 - a->t0;
-		double cpu = dt <= 0 ? 0 : a->have_sched ? 100.0 * (double)(a->run_ns1 - a->run_ns0) / 1e9 / dt
-					      : 100.0 * (double)((a->ut1 + a->st1) - (a->ut0 + a->st0)) / clk / dt;
-		if (cpu >= o->threshold && nspin < 64)
-			spin_tids[nspin++] = a->tid;
-	}
-	rr->nspin = (unsigned)nspin;
-	if (rc == 0 && nspin && stk) {
-		json_t *sl = NULL;
-		if (gp_stacks_snapshot(stk, gp_mono_now() - t0, spin_tids, nspin, &sl) == 0 && sl) {
-			size_t i;
-			json_t *t;
-			json_array_foreach(json_object_get(sl, "threads"), i, t) {
-				struct thread_acc *a = acc_find(rr, (int)json_integer_value(json_object_get(t, "tid")), false);
-				if (!a)
-					continue;
-				json_t *frames = json_object_get(t, "frames");
-				if (json_is_array(frames)) {
-					a->frames = json_incref(frames);
-					json_t *f0 = json_array_get(frames, 0);
-					const char *sym = json_string_value(json_object_get(f0, "symbol"));
-					const char *mod = json_string_value(json_object_get(f0, "module"));
-					const char *off = json_string_value(json_object_get(f0, "offset"));
-					if (sym)
-						gp_strlcpy(a->frame, sym, sizeof a->frame);
-					else if (mod) {
-						const char *b = strrchr(mod, '/');
-						snprintf(a->frame, sizeof a->frame, "%s+%s", b ? b + 1 : mod, off ? off : "?");
-					}
-				}
-			}
-			const char *hint = gp_stacks_hint(stk);
-			if (hint)
-				gp_hint("%s", hint);
-			write_line(out, sl);
-		}
+	struct gp_stacks *stk = NULL;
+	if (!smp) {
+		/* No samples is no measurement: an error with its reason, never
+		 * a `quiet` verdict over 0 s. */
+		snprintf(rr->error, sizeof rr->error, "cannot sample the runtime child (pid %d): %s",
+			 pid, strerror(errno));
+	} else {
+		if ((stk = gp_stacks_open(pid, 0)))
+			gp_stacks_prepare(stk);
+		int64_t t0 = gp_mono_ns();
+		rc = idle_window(o, rr, smp, out, t0);
+		if (rc == 0)
+			unwind_spinners(o, rr, stk, out, t0);
 	}
 	/* Kill first, then close the stacks session: a thread we still
 	 * held (one that never stopped) dies traced by us, and its leader
@@ -530,7 +575,7 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 	if (stk)
 		gp_stacks_close(stk);
 	gp_sampler_free(smp);
-	reap_child(pid);
+	reap_child(pid, why, sizeof why); /* the measurement stands; a warning says why */
 	close(from);
 	close(to);
 	return rc;
@@ -677,20 +722,29 @@ static json_t *runtime_env(void)
 
 int cmd_idle(int argc, char **argv, const struct gp_global *g)
 {
-	struct idle_opts o = { .runtime = "auto", .seconds = 10, .interval = 1, .threshold = 10,
-			       .init_timeout = 60, .cuda_sched = "auto" };
-	if (argp_parse(&idle_argp, argc, argv, 0, NULL, &o))
+	struct idle_opts o = { .seconds_ns = 10 * GP_NS_S, .interval_ns = GP_NS_S, .threshold = 10,
+			       .init_timeout_ns = 60 * GP_NS_S, .cuda_sched = "auto",
+			       .run.max_libs = GP_MAX_LIBS,
+			       .run.help = (const struct gp_help[]){ { GP_KEY_LIB, "The runtime library "
+					"to load; repeat to compare builds (A/B)" }, { 0, NULL } },
+			       .out = { .quiet = g->quiet, .help = (const struct gp_help[]){
+					{ 'q', "Only the verdicts" }, { 0, NULL } } },
+			       .fmt = { GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_TEXT } };
+	const struct gp_group groups[] = {
+		{ &gp_runtime_argp, &o.run, NULL, 1 }, { &gp_out_argp, &o.out, "Output:", 3 },
+		{ &gp_format_argp, &o.fmt, NULL, 4 }, { &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&idle_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
-	if (o.busy_kernel && !strcmp(o.runtime, "hsa")) {
-		gp_err("idle", "--busy-kernel is for CUDA");
-		return GP_EXIT_USAGE;
-	}
+	if (o.out.quiet)
+		gp_quiet = true;
+	double seconds = (double)o.seconds_ns / 1e9;
 	struct gp_root root;
 	if (gp_root_open(&root, "/") < 0)
 		return GP_EXIT_ERROR;
 	struct gp_result *out = NULL;
-	if (o.output && !(out = gp_result_create(o.output))) {
-		gp_result_create_failed(o.output, errno);
+	if (o.out.path && !(out = gp_result_create(o.out.path))) {
+		gp_result_create_failed(o.out.path, errno);
 		gp_root_close(&root);
 		return GP_EXIT_ERROR;
 	}
@@ -699,8 +753,8 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 		struct gp_host_info_opts hio = { .process = true };
 		gp_result_write(out, gp_result_header("idle", g->argc, g->argv, gp_host_info_ex(&root, &hio)));
 	}
-	int nruns = o.nlibs ? o.nlibs : 1;
-	struct run_result rr[MAX_LIBS];
+	int nruns = o.run.nlibs ? o.run.nlibs : 1;
+	struct run_result rr[GP_MAX_LIBS];
 	memset(rr, 0, sizeof rr);
 	json_t *env = runtime_env();
 	if (o.no_interrupts)
@@ -710,10 +764,10 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 	getrusage(RUSAGE_SELF, &ru0);
 	for (int i = 0; i < nruns; i++) {
 		rr[i].env = env;
-		const char *lib = o.nlibs ? o.libs[i] : NULL;
+		const char *lib = o.run.nlibs ? o.run.libs[i] : NULL;
 		if (!gp_quiet && !o.json && isatty(STDERR_FILENO))
 			fprintf(stderr, "gpuprobe idle: %s%s: opening the runtime, then %.0f s idle...\n",
-				lib ? lib : "the default runtime", nruns > 1 ? "" : "", o.seconds);
+				lib ? lib : "the default runtime", nruns > 1 ? "" : "", seconds);
 		if (measure(&o, lib, &rr[i], out, &root) < 0) {
 			/* The runtime's message names the library already
 			 * ("LIB: cannot load: ..."): name it once. */
@@ -745,7 +799,7 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 		double obs = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec)
 			     + (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
 		printf("\n(the observer used %.2f s of CPU: %.2f%% of a core over %.0f s)\n", obs,
-		       100.0 * obs / (o.seconds * nruns), o.seconds * nruns);
+		       100.0 * obs / (seconds * nruns), seconds * nruns);
 	}
 	for (int i = 0; i < nruns; i++) {
 		for (size_t k = 0; k < rr[i].nth; k++)
@@ -755,7 +809,7 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g)
 	json_decref(env);
 	int rc = failures == nruns ? GP_EXIT_ERROR : GP_EXIT_OK;
 	if (out && gp_result_close(out) < 0) {
-		gp_err_errno(errno, o.output, "cannot write the result");
+		gp_err_errno(errno, o.out.path, "cannot write the result");
 		rc = GP_EXIT_ERROR;
 	}
 	gp_root_close(&root);

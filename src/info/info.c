@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "error.h"
 #include "hostinfo.h"
+#include "opts.h"
 #include "procfs.h"
 
 #include <argp.h>
@@ -12,17 +13,16 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_FORMAT = 0x100, OPT_PROC_ROOT, OPT_LIB, OPT_NO_RUNTIMES };
+enum { OPT_PROC_ROOT = 0x100, OPT_LIB, OPT_NO_RUNTIMES };
 
 struct info_opts {
-	const char *format;
 	const char *proc_root;
 	const char *lib;
 	int runtimes; /* -1: as the root says (live: yes) */
+	struct gp_format_args fmt;
 };
 
 static const struct argp_option info_options[] = {
-	{ "format", OPT_FORMAT, "FORMAT", 0, "text (default), json or markdown", 0 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0,
 	  "Read /proc, /sys, /dev and /etc under DIR (replay a captured tree)", 0 },
 	{ "lib", OPT_LIB, "PATH", 0, "Describe this HSA runtime instead of libhsa-runtime64.so.1", 0 },
@@ -34,11 +34,6 @@ static error_t info_parse(int key, char *arg, struct argp_state *state)
 {
 	struct info_opts *o = state->input;
 	switch (key) {
-	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "markdown"))
-			argp_error(state, "--format '%s': give text, json or markdown", arg);
-		o->format = arg;
-		break;
 	case OPT_PROC_ROOT:
 		o->proc_root = arg;
 		break;
@@ -48,9 +43,6 @@ static error_t info_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_RUNTIMES:
 		o->runtimes = 0;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "no arguments expected ('%s')", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -75,8 +67,12 @@ static const struct argp info_argp = {
 
 int cmd_info(int argc, char **argv, const struct gp_global *g)
 {
-	struct info_opts o = { .format = "text", .runtimes = -1 };
-	if (argp_parse(&info_argp, argc, argv, 0, NULL, &o))
+	struct info_opts o = { .runtimes = -1,
+			       .fmt = { GP_FMT_TEXT | GP_FMT_JSON | GP_FMT_MARKDOWN, GP_FMT_TEXT } };
+	const struct gp_group groups[] = {
+		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&info_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	struct gp_root root;
 	if (gp_root_open(&root, o.proc_root) < 0) {
@@ -87,10 +83,10 @@ int cmd_info(int argc, char **argv, const struct gp_global *g)
 					.process = true, .hsa_lib = o.lib };
 	json_t *h = gp_host_info_ex(&root, &ho);
 	gp_root_close(&root);
-	if (!strcmp(o.format, "json")) {
+	if (o.fmt.fmt == GP_FMT_JSON) {
 		json_dumpf(h, stdout, JSON_INDENT(2));
 		putchar('\n');
-	} else if (!strcmp(o.format, "markdown")) {
+	} else if (o.fmt.fmt == GP_FMT_MARKDOWN) {
 		printf("**Environment** (`gpuprobe info`)\n\n");
 		gp_host_render_markdown(stdout, h);
 	} else {

@@ -8,7 +8,9 @@
 #include "error.h"
 #include "hostinfo.h"
 #include "gpu.h"
+#include "gpu_args.h"
 #include "mapping.h"
+#include "opts.h"
 #include "parse.h"
 #include "procfs.h"
 #include "procstat.h"
@@ -39,24 +41,20 @@ enum {
 	OPT_REFAULT,
 	OPT_TIMEOUT,
 	OPT_FORCE,
-	OPT_RUNTIME,
-	OPT_LIB,
-	OPT_FORMAT,
 };
 
 struct lock_opts {
 	const char *file;
 	uint64_t anon, offset, size;
-	bool have_anon, have_size, writable, prefault, force, quiet;
+	bool have_anon, have_size, writable, prefault, force;
 	const char *pool;
 	bool have_cuda_flags;
 	unsigned cuda_flags;
 	int repeat, refault;
-	double timeout;
-	enum gp_rt rt;
-	const char *lib;
-	const char *output;
-	const char *format;
+	int64_t timeout_ns;
+	struct gp_runtime_args run;
+	struct gp_out_args out;
+	struct gp_format_args fmt;
 };
 
 static const struct argp_option lock_options[] = {
@@ -81,37 +79,26 @@ static const struct argp_option lock_options[] = {
 	  "A pin (or unpin) that has not returned after SECONDS is a hang: record where it "
 	  "waits and exit (default 600)", 2 },
 	{ "force", OPT_FORCE, NULL, 0, "Pin even more than MemAvailable allows", 2 },
-	{ NULL, 0, NULL, 0, "Runtime:", 3 },
-	{ "runtime", OPT_RUNTIME, "auto|hsa|cuda", 0, "GPU runtime (default auto)", 3 },
-	{ "lib", OPT_LIB, "PATH", 0, "Load the runtime from PATH (implies its kind)", 3 },
-	{ NULL, 0, NULL, 0, "Output:", 4 },
-	{ "output", 'o', "FILE", 0, "Save the result as JSON Lines to FILE", 4 },
-	{ "format", OPT_FORMAT, "text|markdown|json", 0, "Standard output format (default text)", 4 },
-	{ "quiet", 'q', NULL, 0, "No progress bar", 4 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
 static error_t lock_parse(int key, char *arg, struct argp_state *state)
 {
 	struct lock_opts *o = state->input;
-	uint64_t v;
-	double d;
+	long page = sysconf(_SC_PAGESIZE);
 	switch (key) {
 	case OPT_ANON:
-		if (!gp_parse_size(arg, &o->anon) || !o->anon)
-			argp_error(state, "--anon '%s': give a positive size, e.g. 16G", arg);
+		o->anon = gp_arg_size(state, key, arg, 1, UINT64_MAX);
 		o->have_anon = true;
 		break;
 	case OPT_OFFSET:
-		if (!gp_parse_size(arg, &o->offset))
-			argp_error(state, "--offset '%s': give a size, e.g. 1G", arg);
-		if (o->offset % (uint64_t)sysconf(_SC_PAGESIZE))
+		o->offset = gp_arg_size(state, key, arg, 0, UINT64_MAX);
+		if (o->offset % (uint64_t)page)
 			argp_error(state, "--offset '%s': must be a multiple of the page size (%ld)",
-				   arg, sysconf(_SC_PAGESIZE));
+				   arg, page);
 		break;
 	case OPT_SIZE:
-		if (!gp_parse_size(arg, &o->size) || !o->size)
-			argp_error(state, "--size '%s': give a positive size, e.g. 1G", arg);
+		o->size = gp_arg_size(state, key, arg, 1, UINT64_MAX);
 		o->have_size = true;
 		break;
 	case OPT_WRITABLE:
@@ -132,44 +119,16 @@ static error_t lock_parse(int key, char *arg, struct argp_state *state)
 		o->have_cuda_flags = true;
 		break;
 	case OPT_REPEAT:
-		if (!gp_parse_u64(arg, &v, NULL) || v < 1 || v > 1000 || strspn(arg, "0123456789") != strlen(arg))
-			argp_error(state, "--repeat '%s': give 1..1000", arg);
-		o->repeat = (int)v;
+		o->repeat = (int)gp_arg_count(state, key, arg, 1, 1000);
 		break;
 	case OPT_REFAULT:
-		if (!gp_parse_u64(arg, &v, NULL) || v > 256 || strspn(arg, "0123456789") != strlen(arg))
-			argp_error(state, "--refault '%s': give 0..256 threads", arg);
-		o->refault = (int)v;
+		o->refault = (int)gp_arg_count(state, key, arg, 0, 256);
 		break;
 	case OPT_TIMEOUT:
-		if (!gp_parse_seconds(arg, &d) || d <= 0 || d > 86400)
-			argp_error(state, "--timeout '%s': give seconds, more than 0", arg);
-		o->timeout = d;
+		o->timeout_ns = gp_arg_duration(state, key, arg, GP_NS_MS, 86400 * GP_NS_S);
 		break;
 	case OPT_FORCE:
 		o->force = true;
-		break;
-	case OPT_RUNTIME:
-		if (!gp_gpu_parse_runtime(arg, &o->rt))
-			argp_error(state, "--runtime '%s': give auto, hsa or cuda", arg);
-		break;
-	case OPT_LIB:
-		if (!*arg)
-			argp_error(state, "--lib needs a PATH");
-		o->lib = arg;
-		break;
-	case 'o':
-		if (!*arg)
-			argp_error(state, "--output needs a file name");
-		o->output = arg;
-		break;
-	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "markdown") && strcmp(arg, "json"))
-			argp_error(state, "--format '%s': give text, markdown or json", arg);
-		o->format = arg;
-		break;
-	case 'q':
-		o->quiet = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->file)
@@ -381,8 +340,8 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 	int64_t st = 0;
 	double secs = 0;
 	struct gp_wd_stuck stuck;
-	if (!gp_watchdog_run(do_pin, &call, o->timeout, &st, &secs, &stuck)) {
-		json_object_set_new(a, "lock_s", json_real(o->timeout));
+	if (!gp_watchdog_run(do_pin, &call, o->timeout_ns, &st, &secs, &stuck)) {
+		json_object_set_new(a, "lock_s", json_real((double)o->timeout_ns / 1e9));
 		json_object_set_new(a, "status", json_string("timeout"));
 		json_object_set_new(a, "status_code", json_null());
 		json_object_set_new(a, "stuck", stuck_json(&stuck));
@@ -413,8 +372,8 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 	if (st == g->be->success) {
 		int64_t ust = 0;
 		double us = 0;
-		if (!gp_watchdog_run(do_unpin, &call, o->timeout, &ust, &us, &stuck)) {
-			json_object_set_new(a, "unlock_s", json_real(o->timeout));
+		if (!gp_watchdog_run(do_unpin, &call, o->timeout_ns, &ust, &us, &stuck)) {
+			json_object_set_new(a, "unlock_s", json_real((double)o->timeout_ns / 1e9));
 			json_object_set_new(a, "unlock_status", json_string("timeout"));
 			json_object_set_new(a, "status", json_string("timeout"));
 			json_object_set_new(a, "call", json_string(g->be->unpin_call));
@@ -456,8 +415,8 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 
 static void print_arms(struct lock_ctx *x)
 {
-	const char *fmt = x->o->format ? x->o->format : "text";
-	if (!strcmp(fmt, "json")) {
+	enum gp_format fmt = x->o->fmt.fmt;
+	if (fmt == GP_FMT_JSON) {
 		size_t i;
 		json_t *a;
 		json_array_foreach(x->arms, i, a) {
@@ -466,7 +425,7 @@ static void print_arms(struct lock_ctx *x)
 				printf("%s\n", s);
 			free(s);
 		}
-	} else if (!strcmp(fmt, "markdown")) {
+	} else if (fmt == GP_FMT_MARKDOWN) {
 		gp_arms_markdown(stdout, x->arms);
 	} else {
 		gp_arms_text(stdout, x->arms);
@@ -523,16 +482,15 @@ static int64_t do_open(void *arg)
 	return gp_gpu_open(c->g, c->rt, c->lib);
 }
 
-int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, double timeout);
-int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, double timeout)
+int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, int64_t timeout_ns)
 {
 	struct open_call c = { g, rt, lib };
 	int64_t r = 0;
 	double secs;
 	struct gp_wd_stuck stuck;
-	if (!gp_watchdog_run(do_open, &c, timeout, &r, &secs, &stuck)) {
-		gp_err("runtime", "opening the GPU runtime did not return within %.0f s "
-		       "(stuck in %s, %s)", timeout, stuck.wchan[0] ? stuck.wchan : "?",
+	if (!gp_watchdog_run(do_open, &c, timeout_ns, &r, &secs, &stuck)) {
+		gp_err("runtime", "opening the GPU runtime did not return within %g s "
+		       "(stuck in %s, %s)", (double)timeout_ns / 1e9, stuck.wchan[0] ? stuck.wchan : "?",
 		       stuck.syscall[0] ? stuck.syscall : "?");
 		fflush(stdout);
 		_exit(GP_EXIT_ERROR);
@@ -548,11 +506,18 @@ int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, 
 
 int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 {
-	struct lock_opts o = { .prefault = true, .repeat = 1, .timeout = 600, .rt = GP_RT_AUTO };
-	if (argp_parse(&lock_argp, argc, argv, 0, NULL, &o))
+	struct lock_opts o = { .prefault = true, .repeat = 1, .timeout_ns = 600 * GP_NS_S,
+			       .out = { .quiet = gl->quiet,
+					.help = (const struct gp_help[]){ { 'q', "No progress bar" }, { 0, NULL } } },
+			       .fmt = { GP_FMT_TEXT | GP_FMT_MARKDOWN | GP_FMT_JSON, GP_FMT_TEXT } };
+	const struct gp_group groups[] = {
+		{ &gp_runtime_argp, &o.run, "Runtime:", 3 }, { &gp_out_argp, &o.out, "Output:", 4 },
+		{ &gp_format_argp, &o.fmt, NULL, 5 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&lock_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	struct lock_ctx x = { .o = &o };
-	x.progress = !o.quiet && !gl->quiet && isatty(STDERR_FILENO);
+	x.progress = !o.out.quiet && isatty(STDERR_FILENO);
 	char why[300];
 	if (o.file) {
 		if (gp_file_open(o.file, o.writable, &x.file, why, sizeof why) != 0) {
@@ -602,7 +567,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		}
 	}
 
-	if (gp_lockprobe_open_runtime(&x.gpu, o.rt, o.lib, o.timeout) != 0)
+	if (gp_lockprobe_open_runtime(&x.gpu, o.run.rt, o.run.libs[0], o.timeout_ns) != 0)
 		return GP_EXIT_ERROR;
 	struct gp_gpu *g = &x.gpu;
 	bool cuda = !strcmp(g->be->name, "cuda");
@@ -642,10 +607,10 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		flags = o.have_cuda_flags ? o.cuda_flags
 			: x.kind == GP_MAP_FILE_RO ? GP_CU_REG_READ_ONLY : 0;
 
-	if (o.output) {
-		x.out = gp_result_create(o.output);
+	if (o.out.path) {
+		x.out = gp_result_create(o.out.path);
 		if (!x.out) {
-			gp_result_create_failed(o.output, errno);
+			gp_result_create_failed(o.out.path, errno);
 			gp_gpu_close(g);
 			return GP_EXIT_ERROR;
 		}
@@ -653,7 +618,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		json_t *host = NULL;
 		if (gp_root_open(&root, "/") == 0) {
 			struct gp_host_info_opts hio = { .runtimes = true, .process = true,
-							 .hsa_lib = o.lib };
+							 .hsa_lib = o.run.libs[0] };
 			host = gp_host_info_ex(&root, &hio);
 			gp_root_close(&root);
 		}
@@ -674,7 +639,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 			json_t *a = run_arm(&x, name, sel[i], cuda ? flags : 0, &hung);
 			json_array_append(x.arms, a);
 			if (x.out && gp_result_write(x.out, json_incref(a)) != 0) {
-				gp_err_errno(errno, o.output, "write failed");
+				gp_err_errno(errno, o.out.path, "write failed");
 				rc = GP_EXIT_ERROR;
 			}
 			if (hung) {
@@ -682,7 +647,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 				json_t *s = json_object_get(a, "stuck");
 				gp_err(name, "%s did not return within %g s: status timeout; the thread "
 				       "(tid %d) waits in %s, %s", json_string_value(json_object_get(a, "call")),
-				       o.timeout, (int)json_integer_value(json_object_get(s, "tid")),
+				       (double)o.timeout_ns / 1e9, (int)json_integer_value(json_object_get(s, "tid")),
 				       json_string_value(json_object_get(s, "wchan"))[0]
 				       ? json_string_value(json_object_get(s, "wchan")) : "(no wchan)",
 				       json_string_value(json_object_get(s, "syscall"))[0]
@@ -702,7 +667,7 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 	}
 	print_arms(&x);
 	if (x.out && gp_result_close(x.out) != 0 && !rc) {
-		gp_err_errno(errno, o.output, "write failed");
+		gp_err_errno(errno, o.out.path, "write failed");
 		rc = GP_EXIT_ERROR;
 	}
 	json_decref(x.arms);

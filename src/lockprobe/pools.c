@@ -4,6 +4,9 @@
 #include "commands.h"
 #include "error.h"
 #include "gpu.h"
+#include "gpu_args.h"
+#include "opts.h"
+#include "watchdog.h"
 #include "units.h"
 
 #include <argp.h>
@@ -12,19 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_RUNTIME = 0x100, OPT_LIB, OPT_FORMAT, OPT_TIMEOUT };
+enum { OPT_TIMEOUT = 0x100 };
 
 struct pools_opts {
-	enum gp_rt rt;
-	const char *lib;
-	const char *format;
-	double timeout;
+	int64_t timeout_ns;
+	struct gp_runtime_args run;
+	struct gp_format_args fmt;
 };
 
 static const struct argp_option pools_options[] = {
-	{ "runtime", OPT_RUNTIME, "auto|hsa|cuda", 0, "GPU runtime (default auto)", 0 },
-	{ "lib", OPT_LIB, "PATH", 0, "Load the runtime from PATH (implies its kind)", 0 },
-	{ "format", OPT_FORMAT, "text|json", 0, "Output format (default text)", 0 },
 	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "Give up on a runtime that does not open (default 600)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
@@ -33,29 +32,8 @@ static error_t pools_parse(int key, char *arg, struct argp_state *state)
 {
 	struct pools_opts *o = state->input;
 	switch (key) {
-	case OPT_RUNTIME:
-		if (!gp_gpu_parse_runtime(arg, &o->rt))
-			argp_error(state, "--runtime '%s': give auto, hsa or cuda", arg);
-		break;
-	case OPT_LIB:
-		if (!*arg)
-			argp_error(state, "--lib needs a PATH");
-		o->lib = arg;
-		break;
-	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json"))
-			argp_error(state, "--format '%s': give text or json", arg);
-		o->format = arg;
-		break;
-	case OPT_TIMEOUT: {
-		char *end;
-		o->timeout = strtod(arg, &end);
-		if (*end || !(o->timeout > 0))
-			argp_error(state, "--timeout '%s': give seconds, more than 0", arg);
-		break;
-	}
-	case ARGP_KEY_ARG:
-		argp_error(state, "no arguments expected ('%s')", arg);
+	case OPT_TIMEOUT:
+		o->timeout_ns = gp_arg_duration(state, key, arg, GP_NS_MS, 86400 * GP_NS_S);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -71,13 +49,12 @@ static const struct argp pools_argp = {
 	"cpu-extfine, gpu0-coarse, gpu0-fine...  CUDA: the devices and the "
 	"cuMemHostRegister flags they support.\v"
 	"An attribute the runtime does not know (an older ROCr) is shown as "
-	"'unsupported'.\n\n"
-	"Exit status: 0 listed; 1 the runtime did not load or initialise (with the "
-	"reason); 64 usage error.",
+	"'unsupported'.  A runtime that does not open within --timeout is reported "
+	"with where its thread waits (wchan, syscall).\n\n"
+	"Exit status: 0 listed; 1 the runtime did not load, initialise or open within "
+	"--timeout (with the reason); 64 usage error.",
 	NULL, NULL, NULL,
 };
-
-int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, double timeout);
 
 static const char *seg_name(const struct gp_gpu_pool *p)
 {
@@ -94,14 +71,18 @@ static const char *seg_name(const struct gp_gpu_pool *p)
 
 int cmd_pools(int argc, char **argv, const struct gp_global *gl)
 {
-	struct pools_opts o = { .rt = GP_RT_AUTO, .timeout = 600 };
-	if (argp_parse(&pools_argp, argc, argv, 0, NULL, &o))
+	struct pools_opts o = { .timeout_ns = 600 * GP_NS_S, .fmt = { GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_TEXT } };
+	const struct gp_group groups[] = {
+		{ &gp_runtime_argp, &o.run, NULL, 0 }, { &gp_format_argp, &o.fmt, NULL, 0 },
+		{ &gp_noargs_argp, NULL, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&pools_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 	struct gp_gpu g;
-	if (gp_lockprobe_open_runtime(&g, o.rt, o.lib, o.timeout) != 0)
+	if (gp_lockprobe_open_runtime(&g, o.run.rt, o.run.libs[0], o.timeout_ns) != 0)
 		return GP_EXIT_ERROR;
 	bool cuda = !strcmp(g.be->name, "cuda");
-	if (o.format && !strcmp(o.format, "json")) {
+	if (o.fmt.fmt == GP_FMT_JSON) {
 		json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "runtime", g.be->name, "lib", g.lib,
 				      "version", g.version, "build", g.build);
 		json_t *agents = json_array(), *pools = json_array();

@@ -103,7 +103,29 @@ static void describe(int tid, struct gp_wd_stuck *s)
 	}
 }
 
-bool gp_watchdog_run(gp_wd_fn fn, void *arg, double timeout_s, int64_t *ret,
+/* Waits, holding c->mu, until the call is done or the monotonic clock
+ * passes end.  Every answer of the timed wait is handled: 0 and ETIMEDOUT
+ * go round to the two checks; anything else (EINVAL: a deadline the
+ * kernel refuses -- what `pools --timeout inf` produced when the deadline
+ * was a double cast to time_t) must not become a loop that spins holding
+ * the mutex the worker needs to report -- and an early ETIMEDOUT (a
+ * condvar on another clock) must not spin either: let go, nap 1 ms,
+ * check again. */
+static void wait_done(struct wd_call *c, int64_t end)
+{
+	struct timespec dl = gp_ts_from_ns(end);
+	while (!c->done && gp_mono_ns() < end) {
+		int e = pthread_cond_timedwait(&c->cv, &c->mu, &dl);
+		if (e == 0 || (e == ETIMEDOUT && gp_mono_ns() >= end))
+			continue;
+		pthread_mutex_unlock(&c->mu);
+		struct timespec nap = { 0, 1000000 };
+		nanosleep(&nap, NULL);
+		pthread_mutex_lock(&c->mu);
+	}
+}
+
+bool gp_watchdog_run(gp_wd_fn fn, void *arg, int64_t timeout_ns, int64_t *ret,
 		     double *secs, struct gp_wd_stuck *stuck)
 {
 	/* Heap, shared with the worker: freed by whichever lets go last (on
@@ -135,15 +157,9 @@ bool gp_watchdog_run(gp_wd_fn fn, void *arg, double timeout_s, int64_t *ret,
 		free(c);
 		return true;
 	}
-	struct timespec dl;
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	double end = (double)dl.tv_sec + dl.tv_nsec / 1e9 + timeout_s;
-	dl.tv_sec = (time_t)end;
-	dl.tv_nsec = (long)((end - (double)dl.tv_sec) * 1e9);
+	int64_t end = gp_ns_add(gp_mono_ns(), timeout_ns);
 	pthread_mutex_lock(&c->mu);
-	int e = 0;
-	while (!c->done && e != ETIMEDOUT)
-		e = pthread_cond_timedwait(&c->cv, &c->mu, &dl);
+	wait_done(c, end);
 	bool done = c->done;
 	int tid = c->tid;
 	if (done) {

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "doc.h"
 #include "error.h"
-#include "parse.h"
+#include "opts.h"
 #include "render.h"
 
 #include <argp.h>
@@ -14,24 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_HANG_AFTER = 0x100, OPT_SLOW_RATE, OPT_FORMAT, OPT_PLOT };
+enum { OPT_PLOT = 0x100 };
 
 struct report_opts {
-	const char *format;
 	const char *plot;
-	double hang_after;     /* 0: the one the trace used */
-	uint64_t slow_rate;
 	char **files;
 	int nfiles;
+	struct gp_format_args fmt;
+	struct gp_judge_args judge;  /* 0: the trace's own */
 };
 
 static const struct argp_option report_options[] = {
-	{ "format", OPT_FORMAT, "FORMAT", 0, "markdown (default), text or json", 0 },
 	{ "plot", OPT_PLOT, "FILE", 0,
 	  "Also draw the timeline of the first trace to FILE.svg or FILE.png", 0 },
-	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0,
-	  "Judge again with this --hang-after (default: the trace's own)", 0 },
-	{ "slow-rate", OPT_SLOW_RATE, "SIZE", 0, "Judge again with this --slow-rate", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -45,23 +40,10 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
 	switch (key) {
-	case OPT_FORMAT:
-		if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "markdown"))
-			argp_error(state, "--format '%s': give markdown, text or json", arg);
-		o->format = arg;
-		break;
 	case OPT_PLOT:
 		if (!ends_with(arg, ".svg") && !ends_with(arg, ".png"))
 			argp_error(state, "--plot '%s': the name must end in .svg or .png", arg);
 		o->plot = arg;
-		break;
-	case OPT_HANG_AFTER:
-		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
-			argp_error(state, "--hang-after '%s': give a positive number of seconds", arg);
-		break;
-	case OPT_SLOW_RATE:
-		if (!gp_parse_size(arg, &o->slow_rate))
-			argp_error(state, "--slow-rate '%s': give bytes per second, e.g. 1M", arg);
 		break;
 	case ARGP_KEY_ARGS:
 		o->files = state->argv + state->next;
@@ -95,8 +77,15 @@ static const struct argp report_argp = {
 
 int cmd_report(int argc, char **argv, const struct gp_global *g)
 {
-	struct report_opts o = { .format = "markdown" };
-	if (argp_parse(&report_argp, argc, argv, 0, NULL, &o))
+	struct report_opts o = {
+		.fmt = { GP_FMT_MARKDOWN | GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_MARKDOWN },
+		.judge.help = (const struct gp_help[]){
+			{ GP_KEY_HANG_AFTER, "Judge again with this --hang-after (default: the trace's own)" },
+			{ GP_KEY_SLOW_RATE, "Judge again with this --slow-rate" }, { 0, NULL } } };
+	const struct gp_group groups[] = {
+		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_judge_argp, &o.judge, NULL, 0 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&report_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
 #ifndef HAVE_CAIRO
 	if (o.plot) {
@@ -110,7 +99,7 @@ int cmd_report(int argc, char **argv, const struct gp_global *g)
 		gp_err(NULL, "out of memory");
 		return GP_EXIT_ERROR;
 	}
-	struct gp_verdict_opts vo = { .hang_after = o.hang_after, .slow_rate = (double)o.slow_rate };
+	struct gp_verdict_opts vo = { .hang_after = o.judge.hang_after, .slow_rate = (double)o.judge.slow_rate };
 	int rc = GP_EXIT_OK;
 	size_t n = 0;
 	for (int i = 0; i < o.nfiles; i++) {
@@ -122,7 +111,7 @@ int cmd_report(int argc, char **argv, const struct gp_global *g)
 		}
 		n++;
 	}
-	if (!strcmp(o.format, "json")) {
+	if (o.fmt.fmt == GP_FMT_JSON) {
 		json_t *res = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(res, gp_render_json(&docs[i]));
@@ -130,7 +119,7 @@ int cmd_report(int argc, char **argv, const struct gp_global *g)
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		putchar('\n');
 		json_decref(doc);
-	} else if (!strcmp(o.format, "text")) {
+	} else if (o.fmt.fmt == GP_FMT_TEXT) {
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				putchar('\n');

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "hostinfo.h"
 #include "identity.h"
+#include "opts.h"
 #include "parse.h"
 #include "procfs.h"
 #include "procstat.h"
@@ -23,13 +24,10 @@
 #include <unistd.h>
 
 enum {
-	OPT_FORMAT = 0x100,
-	OPT_DEBUGINFOD,
-	OPT_HOT_THRESHOLD,
+	OPT_DEBUGINFOD = 0x100,
 	OPT_HOT_WINDOW,
 	OPT_TID,
 	OPT_REPEAT,
-	OPT_NO_KSTACKS,
 	OPT_LINES_ALL,
 };
 #define OPT_HOT 'H'
@@ -38,11 +36,12 @@ struct stacks_opts {
 	int pid;
 	int *tids;
 	size_t ntids;
-	bool hot, debuginfod, kstacks, quiet, lines_all;
-	double hot_pct, window;
-	const char *output;
-	enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN } format;
+	bool hot, debuginfod, lines_all;
+	double window;
 	unsigned long repeat;
+	struct gp_stack_args st;     /* --hot-threshold, --no-kernel-stacks */
+	struct gp_out_args out;
+	struct gp_format_args fmt;
 };
 
 static const struct argp_option stacks_options[] = {
@@ -50,7 +49,6 @@ static const struct argp_option stacks_options[] = {
 	{ "tid", OPT_TID, "TID", 0, "Only this thread (repeat for more)", 1 },
 	{ "hot", OPT_HOT, NULL, 0, "Stop and unwind only the hot threads; list the others "
 	  "with their /proc data", 1 },
-	{ "hot-threshold", OPT_HOT_THRESHOLD, "PCT", 0, "CPU% at which a thread is hot (default 50)", 1 },
 	{ "hot-window", OPT_HOT_WINDOW, "SECONDS", 0, "Measure CPU% over at least this long, "
 	  "while the libraries load (default 0.01; 0: no measurement)", 1 },
 	{ NULL, 0, NULL, 0, "Symbols:", 2 },
@@ -58,11 +56,6 @@ static const struct argp_option stacks_options[] = {
 	  "DEBUGINFOD_URLS (off by default: no network)", 2 },
 	{ "all-lines", OPT_LINES_ALL, NULL, 0, "Source lines for the C runtime's frames too (libc, "
 	  "ld.so, libstdc++; slower: ~150 ms to open libc's debug info)", 2 },
-	{ "no-kernel-stacks", OPT_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 2 },
-	{ NULL, 0, NULL, 0, "Output:", 3 },
-	{ "output", 'o', "FILE", 0, "Save header, target and stacks lines as JSON Lines to FILE", 3 },
-	{ "format", OPT_FORMAT, "FORMAT", 0, "Standard output as text (default), json or markdown", 3 },
-	{ "quiet", 'q', NULL, 0, "No hints", 3 },
 	{ "repeat", OPT_REPEAT, "N", OPTION_HIDDEN, "Take N more snapshots in the same session "
 	  "and print their cost on stderr (benchmark)", 3 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
@@ -73,9 +66,7 @@ static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 	struct stacks_opts *o = state->input;
 	switch (key) {
 	case OPT_TID: {
-		int tid;
-		if (!gp_parse_pid(arg, &tid))
-			argp_error(state, "--tid '%s' is not a thread id (give 1..2147483647)", arg);
+		int tid = gp_arg_pid(state, key, arg);
 		int *v = realloc(o->tids, (o->ntids + 1) * sizeof *v);
 		if (!v)
 			argp_failure(state, GP_EXIT_ERROR, ENOMEM, "--tid");
@@ -86,59 +77,22 @@ static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 	case OPT_HOT:
 		o->hot = true;
 		break;
-	case OPT_HOT_THRESHOLD: {
-		char *end;
-		errno = 0;
-		double v = strtod(arg, &end);
-		if (errno || end == arg || *end || !(v >= 0 && v <= 100))
-			argp_error(state, "--hot-threshold '%s': give a CPU%% between 0 and 100", arg);
-		o->hot_pct = v;
-		break;
-	}
 	case OPT_HOT_WINDOW:
-		if (!gp_parse_seconds(arg, &o->window) || o->window > 10)
-			argp_error(state, "--hot-window '%s': give seconds between 0 and 10", arg);
+		o->window = gp_arg_seconds(state, key, arg, 0, 10 * GP_NS_S);
 		break;
 	case OPT_DEBUGINFOD:
 		o->debuginfod = true;
 		break;
-	case OPT_NO_KSTACKS:
-		o->kstacks = false;
-		break;
 	case OPT_LINES_ALL:
 		o->lines_all = true;
 		break;
-	case 'o':
-		if (!*arg)
-			argp_error(state, "--output needs a file name");
-		o->output = arg;
+	case OPT_REPEAT:
+		o->repeat = (unsigned long)gp_arg_count(state, key, arg, 0, 100000);
 		break;
-	case OPT_FORMAT:
-		if (!strcmp(arg, "text"))
-			o->format = FMT_TEXT;
-		else if (!strcmp(arg, "json"))
-			o->format = FMT_JSON;
-		else if (!strcmp(arg, "markdown") || !strcmp(arg, "md"))
-			o->format = FMT_MARKDOWN;
-		else
-			argp_error(state, "--format '%s': give text, json or markdown", arg);
-		break;
-	case 'q':
-		o->quiet = true;
-		break;
-	case OPT_REPEAT: {
-		uint64_t v;
-		const char *end;
-		if (!gp_parse_u64(arg, &v, &end) || *end || v > 100000)
-			argp_error(state, "--repeat '%s': give a count up to 100000", arg);
-		o->repeat = (unsigned long)v;
-		break;
-	}
 	case ARGP_KEY_ARG:
 		if (o->pid)
 			argp_error(state, "one PID only");
-		if (!gp_parse_pid(arg, &o->pid))
-			argp_error(state, "'%s' is not a PID (give 1..2147483647)", arg);
+		o->pid = gp_arg_pid(state, key, arg);
 		break;
 	case ARGP_KEY_END:
 		if (!o->pid)
@@ -242,12 +196,22 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	 * also spans libdwfl's loading of the modules (about 10 ms for 40
 	 * threads on the H200 machine).  0.1 s made a one-shot five times
 	 * slower than eu-stack there (112 ms against 22 ms). */
-	struct stacks_opts o = { .kstacks = true, .hot_pct = 50, .window = 0.01, .quiet = g->quiet };
-	if (argp_parse(&stacks_argp, argc, argv, 0, NULL, &o)) {
+	static const struct gp_help help[] = {
+		{ 'o', "Save header, target and stacks lines as JSON Lines to FILE ('-': stdout)" },
+		{ 'q', "No hints" }, { 0, NULL },
+	};
+	struct stacks_opts o = { .window = 0.01, .st = { .hot_pct = 50, .kstacks = true },
+				 .out = { .help = help, .quiet = g->quiet },
+				 .fmt = { GP_FMT_TEXT | GP_FMT_JSON | GP_FMT_MARKDOWN, GP_FMT_TEXT } };
+	const struct gp_group groups[] = {
+		{ &gp_stack_argp, &o.st, NULL, 1 }, { &gp_out_argp, &o.out, "Output:", 3 },
+		{ &gp_format_argp, &o.fmt, NULL, 4 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&stacks_argp, groups, argc, argv, &o)) {
 		free(o.tids);
 		return GP_EXIT_USAGE;
 	}
-	if (o.quiet)
+	if (o.out.quiet)
 		gp_quiet = true;
 	int rc = GP_EXIT_ERROR;
 	struct gp_root root;
@@ -308,7 +272,7 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	}
 
 	unsigned flags = (o.debuginfod ? GP_STACKS_DEBUGINFOD : 0) |
-			 (o.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
+			 (o.st.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
 			 (o.lines_all ? GP_STACKS_LINES_ALL : 0);
 	s = gp_stacks_open(o.pid, flags);
 	if (!s) {
@@ -318,10 +282,10 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 			gp_err_errno(errno, NULL, "pid %d", o.pid);
 		goto out;
 	}
-	if (o.output) {
-		out = !strcmp(o.output, "-") ? gp_result_stdout("-") : gp_result_create(o.output);
+	if (o.out.path) {
+		out = !strcmp(o.out.path, "-") ? gp_result_stdout("-") : gp_result_create(o.out.path);
 		if (!out) {
-			gp_result_create_failed(o.output, errno);
+			gp_result_create_failed(o.out.path, errno);
 			goto out;
 		}
 	}
@@ -372,7 +336,7 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	size_t nstack = n;
 	if (o.hot) {
 		nstack = 0;
-		while (nstack < n && have1[nstack] && cpu[nstack] >= o.hot_pct)
+		while (nstack < n && have1[nstack] && cpu[nstack] >= o.st.hot_pct)
 			nstack++;
 	}
 	double t0 = gp_mono_now();
@@ -412,24 +376,24 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 							  gp_host_info_ex(&root, &hio))) < 0 ||
 		    gp_result_write(out, json_incref(target)) < 0 ||
 		    gp_result_write(out, json_incref(line)) < 0) {
-			gp_err_errno(errno, o.output, "cannot write the result");
+			gp_err_errno(errno, o.out.path, "cannot write the result");
 			json_decref(target);
 			goto out;
 		}
 	}
 	json_decref(target);
 
-	bool to_stdout = o.output && !strcmp(o.output, "-");
+	bool to_stdout = o.out.path && !strcmp(o.out.path, "-");
 	if (!to_stdout) {
-		if (o.format == FMT_JSON) {
+		if (o.fmt.fmt == GP_FMT_JSON) {
 			char *txt = json_dumps(line, JSON_COMPACT);
 			if (txt)
 				printf("%s\n", txt);
 			free(txt);
 		} else {
 			struct gp_stacks_render_opts ro = {
-				.format = o.format == FMT_MARKDOWN ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
-				.hot_pct = o.hot_pct, .window_s = o.window, .comm = comm[0] ? comm : NULL,
+				.format = o.fmt.fmt == GP_FMT_MARKDOWN ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
+				.hot_pct = o.st.hot_pct, .window_s = o.window, .comm = comm[0] ? comm : NULL,
 			};
 			gp_render_stacks(stdout, line, &ro);
 		}
@@ -442,7 +406,7 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	rc = GP_EXIT_OK;
 out:
 	if (out && gp_result_close(out) < 0 && rc == GP_EXIT_OK) {
-		gp_err_errno(errno, o.output, "cannot write the result");
+		gp_err_errno(errno, o.out.path, "cannot write the result");
 		rc = GP_EXIT_ERROR;
 	}
 	json_decref(line);

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "hostinfo.h"
 #include "identity.h"
+#include "opts.h"
 #include "parse.h"
 #include "procfs.h"
 #include "result.h"
@@ -33,15 +34,11 @@
 
 enum {
 	OPT_PROC_ROOT = 0x100,
-	OPT_NO_KSTACKS,
 	OPT_NO_NVML,
 	OPT_REOPEN,
 	OPT_KILL_AFTER,
-	OPT_HANG_AFTER,
-	OPT_SLOW_RATE,
 	OPT_FAIL_ON,
 	OPT_STACKS,
-	OPT_HOT_THRESHOLD,
 	OPT_NO_CHILDREN,
 };
 
@@ -52,15 +49,14 @@ struct trace_opts {
 	const char *name;
 	char **cmd;            /* after "--" */
 	double interval, seconds, kill_after;
-	const char *output;
 	const char *proc_root;
-	bool kstacks, nvml, reopen, quiet, children;
-	double hang_after;
-	uint64_t slow_rate;    /* bytes/s, 0 = relative to the trace's peak only */
+	bool nvml, reopen, children;
 	char fail_on[8][24];
 	int nfail_on;
 	enum stacks_mode stacks;
-	double hot_threshold;  /* CPU% */
+	struct gp_out_args out;
+	struct gp_stack_args st;     /* --hot-threshold (CPU%), --no-kernel-stacks */
+	struct gp_judge_args judge;  /* --hang-after, --slow-rate */
 };
 
 static const struct argp_option trace_options[] = {
@@ -72,30 +68,19 @@ static const struct argp_option trace_options[] = {
 	{ NULL, 0, NULL, 0, "Sampling:", 2 },
 	{ "interval", 'i', "SECONDS", 0, "Time between samples (default 1; at least 0.05)", 2 },
 	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS (default: until the target exits)", 2 },
-	{ "no-kernel-stacks", OPT_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 2 },
 	{ "stacks", OPT_STACKS, "MODE", 0,
 	  "User stacks: hot (threads over --hot-threshold, every tick; the default), "
 	  "all (hot ones, and every other thread once per place it waits in), "
 	  "none (never ptrace)", 2 },
-	{ "hot-threshold", OPT_HOT_THRESHOLD, "PCT", 0,
-	  "CPU% over which a thread is hot (default 50)", 2 },
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
 	{ NULL, 0, NULL, 0, "Verdict:", 3 },
-	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0,
-	  "No progress for this long is a hang (default 30)", 3 },
-	{ "slow-rate", OPT_SLOW_RATE, "SIZE", 0,
-	  "Progress under SIZE per second (K/M/G suffixes) is slow-progress "
-	  "(default: only under a tenth of the trace's own peak)", 3 },
 	{ "fail-on", OPT_FAIL_ON, "CLASS[,CLASS]", 0,
 	  "Exit 3 when the verdict is one of these classes", 3 },
-	{ NULL, 0, NULL, 0, "Output:", 4 },
-	{ "output", 'o', "FILE", 0, "Stream the result as JSON Lines to FILE ('-': stdout)", 4 },
-	{ "quiet", 'q', NULL, 0, "No live line: print only the summary", 4 },
-	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 5 },
+	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 6 },
 	{ "kill-after", OPT_KILL_AFTER, "SECONDS", 0,
-	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 5 },
+	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 6 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -109,16 +94,13 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		o->name = arg;
 		break;
 	case 'i':
-		if (!gp_parse_seconds(arg, &o->interval) || o->interval < 0.05 || o->interval > 3600)
-			argp_error(state, "--interval '%s': give seconds between 0.05 and 3600", arg);
+		o->interval = gp_arg_seconds(state, key, arg, 50 * GP_NS_MS, 3600 * GP_NS_S);
 		break;
 	case 's':
-		if (!gp_parse_seconds(arg, &o->seconds) || o->seconds <= 0)
-			argp_error(state, "--seconds '%s': give a positive number of seconds", arg);
+		o->seconds = gp_arg_seconds(state, key, arg, 1, 365 * 86400 * GP_NS_S);
 		break;
 	case OPT_KILL_AFTER:
-		if (!gp_parse_seconds(arg, &o->kill_after) || o->kill_after > 3600)
-			argp_error(state, "--kill-after '%s': give seconds between 0 and 3600", arg);
+		o->kill_after = gp_arg_seconds(state, key, arg, 0, 3600 * GP_NS_S);
 		break;
 	case OPT_STACKS:
 		if (!strcmp(arg, "hot"))
@@ -129,18 +111,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			o->stacks = STACKS_NONE;
 		else
 			argp_error(state, "--stacks '%s': give hot, all or none", arg);
-		break;
-	case OPT_HOT_THRESHOLD:
-		if (!gp_parse_seconds(arg, &o->hot_threshold) || o->hot_threshold > 100 * 1024)
-			argp_error(state, "--hot-threshold '%s': give a CPU percentage", arg);
-		break;
-	case OPT_HANG_AFTER:
-		if (!gp_parse_seconds(arg, &o->hang_after) || o->hang_after <= 0)
-			argp_error(state, "--hang-after '%s': give a positive number of seconds", arg);
-		break;
-	case OPT_SLOW_RATE:
-		if (!gp_parse_size(arg, &o->slow_rate))
-			argp_error(state, "--slow-rate '%s': give bytes per second, e.g. 1M", arg);
 		break;
 	case OPT_FAIL_ON: {
 		char *copy = strdup(arg), *save = NULL;
@@ -156,19 +126,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		free(copy);
 		break;
 	}
-	case 'o':
-		if (!*arg)
-			argp_error(state, "--output needs a file name");
-		o->output = arg;
-		break;
-	case 'q':
-		o->quiet = true;
-		break;
 	case OPT_PROC_ROOT:
 		o->proc_root = arg;
-		break;
-	case OPT_NO_KSTACKS:
-		o->kstacks = false;
 		break;
 	case OPT_NO_NVML:
 		o->nvml = false;
@@ -182,8 +141,7 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (o->pid || o->cmd)
 			argp_error(state, "one target only: PID, --name NAME or -- COMMAND");
-		if (!gp_parse_pid(arg, &o->pid))
-			argp_error(state, "'%s' is not a PID (give 1..2147483647)", arg);
+		o->pid = gp_arg_pid(state, key, arg);
 		break;
 	case ARGP_KEY_END: {
 		int targets = !!o->pid + !!o->name + !!o->cmd;
@@ -250,8 +208,15 @@ static int spawn_paused(char **cmd, const sigset_t *orig_mask, struct child *c)
 	}
 	int parent = getpid();
 	int pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		errno = e;
 		return -1;
+	}
 	if (pid == 0) {
 		/* The command must never outlive gpuprobe, even SIGKILLed. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -339,7 +304,7 @@ static void write_line_raw(struct run *r, json_t *line, const char *key,
 		     : gp_result_write(r->out, line);
 	if (rc < 0) {
 		if (r->rc == 0)
-			gp_err_errno(errno, r->o->output, "cannot write the result");
+			gp_err_errno(errno, r->o->out.path, "cannot write the result");
 		r->rc = GP_EXIT_ERROR;
 	} else {
 		r->lines++;
@@ -354,7 +319,7 @@ static void write_line_raws(struct run *r, json_t *line, const struct gp_raw *ra
 	}
 	if (gp_result_write_raws(r->out, line, raws, n) < 0) {
 		if (r->rc == 0)
-			gp_err_errno(errno, r->o->output, "cannot write the result");
+			gp_err_errno(errno, r->o->out.path, "cannot write the result");
 		r->rc = GP_EXIT_ERROR;
 	} else {
 		r->lines++;
@@ -490,7 +455,7 @@ static struct gp_stacks *session(struct run *r, int pid)
 		r->sess = ns;
 		r->capsess = nc;
 	}
-	struct gp_stacks *stk = gp_stacks_open(pid, r->o->kstacks ? 0 : GP_STACKS_NO_KERNEL);
+	struct gp_stacks *stk = gp_stacks_open(pid, r->o->st.kstacks ? 0 : GP_STACKS_NO_KERNEL);
 	if (!stk)
 		return NULL;
 	r->sess[r->nsess++] = (struct session){ pid, stk, true };
@@ -508,7 +473,7 @@ static const char *hot_or_all(const struct run *r, size_t k, const struct gp_thr
 {
 	(void)k;
 	for (size_t i = 0; i < n; i++)
-		if (th[i].cpu_pct >= r->o->hot_threshold)
+		if (th[i].cpu_pct >= r->o->st.hot_pct)
 			return r->o->stacks == STACKS_ALL ? "hot+place" : "hot";
 	return "place";
 }
@@ -568,7 +533,7 @@ static void take_stacks(struct run *r, double t, struct gp_point *pt)
 			return;
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
-			bool hot = th[i].cpu_pct >= r->o->hot_threshold;
+			bool hot = th[i].cpu_pct >= r->o->st.hot_pct;
 			bool stack = hot;
 			if (r->o->stacks == STACKS_ALL && !hot && th[i].st.state != 'R')
 				stack = new_place(r, &th[i]);
@@ -663,7 +628,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 		 * stacks of every thread, once for this flat stretch. */
 		if (gp_flat_watch(&r->watch, &cur))
 			r->hang_snapped = false;
-		else if (!r->hang_snapped && t - r->watch.since >= r->o->hang_after) {
+		else if (!r->hang_snapped && t - r->watch.since >= r->o->judge.hang_after) {
 			snapshot_all(r, t, "hang");
 			r->hang_snapped = true;
 		}
@@ -801,7 +766,7 @@ static void block_signals(sigset_t *waitset, sigset_t *orig)
 /* -o FILE ('-': standard output); 0 without -o. */
 static int open_output(struct run *r)
 {
-	const char *path = r->o->output;
+	const char *path = r->o->out.path;
 	if (!path)
 		return 0;
 	if (!strcmp(path, "-")) {
@@ -817,6 +782,15 @@ static int open_output(struct run *r)
 	return 0;
 }
 
+/* After SIGKILL (or an exec that failed: the child _exits), the child is
+ * reaped within 5 s or left behind with a warning: a child stuck in the
+ * kernel (D state) must not hang gpuprobe in a blocking waitpid. */
+static void reap_killed(struct run *r)
+{
+	if (!wait_child(r, 5))
+		gp_warn("pid %d did not exit 5 s after SIGKILL: left behind", r->pid);
+}
+
 /* A command that will not be traced after all: killed before its exec. */
 static void abandon(struct run *r, struct child *child)
 {
@@ -825,7 +799,7 @@ static void abandon(struct run *r, struct child *child)
 	kill(child->pid, SIGKILL);
 	close(child->go_fd);
 	close(child->err_fd);
-	reap(r, 0);
+	reap_killed(r);
 }
 
 /* The `target` line; comm gets the target's name. */
@@ -850,7 +824,7 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 {
 	struct trace_opts *o = r->o;
 	struct gp_trace_end end = { .pid = o->pid, .comm = comm, .reason = reason,
-				    .output = r->out_stdout ? NULL : o->output,
+				    .output = r->out_stdout ? NULL : o->out.path,
 				    .late = r->late, .page_size = r->page_size };
 	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
 	if (r->is_child && r->child_reaped) {
@@ -882,11 +856,11 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	end.io_denied = tot.io_denied;
 
 	/* The verdict: a pure function of the compact series. */
-	struct gp_verdict_opts vo = { .hang_after = o->hang_after, .slow_rate = (double)o->slow_rate,
+	struct gp_verdict_opts vo = { .hang_after = o->judge.hang_after, .slow_rate = (double)o->judge.slow_rate,
 				      .page_size = r->page_size, .end_reason = reason,
 				      .have_status = end.have_status, .status = end.status,
 				      .signal = end.signal,
-				      .kstacks_seen = o->kstacks && !tot.kstack_denied && tot.kstacks_read,
+				      .kstacks_seen = o->st.kstacks && !tot.kstack_denied && tot.kstacks_read,
 				      .stuck = r->stuck.t >= 0 ? &r->stuck : NULL };
 	struct gp_verdict *verdict = malloc(sizeof *verdict);
 	if (verdict) {
@@ -899,7 +873,7 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	}
 
 	if (r->out && gp_result_close(r->out) < 0 && (r->rc == 0 || r->rc == GP_EXIT_VERDICT)) {
-		gp_err_errno(errno, o->output, "cannot write the result");
+		gp_err_errno(errno, o->out.path, "cannot write the result");
 		r->rc = GP_EXIT_ERROR;
 	}
 	r->out = NULL;
@@ -910,13 +884,23 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	free(verdict);
 }
 
+/* trace's wording of the shared options. */
+static const struct gp_help trace_help[] = {
+	{ GP_KEY_HOT_THRESHOLD, "CPU% over which a thread is hot (default 50)" },
+	{ GP_KEY_HANG_AFTER, "No progress for this long is a hang (default 30)" },
+	{ GP_KEY_SLOW_RATE, "Progress under SIZE per second (K/M/G suffixes) is slow-progress "
+	  "(default: only under a tenth of the trace's own peak)" },
+	{ 'o', "Stream the result as JSON Lines to FILE ('-': stdout)" },
+	{ 'q', "No live line: print only the summary" },
+	{ 0, NULL },
+};
+
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
-	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .kstacks = true,
-				.children = true,
-				.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT,
-				.hot_threshold = 50,
-				.nvml = true, .quiet = g->quiet };
+	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .nvml = true, .children = true,
+				.st = { trace_help, 50, true },
+				.judge = { trace_help, GP_VERDICT_HANG_AFTER_DEFAULT, 0 },
+				.out = { trace_help, NULL, g->quiet } };
 	/* Everything after the first "--" is the command, taken verbatim
 	 * before argp (whose getopt would permute it) sees the rest. */
 	for (int i = 1; i < argc; i++) {
@@ -927,9 +911,13 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		}
 	}
 
-	if (argp_parse(&trace_argp, argc, argv, 0, NULL, &o))
+	const struct gp_group groups[] = {
+		{ &gp_stack_argp, &o.st, NULL, 2 }, { &gp_judge_argp, &o.judge, NULL, 3 },
+		{ &gp_out_argp, &o.out, "Output:", 4 }, GP_GROUPS_END,
+	};
+	if (gp_parse_command(&trace_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
-	if (o.quiet)
+	if (o.out.quiet)
 		gp_quiet = true;
 
 	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE) };
@@ -954,7 +942,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	r.pid = o.pid;
 
 	struct gp_tree_opts to = { .root = &r.root, .pid = o.pid, .children = o.children,
-				   .kstacks = o.kstacks, .no_nvml = !o.nvml, .reopen = o.reopen };
+				   .kstacks = o.st.kstacks, .no_nvml = !o.nvml, .reopen = o.reopen };
 	r.tree = gp_tree_new(&to);
 	gp_stuck_init(&r.stuck);
 	if (!r.tree) {
@@ -975,7 +963,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		gp_root_close(&r.root);
 		return GP_EXIT_ERROR;
 	}
-	r.live = !o.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
+	r.live = !o.out.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
 	/* The info facts, but no GPU runtime dlopen'ed into the tracer. */
 	struct gp_host_info_opts hio = { .process = r.root.live };
 	write_line(&r, gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio)));
@@ -985,7 +973,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		int e = release_child(&child);
 		if (e) {
 			gp_err_errno(e, o.cmd[0], "cannot run the command");
-			reap(&r, 0);
+			reap_killed(&r);
 			gp_tree_free(r.tree);
 			gp_result_close(r.out);
 			sigprocmask(SIG_SETMASK, &orig, NULL);

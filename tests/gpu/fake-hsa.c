@@ -9,6 +9,8 @@
  *   GPUPROBE_FAKE_HSA_HANG_ABOVE=SIZE            -> a lock above SIZE bytes never
  *                                                   returns (blocks in read(2))
  *   GPUPROBE_FAKE_HSA_INIT_FAIL=1                -> hsa_init gives 0x1008
+ *   GPUPROBE_FAKE_HSA_INIT_HANG=1                -> hsa_init never returns (blocks
+ *                                                   in read(2), as a wedged driver)
  *   GPUPROBE_FAKE_HSA_OLD=1                      -> a 5.2.3-like runtime: no
  *        product name, uuid, alloc-allowed attribute (INVALID_ARGUMENT), no ext-fine pool
  *   GPUPROBE_FAKE_HSA_LOG=FILE                   -> every pin/unpin call appended to FILE
@@ -84,10 +86,27 @@ static void logf_(const char *fmt, ...)
 void fake_hsa_events_start(void) __attribute__((weak));
 void fake_hsa_events_stop(void) __attribute__((weak));
 
+static void block_for_ever(void) __attribute__((noreturn));
+static void block_for_ever(void)
+{
+	/* Blocked in read(2) on a pipe nobody writes. */
+	int fds[2];
+	if (pipe(fds) == 0) {
+		char b;
+		for (;;)
+			if (read(fds[0], &b, 1) < 0)
+				(void)0;
+	}
+	for (;;)
+		pause();
+}
+
 API hsa_status_t hsa_init(void)
 {
 	if (env_is("GPUPROBE_FAKE_HSA_INIT_FAIL", "1"))
 		return OUT_OF_RESOURCES;
+	if (env_is("GPUPROBE_FAKE_HSA_INIT_HANG", "1"))
+		block_for_ever();
 	if (inited++ == 0 && fake_hsa_events_start)
 		fake_hsa_events_start();
 	return OK;
@@ -283,18 +302,8 @@ static hsa_status_t common_lock(const char *call, void *host, size_t size, hsa_a
 	if (env_is("HSA_USE_SVM", "0"))
 		return ERROR;
 	const char *hang = getenv("GPUPROBE_FAKE_HSA_HANG_ABOVE");
-	if (hang && size > strtoull(hang, NULL, 0)) {
-		/* Never returns: blocked in read(2) on a pipe nobody writes. */
-		int fds[2];
-		if (pipe(fds) == 0) {
-			char b;
-			for (;;)
-				if (read(fds[0], &b, 1) < 0)
-					(void)0;
-		}
-		for (;;)
-			pause();
-	}
+	if (hang && size > strtoull(hang, NULL, 0))
+		block_for_ever();
 	*out = host;
 	return OK;
 }

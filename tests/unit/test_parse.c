@@ -114,6 +114,13 @@ static void test_size(void **st)
 	assert_false(gp_parse_size("1GG", &b));
 	assert_false(gp_parse_size(" 1", &b));
 	assert_false(gp_parse_size("99999999999T", &b)); /* overflow */
+	assert_true(gp_parse_size("2Ki", &b));
+	assert_int_equal(b, 2048);
+	assert_true(gp_parse_size("15E", &b));
+	assert_false(gp_parse_size("16E", &b)); /* overflow */
+	assert_false(gp_parse_size("1iB", &b));
+	assert_false(gp_parse_size("1.5G", &b));
+	assert_false(gp_parse_size("inf", &b));
 }
 
 static void test_seconds(void **st)
@@ -128,8 +135,66 @@ static void test_seconds(void **st)
 	assert_false(gp_parse_seconds("1e3", &d));
 	assert_false(gp_parse_seconds("0x10", &d));
 	assert_false(gp_parse_seconds("", &d));
-	assert_false(gp_parse_seconds("1s", &d));
+	assert_true(gp_parse_seconds("1s", &d)); /* a unit may follow */
+	assert_true(d == 1.0);
 	assert_false(gp_parse_seconds("1e400", &d));
+}
+
+static void test_duration(void **st)
+{
+	int64_t ns;
+	assert_true(gp_parse_duration("0.05", &ns));
+	assert_true(ns == 50000000);
+	assert_true(gp_parse_duration(".5", &ns));
+	assert_true(ns == 500000000);
+	assert_true(gp_parse_duration("250ms", &ns));
+	assert_true(ns == 250000000);
+	assert_true(gp_parse_duration("1.5s", &ns));
+	assert_true(ns == 1500000000);
+	assert_true(gp_parse_duration("2m", &ns));
+	assert_true(ns == 120000000000LL);
+	assert_true(gp_parse_duration("1h", &ns));
+	assert_true(gp_parse_duration("1d", &ns));
+	assert_true(ns == 86400000000000LL);
+	assert_true(gp_parse_duration("0.000000001", &ns));
+	assert_true(ns == 1);
+	assert_true(gp_parse_duration("9223372036", &ns));
+	assert_true(gp_parse_duration("9223372036.854775807", &ns));
+	assert_true(ns == INT64_MAX);
+	/* Refused: what strtod would take, and overflow. */
+	static const char *bad[] = {
+		"", " 1", "1 ", "+1", "-1", "-0", "inf", "INF", "nan", "infinity", "1e3", "1e400",
+		"0x10", "1.", ".", "1..2", "1.2.3", "10q", "1sec", "1S", "1 s", "s", "ms",
+		"0.0000000001", "9223372036.854775808", "9223372037", "99999999999999999999",
+		"153722867280913m", "106751991167301d", "1,5", "１",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		if (gp_parse_duration(bad[i], &ns))
+			fail_msg("gp_parse_duration took '%s'", bad[i]);
+}
+
+static void test_percent_count(void **st)
+{
+	double p;
+	uint64_t n;
+	assert_true(gp_parse_percent("50", &p));
+	assert_true(p == 50.0);
+	assert_true(gp_parse_percent("12.5%", &p));
+	assert_true(p == 12.5);
+	assert_false(gp_parse_percent("-1", &p));
+	assert_false(gp_parse_percent("nan", &p));
+	assert_false(gp_parse_percent("inf", &p));
+	assert_false(gp_parse_percent("1e2", &p));
+	assert_false(gp_parse_percent("50%%", &p));
+	assert_false(gp_parse_percent("", &p));
+	assert_true(gp_parse_count("0", &n));
+	assert_true(gp_parse_count("18446744073709551615", &n));
+	assert_true(n == UINT64_MAX);
+	assert_false(gp_parse_count("18446744073709551616", &n));
+	assert_false(gp_parse_count("-1", &n));
+	assert_false(gp_parse_count(" 1", &n));
+	assert_false(gp_parse_count("1k", &n));
+	assert_false(gp_parse_count("", &n));
 }
 
 static void test_pid(void **st)
@@ -163,6 +228,8 @@ int main(void)
 		cmocka_unit_test(test_mem_value),
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_percent_count),
 		cmocka_unit_test(test_pid),
 		cmocka_unit_test(test_strlcpy),
 	};

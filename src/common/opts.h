@@ -1,0 +1,111 @@
+/* The command line, shared by the commands: one parser per kind of value
+ * and the option groups several commands take, as argp children
+ * (elfutils' src/stack.c shape), so a command's parse function handles
+ * only its own options.
+ *
+ * Typed values: each gp_arg_* takes the whole ARG (parse.h says what each
+ * kind accepts) or calls argp_error, which exits 64 with one line that
+ * names the option, what was wrong and what it takes:
+ *     gpuprobe pools: --timeout 'inf': not a duration: give seconds, over 0 and at most 86400 (...)
+ * The option's name is looked up by its key in the command's argp tables
+ * (children too), so a message cannot name another option.  key
+ * ARGP_KEY_ARG names the positional argument ("PID"). */
+#ifndef GP_OPTS_H
+#define GP_OPTS_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define GP_NS_MS ((int64_t)1000000)
+#define GP_NS_S ((int64_t)1000000000)
+
+int64_t gp_arg_duration(struct argp_state *st, int key, const char *arg,
+			int64_t min_ns, int64_t max_ns);
+/* A duration where the command keeps seconds as a double (exact to 1 ns). */
+double gp_arg_seconds(struct argp_state *st, int key, const char *arg,
+		      int64_t min_ns, int64_t max_ns);
+uint64_t gp_arg_size(struct argp_state *st, int key, const char *arg,
+		     uint64_t min, uint64_t max);
+double gp_arg_percent(struct argp_state *st, int key, const char *arg,
+		      double min, double max);
+uint64_t gp_arg_count(struct argp_state *st, int key, const char *arg,
+		      uint64_t min, uint64_t max);
+int gp_arg_pid(struct argp_state *st, int key, const char *arg);
+
+/* arg as a message shows it: control characters as '?', cut to fit cap
+ * with "...": one line of bounded length whatever was given. */
+const char *gp_arg_shown(const char *arg, char *buf, size_t cap);
+
+/* Seconds as the parsers read them back, exactly ("0.25", "3"): for a
+ * command line gpuprobe passes on (demo runs trace). */
+void gp_fmt_ns_seconds(char *buf, size_t cap, int64_t ns);
+
+/* ---- the shared groups ------------------------------------------------
+ * A command's argp holds its own options, parser and docs (no children);
+ * gp_parse_command parses its command line with the shared groups it
+ * takes, each handed its input (the command's struct of that group), so
+ * the command's parser sees only its own options.  The groups' headers
+ * and numbers place them in --help.  Returns argp_parse's answer (a usage
+ * error has exited 64 already). */
+struct gp_group {
+	const struct argp *argp;
+	void *input;
+	const char *header;          /* NULL: after the options before it */
+	int group;
+};
+#define GP_GROUPS_END { NULL, NULL, NULL, 0 }
+error_t gp_parse_command(const struct argp *cmd, const struct gp_group *groups,
+			 int argc, char **argv, void *input);
+
+/* The keys of the shared options (long-only, above 0x100). */
+enum { GP_KEY_FORMAT = 0x1F0, GP_KEY_HOT_THRESHOLD, GP_KEY_NO_KSTACKS, GP_KEY_HANG_AFTER,
+       GP_KEY_SLOW_RATE, GP_KEY_RUNTIME, GP_KEY_LIB };
+
+/* A command's own wording of a shared option in --help, {0, NULL} ended:
+ * the first member of every group's struct.  NULL: the group's wording. */
+struct gp_help {
+	int key;
+	const char *doc;
+};
+/* The help filter of the groups (gpu_args.c's too). */
+char *gp_group_help(int key, const char *text, void *input);
+
+/* -o FILE, -q. */
+struct gp_out_args {
+	const struct gp_help *help;
+	const char *path;            /* -o; NULL: none */
+	bool quiet;                  /* -q: what it quiets is the command's (its help) */
+};
+extern const struct argp gp_out_argp;
+
+/* --format FORMAT, from the set a command renders. */
+enum gp_format { GP_FMT_TEXT = 1, GP_FMT_JSON = 2, GP_FMT_MARKDOWN = 4 };
+struct gp_format_args {
+	unsigned allowed;            /* GP_FMT_* mask */
+	enum gp_format fmt;          /* the default, then the choice */
+};
+extern const struct argp gp_format_argp;
+
+/* --hot-threshold PCT, --no-kernel-stacks: which threads are hot, and
+ * whether /proc/TID/stack is read (trace, stacks). */
+struct gp_stack_args {
+	const struct gp_help *help;
+	double hot_pct;
+	bool kstacks;
+};
+extern const struct argp gp_stack_argp;
+
+/* --hang-after SECONDS, --slow-rate SIZE: the verdict's thresholds
+ * (trace judges; report judges again). */
+struct gp_judge_args {
+	const struct gp_help *help;
+	double hang_after;           /* 0: the default (report: the trace's own) */
+	uint64_t slow_rate;          /* bytes/s; 0: relative to the trace's peak */
+};
+extern const struct argp gp_judge_argp;
+
+/* The child of a command that takes no arguments, only options. */
+extern const struct argp gp_noargs_argp;
+
+#endif
