@@ -207,7 +207,8 @@ while IFS= read -r line; do
 			stk=$(jq -r --argjson s "$since" '
 				select((.type == "stacks" and ((.t // 0) >= $s - 0.5))
 				       or .type == "verdict")
-				| .. | objects | (.symbol?, .function?) | strings' "$out" 2>/dev/null)
+				| (.. | objects | (.symbol?, .function?) | strings),
+				  (.. | objects | .frames? | arrays | .[] | strings)' "$out" 2>/dev/null)
 			rest=$words
 			while [ -n "$rest" ]; do
 				w=${rest%% && *}
@@ -227,10 +228,11 @@ while IFS= read -r line; do
 		fi
 		if [ "$wproc" != - ]; then
 			# Where the verdict names a process: the summary and its
-			# top-level fields (not the evidence table or the phases).
+			# top-level fields (not the evidence table, the phases, nor
+			# the stacks, which list every thread).
 			named=$(printf '%s' "$v" | jq -r '
 				[.summary, (to_entries[]
-				  | select(.key | IN("evidence", "phases", "stacks", "summary", "judged") | not)
+				  | select(.key | IN("evidence", "phases", "stacks", "stuck", "summary", "judged") | not)
 				  | .value | tostring)] | join(" ")')
 			pids=$(jq -r --arg re "^($wproc)\$" '
 				select(.type == "target" and ((.comm // "") | test($re)))
