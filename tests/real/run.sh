@@ -37,7 +37,8 @@
 # scratch folder, @PY@ python3.
 #
 # Every case also requires: gpuprobe exits 0 (never a crash: >= 128, nor
-# 124 a hang of the tracer) and writes a verdict line.
+# 124 a hang of the tracer) and writes a verdict line; its text output
+# says no "flat flat" and puts no thread over 100% CPU.
 #
 # Environment:
 #   GPUPROBE      the binary (default: the build tree's src/gpuprobe).
@@ -244,6 +245,15 @@ while IFS= read -r line; do
 				why_fail="${why_fail:+$why_fail; }does not name /$wproc/"
 			fi
 		fi
+	fi
+	# Every case, whatever its truth: the text gpuprobe printed states no
+	# impossible fact (issue 11 item 7): no phase "flat flat", no one
+	# thread over 100% of a core.
+	if grep -q 'flat flat' "$log"; then
+		why_fail="${why_fail:+$why_fail; }text says 'flat flat'"
+	fi
+	if grep -Eq 'thread[^%]* (10[1-9]|1[1-9][0-9]|[2-9][0-9][0-9]|[0-9]{4,})(\.[0-9]+)?%' "$log"; then
+		why_fail="${why_fail:+$why_fail; }a thread over 100% CPU in the text"
 	fi
 	gotc="$got${conf:+ ($conf)}"
 	if [ -z "$why_fail" ]; then
