@@ -37,6 +37,7 @@ for cand in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.
 # sees some appear and others go: a module reported at one refresh and gone
 # at the next is what crashed trace.
 maps, libs = [], []
+nlib = 0
 for i in range(nfiles):
     p = os.path.join(d, "f%04d" % i)
     with open(p, "wb") as f:
@@ -50,7 +51,11 @@ for i in range(nfiles):
         om.close()
         os.unlink(op)
     if src and i % (nfiles // nlibs or 1) == 0 and i // (nfiles // nlibs or 1) < nlibs:
-        lp = os.path.join(d, "lib%03d.so" % len(libs))
+        # A fresh name each time: copying over a library still loaded
+        # rewrites its mapped pages in place (the process then crashes on
+        # its own, SIGSEGV at exit, with or without gpuprobe).
+        lp = os.path.join(d, "lib%03d.so" % nlib)
+        nlib += 1
         shutil.copy(src, lp)
         libs.append((ctypes.CDLL(lp), lp))
         if len(libs) > 4:

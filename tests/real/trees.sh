@@ -1,0 +1,5 @@
+#!/bin/sh
+# The process-tree cases (sh, pipelines) of tests/real/cases.tsv (see tests/real/run.sh).
+: "${top_srcdir:=$(cd "${0%/*}/../.." && pwd)}"; export top_srcdir
+REAL_GROUP=tree; export REAL_GROUP
+exec /bin/sh "$top_srcdir/tests/real/run.sh" "$@"
