@@ -138,6 +138,7 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 	if (!pv->ppid)
 		pv->ppid = (int)get_u64(proc, "ppid");
 	pv->utime = get_num(proc, "utime");
+	pv->children_cpu = get_num(proc, "children_cpu");
 	pv->stime = get_num(proc, "stime");
 	pv->minflt = get_u64(proc, "minflt");
 	pv->majflt = get_u64(proc, "majflt");
@@ -201,6 +202,7 @@ void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool firs
 		pv.ppid = (int)get_u64(c, "ppid");
 		pv.comm = json_string_value(json_object_get(c, "comm"));
 		pv.followed = !json_is_false(json_object_get(c, "followed"));
+		pv.children_followed = true;
 		add_process(b, pt, json_object_get(c, "proc"), json_object_get(c, "threads"),
 			    json_object_get(c, "gpu"), &pv, first, kstack_seen);
 	}
@@ -210,6 +212,7 @@ void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool firs
 		pv.pid = (int)get_u64(s, "pid");
 		pv.comm = json_string_value(json_object_get(s, "comm"));
 		pv.followed = true;
+		pv.children_followed = !json_is_false(json_object_get(s, "children"));
 		add_process(b, pt, proc, json_object_get(s, "threads"), json_object_get(s, "gpu"),
 			    &pv, first, kstack_seen);
 	} else {

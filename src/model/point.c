@@ -18,6 +18,7 @@ struct proc_entry {
 	uint64_t offset[IO_N];     /* inherited from reaped children */
 	uint64_t own_out;          /* own rchar + wchar at the previous sample */
 	double utime, stime;       /* CPU seconds as last read */
+	double children_cpu;       /* reaped children's, as last read */
 	bool have_prev;
 };
 
@@ -41,7 +42,7 @@ struct gp_point_builder {
 	uint32_t sccount[SLOTS];
 	bool scsame[SLOTS];
 	size_t scused;
-	uint32_t inside_best;
+	uint32_t inside_best, outside_best;
 };
 
 struct gp_point_builder *gp_point_builder_new(void)
@@ -88,7 +89,7 @@ void gp_point_begin(struct gp_point_builder *b, struct gp_point *pt, double t, b
 	b->first = first;
 	b->best = b->second = 0;
 	b->wused = b->scused = 0;
-	b->inside_best = 0;
+	b->inside_best = b->outside_best = 0;
 	for (size_t i = 0; i < b->n; i++)
 		b->e[i].seen = false;
 }
@@ -176,6 +177,19 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 		e->seen = true;
 		e->ppid = p->ppid;
 		e->followed = p->followed;
+		/* Not following its children (--no-children), a process that
+		 * reaped one in this interval (its children's CPU grew) may owe
+		 * any io jump to it: the kernel adds the child's io at the reap.
+		 * Count none of this interval's io as its own. */
+		if (p->have_io && e->have_prev && !p->children_followed
+		    && p->children_cpu > e->children_cpu + 1e-9) {
+			const uint64_t now[IO_N] = { p->io_rchar, p->io_wchar, p->io_read_bytes,
+				p->io_write_bytes, p->io_syscr, p->io_syscw };
+			for (int k = 0; k < IO_N; k++)
+				if (now[k] > e->whole[k])
+					e->offset[k] += now[k] - e->whole[k];
+		}
+		e->children_cpu = p->children_cpu;
 		e->has_io = p->have_io;
 		e->utime = p->utime;
 		e->stime = p->stime;
@@ -218,7 +232,7 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 	pt->threads_vanished += p->threads_vanished;
 	pt->threads += (uint32_t)n;
 
-	uint32_t sleeping = 0, child_waits = 0, inside = 0;
+	uint32_t sleeping = 0, child_waits = 0, inside = 0, outside = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct gp_tview *t = &th[i];
 		pt->vcsw += t->vcsw;
@@ -243,11 +257,18 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 			child_waits++;
 		if (gp_wait_group(t->wait) == GP_WG_INSIDE)
 			inside++;
+		else if (gp_wait_group(t->wait) == GP_WG_OUTSIDE)
+			outside++;
 		tally_wait(b, t);
 	}
 	if (sleeping && child_waits == sleeping && !pt->child_wait_pid) {
 		pt->child_wait_pid = p->pid;
 		gp_strlcpy(pt->child_wait_comm, p->comm ? p->comm : "", sizeof pt->child_wait_comm);
+	}
+	if (outside > b->outside_best) {
+		b->outside_best = outside;
+		pt->outside_pid = p->pid;
+		gp_strlcpy(pt->outside_comm, p->comm ? p->comm : "", sizeof pt->outside_comm);
 	}
 	if (inside > b->inside_best) {
 		b->inside_best = inside;

@@ -40,6 +40,8 @@ struct gp_pview {
 	bool followed;              /* false: a child watched only for its io (--no-children) */
 	char state;
 	double utime, stime;        /* seconds, exited threads included */
+	double children_cpu;        /* seconds of reaped children (stat's cutime + cstime) */
+	bool children_followed;     /* its children are followed (trace's default) */
 	uint64_t minflt, majflt;
 	uint64_t rss_file, rss_anon, rss_shmem, vm_pin, vm_lck;
 	bool have_io;

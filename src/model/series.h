@@ -56,6 +56,8 @@ struct gp_point {
 	char child_wait_comm[16];
 	int32_t inside_pid;         /* the process with the most threads waiting inside */
 	char inside_comm[16];
+	int32_t outside_pid;        /* ... and outside (input, timer, signal, a peer) */
+	char outside_comm[16];
 	uint16_t wait_n[16];        /* sleeping threads per enum gp_wait (model/waits.h) */
 	bool common_sc_same_arg0;   /* every thread counted in common_sc waits on one address */
 	bool root_gone;             /* the target itself has exited; its tree goes on */

@@ -61,6 +61,10 @@ bool gp_parse_stat(const char *buf, struct gp_stat *st)
 	if (!gp_parse_u64(f, &st->utime, NULL)) return false;
 	ADVANCE_TO(15);
 	if (!gp_parse_u64(f, &st->stime, NULL)) return false;
+	ADVANCE_TO(16);
+	if (!gp_parse_i64(f, &st->cutime, NULL)) return false;
+	ADVANCE_TO(17);
+	if (!gp_parse_i64(f, &st->cstime, NULL)) return false;
 	ADVANCE_TO(20);
 	if (!gp_parse_i64(f, &st->num_threads, NULL)) return false;
 	ADVANCE_TO(22);

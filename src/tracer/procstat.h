@@ -16,6 +16,8 @@ struct gp_stat {
 	uint64_t majflt;    /* (12) */
 	uint64_t utime;     /* (14) clock ticks */
 	uint64_t stime;     /* (15) clock ticks */
+	int64_t cutime;     /* (16) clock ticks of reaped children */
+	int64_t cstime;     /* (17) */
 	int64_t num_threads;/* (20) */
 	uint64_t starttime; /* (22) clock ticks after boot */
 	int64_t rss_pages;  /* (24) */

@@ -302,6 +302,10 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	json_object_set_new(proc, "state", json_string(state));
 	json_object_set_new(proc, "utime", json_real((double)st.utime / s->clk_tck));
 	json_object_set_new(proc, "stime", json_real((double)st.stime / s->clk_tck));
+	/* Reaped children's CPU: grows when a child is reaped, seen or not
+	 * (model/point.c uses it to tell a reap's io from the process's own). */
+	pt->children_cpu = (double)(st.cutime + st.cstime) / s->clk_tck;
+	json_object_set_new(proc, "children_cpu", json_real(pt->children_cpu));
 	json_object_set_new(proc, "minflt", json_integer((json_int_t)st.minflt));
 	json_object_set_new(proc, "majflt", json_integer((json_int_t)st.majflt));
 

@@ -306,6 +306,7 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 		return rc;
 	gp_strlcpy(root->comm, root->part.pv.comm ? root->part.pv.comm : "", sizeof root->comm);
 	root->part.pv.comm = root->comm;
+	root->part.pv.children_followed = t->o.children;
 
 	gp_point_begin(t->pb, pt, tsec, t->first);
 	t->plen = 0;
@@ -321,6 +322,7 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 			}
 			gp_strlcpy(m->comm, m->part.pv.comm ? m->part.pv.comm : "", sizeof m->comm);
 			m->part.pv.comm = m->comm;
+			m->part.pv.children_followed = true;
 			gp_point_add(t->pb, pt, &m->part.pv, m->part.tv, m->part.ntv);
 		} else {
 			watched_read(t, m);
@@ -338,6 +340,8 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	json_object_set_new(line, "t", json_real(tsec));
 	json_object_set_new(line, "pid", json_integer(root->pid));
 	json_object_set_new(line, "comm", json_string(root->comm));
+	if (!t->o.children)
+		json_object_set_new(line, "children", json_false());
 	json_object_set(line, "proc", root->part.proc);
 	if (root->part.gpu)
 		json_object_set(line, "gpu", root->part.gpu);

@@ -200,8 +200,8 @@ struct activity {
 	int pid, pid2;             /* the busy threads' processes (a tree) */
 	char pcomm[16], pcomm2[16];
 	uint32_t procs;
-	int child_wait_pid, inside_pid;
-	char child_wait_comm[16], inside_comm[16];
+	int child_wait_pid, inside_pid, outside_pid;
+	char child_wait_comm[16], inside_comm[16], outside_comm[16];
 	bool same_arg0;
 	int tid, tid2;
 	char comm[16], comm2[16];
@@ -410,6 +410,8 @@ static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuc
 	gp_strlcpy(a->child_wait_comm, l->child_wait_comm, sizeof a->child_wait_comm);
 	a->inside_pid = l->inside_pid;
 	gp_strlcpy(a->inside_comm, l->inside_comm, sizeof a->inside_comm);
+	a->outside_pid = l->outside_pid;
+	gp_strlcpy(a->outside_comm, l->outside_comm, sizeof a->outside_comm);
 	if (stuck && stuck->t >= 0) {
 		a->stuck_t = stuck->t;
 		a->stuck_n = (unsigned)stuck->total;
@@ -534,6 +536,9 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		else if (a->child_wait_pid && a->procs > 1)
 			cat(buf, cap, "; pid %d (%s) waits for its children", a->child_wait_pid,
 			    a->child_wait_comm);
+		if (a->procs > 1 && a->outside && a->outside_pid && !strcmp(a->kind, "idle"))
+			cat(buf, cap, "; the waits for the outside are in pid %d (%s)", a->outside_pid,
+			    a->outside_comm);
 		if (a->common_count >= 1 && a->common_frame[0])
 			cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
 			    a->common_count, a->stuck_n, a->common_frame);
