@@ -29,7 +29,8 @@ static const char *driver_of(const char *m)
 	/* amdkfd prints through dev_* on the kfd device ("kfd kfd: amdgpu:
 	 * ...") and with "amdgpu: " pr_fmt; its own words name it. */
 	if (starts(m, "kfd kfd:") || strstr(m, "amdkfd") || starts(m, "[drm:kfd_") ||
-	    (starts(m, "amdgpu: ") && (strstr(m, "KFD") || strstr(m, "queue"))))
+	    (starts(m, "amdgpu: ") && (strstr(m, "KFD") || strstr(m, "queue") ||
+				      strstr(m, "ROCm") || strstr(m, "HMM"))))
 		return "amdkfd";
 	if (starts(m, "[drm:amdgpu_") || strstr(m, "[amdgpu]") ||
 	    starts(m, "amdgpu ") || starts(m, "amdgpu:"))
@@ -257,6 +258,7 @@ struct gp_kmsg *gp_kmsg_open(const struct gp_root *root, uint64_t start_us,
 			snprintf(why, cap, "%s/dev/kmsg: %s: no kernel log",
 				 root->live ? "" : root->path, strerror(e));
 		free(k);
+		errno = e;
 		return NULL;
 	}
 	k->root = root;
