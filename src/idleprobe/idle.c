@@ -20,6 +20,7 @@
 #include "sampler.h"
 #include "stacks.h"
 #include "hostinfo.h"
+#include "gpuact.h"
 
 #include <argp.h>
 #include <dlfcn.h>
@@ -180,6 +181,10 @@ struct run_result {
 	unsigned nspin;
 	bool no_interrupts, dxg;
 	json_t *env;
+	/* The GPU beside the host CPU (issue 13): a spin while the GPU idles
+	 * is seed 000's shape; a busy GPU explains a busy waiting thread. */
+	struct gp_gpu_activity gpu;	/* over the idle window */
+	bool have_gpu;
 };
 
 static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
@@ -418,8 +423,10 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 	struct gp_stacks *stk = gp_stacks_open(pid, 0);
 	if (stk)
 		gp_stacks_prepare(stk);
+	struct gp_gpuact_opts go = { .root = root, .pid = pid };
+	struct gp_gpuact *gact = gp_gpuact_new(&go);
 	double t0 = gp_mono_now();
-	struct gp_point first, last;
+	struct gp_point first = { 0 }, last = { 0 };
 	bool have_first = false;
 	for (unsigned long k = 0; smp; k++) {
 		double when = t0 + (double)k * o->interval;
@@ -471,9 +478,15 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 		if (!have_first) {
 			first = pt;
 			have_first = true;
+			/* The window's first read: rates come from the next. */
+			if (gact)
+				gp_gpuact_read(gact, pt.t, NULL, &rr->gpu);
 		}
 		last = pt;
 	}
+	if (gact && have_first && rc == 0)
+		rr->have_gpu = gp_gpuact_read(gact, last.t, NULL, &rr->gpu) == 0;
+	gp_gpuact_free(gact);
 	if (rc == 0 && have_first) {
 		rr->seconds = last.t - first.t;
 		double cpu = (last.utime + last.stime) - (first.utime + first.stime);
@@ -572,6 +585,22 @@ static const char *fix_direction(const struct run_result *rr)
 	return "ROCr's AsyncEventsLoop spins: look at its polling fallback (ROCm/rocm-systems#7898).";
 }
 
+/* The GPU's activity over the window, and what it says of a spin. */
+static void gpu_text(const struct run_result *rr, char *buf, size_t cap)
+{
+	char a[400];
+
+	gp_gpuact_text(&rr->gpu, a, sizeof a);
+	if (!rr->nspin || !gp_gpuact_known(&rr->gpu))
+		snprintf(buf, cap, "%s", a);
+	else if (gp_gpuact_busy(&rr->gpu, 5))
+		snprintf(buf, cap, "%s: the GPU runs this process's work, a spinning thread "
+			 "may be waiting on it", a);
+	else
+		snprintf(buf, cap, "%s: the spin is the host's own, the GPU is idle "
+			 "(seed 000's shape)", a);
+}
+
 static json_t *verdict_json(const struct run_result *rr, const struct idle_opts *o)
 {
 	double clk = (double)sysconf(_SC_CLK_TCK);
@@ -599,6 +628,12 @@ static json_t *verdict_json(const struct run_result *rr, const struct idle_opts 
 		"build_id", rr->build_id, "no_interrupts", rr->no_interrupts));
 	json_object_set_new(j, "env", json_incref(rr->env));
 	json_object_set_new(j, "threads_total", json_integer((json_int_t)rr->nth));
+	if (rr->have_gpu) {
+		char text[512];
+		gpu_text(rr, text, sizeof text);
+		json_object_set_new(j, "gpu", gp_gpuact_json(&rr->gpu, true));
+		json_object_set_new(j, "gpu_text", json_string(text));
+	}
 	if (fix)
 		json_object_set_new(j, "fix", json_string(fix));
 	return j;
@@ -618,6 +653,11 @@ static void print_run(FILE *f, const struct run_result *rr, const struct idle_op
 		rr->nth, rr->nspin ? "spin" : "quiet");
 	if (rr->nspin)
 		fprintf(f, ": %u spinner%s over %.0f%%", rr->nspin, rr->nspin == 1 ? "" : "s", o->threshold);
+	if (rr->have_gpu) {
+		char text[512];
+		gpu_text(rr, text, sizeof text);
+		fprintf(f, "\n  GPU: %s", text);
+	}
 	fprintf(f, "\n  %-8s %-16s %6s %6s %6s %8s %-2s %-24s %-15s %s\n", "tid", "comm", "cpu%",
 		"user%", "sys%", "vcsw/s", "st", "wchan", "appeared", "frame");
 	for (size_t i = 0; i < rr->nth; i++) {

@@ -12,6 +12,9 @@
  *                                  with B bytes; with sm or mem > 0 it is
  *                                  "active" and nvmlDeviceGetProcessUtilization
  *                                  returns one sample for it, stamped now
+ *                                  PID "children": every child process of
+ *                                  the program that loaded the double
+ *                                  (gpuprobe idle's runtime child)
  *   dev [gpu=I] [util=P] [memutil=P] [throttle=MASK]
  *                                  nvmlDeviceGetUtilizationRates and the
  *                                  clock-event reasons of GPU I
@@ -20,8 +23,10 @@
  * GPUPROBE_FAKE_NVML_LOG=FILE appends "procutil GPU SINCE" per
  * nvmlDeviceGetProcessUtilization call (the last-seen timestamp the
  * caller passed, µs). */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/time.h>
 
@@ -60,6 +65,14 @@ static unsigned long long kv(const char *line, const char *key, unsigned long lo
 	return p ? strtoull(p + strlen(pat), NULL, 0) : def;
 }
 
+static void add_proc(unsigned pid, const char *line)
+{
+	if (S.np < MAXP)
+		S.p[S.np++] = (struct proc){ pid, (unsigned)kv(line, "gpu", 0),
+			(unsigned)kv(line, "sm", 0), (unsigned)kv(line, "mem", 0),
+			kv(line, "bytes", 0) };
+}
+
 static void parse_line(char *line)
 {
 	char word[16];
@@ -70,10 +83,30 @@ static void parse_line(char *line)
 		return;
 	if (!strcmp(word, "gpus") && sscanf(line, "%*s %llu", &a) == 1) {
 		S.ngpu = a > MAXG ? MAXG : (unsigned)a;
-	} else if (!strcmp(word, "proc") && sscanf(line, "%*s %llu", &a) == 1 && S.np < MAXP) {
-		S.p[S.np++] = (struct proc){ (unsigned)a, (unsigned)kv(line, "gpu", 0),
-			(unsigned)kv(line, "sm", 0), (unsigned)kv(line, "mem", 0),
-			kv(line, "bytes", 0) };
+	} else if (!strcmp(word, "proc") && sscanf(line, "%*s %llu", &a) == 1) {
+		add_proc((unsigned)a, line);
+	} else if (!strcmp(word, "proc") && strstr(line, " children")) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			char path[64], buf[512];
+			unsigned pid = (unsigned)strtoul(de->d_name, NULL, 10);
+			if (!pid)
+				continue;
+			snprintf(path, sizeof path, "/proc/%u/stat", pid);
+			FILE *f = fopen(path, "r");
+			if (!f)
+				continue;
+			size_t n = fread(buf, 1, sizeof buf - 1, f);
+			fclose(f);
+			buf[n] = '\0';
+			char *rp = strrchr(buf, ')');
+			int ppid = 0;
+			if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == (int)getpid())
+				add_proc(pid, line);
+		}
+		if (d)
+			closedir(d);
 	} else if (!strcmp(word, "dev")) {
 		unsigned g = (unsigned)kv(line, "gpu", 0);
 		if (g < MAXG)
