@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 			uint64_t bytes = 0;
 			TIMED(&a_nvmem, gp_nvml_proc_memory(nv, pid, rows, &bytes));
 			json_object_set_new(g, "nvml", rows);
-			TIMED(&a_nvact, gp_nvml_activity(nv, pid, &seen, d, GP_NVML_MAX_GPUS));
+			TIMED(&a_nvact, gp_nvml_activity(nv, pid, &seen, 0, d, GP_NVML_MAX_GPUS));
 		}
 		TIMED(&a_act, gp_gpuact_read(r, now(CLOCK_MONOTONIC) - t0, g, &act));
 		if (interval > 0) {

@@ -562,47 +562,60 @@ static bool nvml_ready(struct gp_gpuact *r, struct gp_gpu_activity *a)
 }
 
 /* The NVML indexes of the GPUs this process holds memory on: from the
- * gpumem sample's "nvml" rows, else asked now. */
-static unsigned long long nvml_own_gpus(struct gp_gpuact *r, const json_t *gpumem)
+ * gpumem sample's "nvml" rows, else asked now.  *answered: NVML's
+ * memory lists answered (a pid absent from them has no CUDA context on
+ * any GPU, so runs no kernel). */
+static unsigned long long nvml_own_gpus(struct gp_gpuact *r, const json_t *gpumem,
+					bool *answered)
 {
 	json_t *rows = json_object_get(gpumem, "nvml");
+	json_t *mine = NULL;
 	unsigned long long mask = 0;
 	size_t i;
 	json_t *row;
 	uint64_t idx, bytes = 0;
 
-	if (!json_is_array(rows)) {
-		rows = json_array();
-		gp_nvml_proc_memory(r->nvml, r->o.pid, rows, &bytes);
-		json_array_foreach(rows, i, row)
-			if (jget_u64(row, "index", &idx) && idx < 64)
-				mask |= 1ull << idx;
-		json_decref(rows);
-		return mask;
+	*answered = json_is_array(rows);
+	if (!*answered) {
+		mine = json_array();
+		*answered = gp_nvml_proc_memory(r->nvml, r->o.pid, mine, &bytes);
+		rows = mine;
 	}
 	json_array_foreach(rows, i, row)
 		if (jget_u64(row, "index", &idx) && idx < 64)
 			mask |= 1ull << idx;
+	json_decref(mine);
 	return mask;
 }
 
+/* NVML's process utilisation costs 1.5 ms of CPU a call and GPU on the
+ * H200: ask only the GPUs the process holds memory on.  A process in no
+ * memory list has no context, so no kernel runs for it: 0 %, known, at
+ * no cost.  Device utilisation of those GPUs (all, when it holds none:
+ * the busiest GPU, flagged dev_all_gpus). */
 static void read_nvml(struct gp_gpuact *r, const json_t *gpumem,
 		      struct gp_gpu_activity *a)
 {
 	struct gp_nvml_dev_act d[GP_NVML_MAX_GPUS];
 	char en[48];
 	int err = 0;
+	bool answered;
 
 	a->nvml_gpu = -1;
 	if (!nvml_ready(r, a))
 		return;
-	unsigned n = gp_nvml_activity(r->nvml, r->o.pid, &r->seen, d,
-				      GP_NVML_MAX_GPUS);
-	unsigned long long own = nvml_own_gpus(r, gpumem);
+	unsigned long long own = nvml_own_gpus(r, gpumem, &answered);
+	unsigned n;
 
-	for (unsigned i = 0; i < n; i++) {
-		if (d[i].samples && d[i].index < 64)
-			own |= 1ull << d[i].index;
+	if (answered && !own) {
+		a->have_nvml = true;	/* no context anywhere: 0 % */
+		a->dev_util_all_gpus = true;
+		n = gp_nvml_activity(r->nvml, -1, &r->seen, 0, d, GP_NVML_MAX_GPUS);
+	} else {
+		n = gp_nvml_activity(r->nvml, r->o.pid, &r->seen, own, d,
+				     GP_NVML_MAX_GPUS);
+	}
+	for (unsigned i = 0; i < n && !(answered && !own); i++) {
 		if (!d[i].have_proc) {
 			err = d[i].proc_err;
 			continue;
@@ -620,10 +633,7 @@ static void read_nvml(struct gp_gpuact *r, const json_t *gpumem,
 	if (!a->have_nvml)
 		why(a->why_nvml, "nvmlDeviceGetProcessUtilization: %s",
 		    gp_nvml_error_name(err, en, sizeof en));
-	a->dev_util_all_gpus = own == 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (own && (d[i].index >= 64 || !(own & (1ull << d[i].index))))
-			continue;
 		if (d[i].have_util) {
 			if (!a->have_dev_util || d[i].util_pct > a->dev_util_pct) {
 				a->dev_util_pct = d[i].util_pct;

@@ -437,7 +437,10 @@ static int proc_util_call(struct gp_nvml *nv, nvml_dev h,
 			  unsigned long long since, int *err)
 {
 	*err = NVML_ERROR_INSUFFICIENT_SIZE;
-	if (!ubuf_grow(nv, 32))
+	/* The H200's driver (580.159) answers INSUFFICIENT_SIZE with a count
+	 * of 72 to a buffer of 64 even when one sample would be returned:
+	 * start above that, so the first read costs one call, not two. */
+	if (!ubuf_grow(nv, 128))
 		return -1;
 	for (int tries = 0; tries < 4; tries++) {
 		unsigned int n = nv->ucap;
@@ -505,19 +508,24 @@ static void dev_proc_activity(struct gp_nvml *nv, const struct nvml_gpu *g,
 }
 
 unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
-			  struct gp_nvml_seen *seen,
+			  struct gp_nvml_seen *seen, unsigned long long mask,
 			  struct gp_nvml_dev_act *out, unsigned cap)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; nv && i < nv->ngpu && n < cap; i++) {
 		const struct nvml_gpu *g = &nv->gpu[i];
-		struct gp_nvml_dev_act *a = &out[n++];
+		struct gp_nvml_dev_act *a;
 		struct nvml_utilization u;
+
+		if (mask && (g->index >= 64 || !(mask & (1ull << g->index))))
+			continue;
+		a = &out[n++];
 
 		memset(a, 0, sizeof *a);
 		a->index = g->index;
-		dev_proc_activity(nv, g, pid, &seen->ts[i], a);
+		if (pid >= 0)
+			dev_proc_activity(nv, g, pid, &seen->ts[i], a);
 		if (nv->util && nv->util(g->h, &u) == NVML_SUCCESS &&
 		    u.gpu <= 100 && u.memory <= 100) {
 			a->have_util = true;

@@ -35,8 +35,10 @@ static const char *driver_of(const char *m)
 	if (starts(m, "[drm:amdgpu_") || strstr(m, "[amdgpu]") ||
 	    starts(m, "amdgpu ") || starts(m, "amdgpu:"))
 		return "amdgpu";
-	if (starts(m, "NVRM:") || starts(m, "nvidia-modeset:") || starts(m, "nvidia-uvm:") ||
-	    starts(m, "nvidia ") || starts(m, "nvidia:"))
+	/* NVRM: the resource manager; nvidia-modeset:, nvidia-uvm:,
+	 * nvidia-nvlink: (seen on the H200), nvidia: the module loader. */
+	if (starts(m, "NVRM:") || starts(m, "nvidia-") || starts(m, "nvidia ") ||
+	    starts(m, "nvidia:"))
 		return "nvidia";
 	if (starts(m, "nouveau ") || strstr(m, "[nouveau]"))
 		return "nouveau";

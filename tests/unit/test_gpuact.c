@@ -298,7 +298,8 @@ static void test_nvml_activity(void **state UNUSED)
 	assert_true(s1[0] > 0 && s1[1] > s1[0]);
 
 	/* A driver that refuses the call: unknown, and said why. */
-	write_script("gpus 1\nfail procutil 3\n");
+	snprintf(buf, sizeof buf, "gpus 1\nproc %d bytes=1\nfail procutil 3\n", me);
+	write_script(buf);
 	assert_int_equal(gp_gpuact_read(r, 2, NULL, &a), 0);
 	assert_false(a.have_nvml);
 	assert_non_null(strstr(a.why_nvml, "NVML_ERROR_NOT_SUPPORTED"));

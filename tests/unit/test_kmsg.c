@@ -71,6 +71,12 @@ static void test_parse(void **state UNUSED)
 	assert_string_equal(r.driver, "nouveau");
 	assert_int_equal(r.kind, GP_KMSG_OTHER);
 
+	/* The H200's own lines (flags "c": a continued record). */
+	assert_int_equal(parse("4,357,2131641,c;NVRM: gpuClearFbhubPoisonIntrForBug2924523_GA100: "
+			       "FBHUB Interrupt detected. Clearing it.", &r), 1);
+	assert_string_equal(r.driver, "nvidia");
+	assert_int_equal(parse("6,355,1181428,-;nvidia-nvlink: Nvlink Core is being initialized", &r), 1);
+	assert_string_equal(r.driver, "nvidia");
 	/* Other subsystems: not kept. */
 	assert_int_equal(parse("6,2,1,-;usb 1-4: new high-speed USB device", &r), 0);
 	assert_int_equal(parse("6,2,1,-;EXT4-fs (sda1): mounted filesystem", &r), 0);
