@@ -609,6 +609,7 @@ static void read_nvml(struct gp_gpuact *r, const json_t *gpumem,
 
 	if (answered && !own) {
 		a->have_nvml = true;	/* no context anywhere: 0 % */
+		a->nvml_no_context = true;
 		a->dev_util_all_gpus = true;
 		n = gp_nvml_activity(r->nvml, -1, &r->seen, 0, d, GP_NVML_MAX_GPUS);
 	} else {
@@ -702,7 +703,7 @@ static void set_u64(json_t *o, const char *k, uint64_t v)
 }
 
 /* sample.gpu.activity:
- *   "nvml":   {"sm_pct","mem_pct","sm_max_pct","samples","gpu",
+ *   "nvml":   {"sm_pct","mem_pct","sm_max_pct","samples","gpu","no_context",
  *              "dev_util_pct","dev_mem_util_pct","dev_all_gpus",
  *              "throttle"}                     when have_nvml/have_dev_util
  *   "drm":    {"engine_busy_pct","engine","engine_ns","kfd_blind",
@@ -727,6 +728,8 @@ json_t *gp_gpuact_json(const struct gp_gpu_activity *a, bool with_absent)
 			json_object_set_new(n, "samples", json_integer(a->nvml_samples));
 			if (a->nvml_gpu >= 0)
 				json_object_set_new(n, "gpu", json_integer(a->nvml_gpu));
+			if (a->nvml_no_context)
+				json_object_set_new(n, "no_context", json_true());
 		}
 		if (a->have_dev_util) {
 			set_pct(n, "dev_util_pct", a->dev_util_pct);
@@ -827,7 +830,9 @@ void gp_gpuact_text(const struct gp_gpu_activity *a, char *buf, size_t cap)
 		return;
 	buf[0] = '\0';
 	if (a->have_nvml) {
-		if (a->nvml_samples)
+		if (a->nvml_no_context)
+			add(buf, cap, &len, "this process holds no GPU context (NVML)");
+		else if (a->nvml_samples)
 			add(buf, cap, &len, "this process %.0f%% SM, %.0f%% memory (NVML, GPU %d)",
 			    a->sm_pct, a->mem_pct, a->nvml_gpu);
 		else

@@ -60,6 +60,9 @@ struct gp_gpu_activity {
 	unsigned sm_max_pct;	/* highest single sample */
 	unsigned nvml_samples;	/* samples of this pid in the period */
 	int nvml_gpu;		/* NVML index of that GPU, -1 */
+	bool nvml_no_context;	/* in no NVML memory list: no CUDA context
+				 * on any GPU, so no kernel of its own (0 %,
+				 * known, and not asked: see read_nvml) */
 	/* NVML, the device(s) */
 	bool have_dev_util;
 	double dev_util_pct, dev_mem_util_pct;	/* busiest GPU of the process */

@@ -314,7 +314,9 @@ static void test_nvml_activity(void **state UNUSED)
 	r = gp_gpuact_new(&o);
 	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
 	assert_true(a.have_nvml);
-	assert_true(a.dev_util_all_gpus);	/* it holds no GPU */
+	assert_true(a.nvml_no_context);		/* it holds no GPU: not asked */
+	assert_int_equal(a.nvml_samples, 0);
+	assert_true(a.dev_util_all_gpus);
 	gp_gpuact_free(r);
 	unsetenv("GPUPROBE_NVML_LIB");
 	o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
