@@ -487,7 +487,9 @@ static void read_gpu_busy(struct gp_gpuact *r, const json_t *gpumem,
 		const char *pdev = json_string_value(json_object_get(c, "pdev"));
 		char buf[32];
 
-		if (!pdev)
+		/* A PCI address ("0000:03:00.0"), nothing that walks the
+		 * tree (a replayed fdinfo is any text). */
+		if (!pdev || !*pdev || strspn(pdev, "0123456789abcdefABCDEF:.") != strlen(pdev))
 			continue;
 		snprintf(path, sizeof path,
 			 "/sys/bus/pci/devices/%s/gpu_busy_percent", pdev);
