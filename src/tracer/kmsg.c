@@ -134,17 +134,24 @@ int gp_kmsg_parse(const char *rec, size_t len, uint64_t start_us,
 		  struct gp_kmsg_rec *out)
 {
 	uint64_t pri, seq, ts;
-	const char *p = rec, *end = rec + len;
+	const char *end = rec + len;
+	char head[96];
 
 	memset(out, 0, sizeof *out);
 	out->xid = -1;
-	/* PRI,SEQ,TS,FLAGS[,more];MESSAGE */
+	/* PRI,SEQ,TS,FLAGS[,more];MESSAGE.  The record is len bytes, not a
+	 * string (a read(2) of /dev/kmsg is not NUL-terminated): the
+	 * numbers are parsed from a bounded, terminated copy of the head
+	 * (libFuzzer found the unbounded read). */
+	const char *semi = memchr(rec, ';', len);
+	if (!semi || (size_t)(semi - rec) >= sizeof head)
+		return -1;
+	memcpy(head, rec, (size_t)(semi - rec));
+	head[semi - rec] = '\0';
+	const char *p = head;
 	if (!gp_parse_u64(p, &pri, &p) || *p != ',' ||
 	    !gp_parse_u64(p + 1, &seq, &p) || *p != ',' ||
 	    !gp_parse_u64(p + 1, &ts, &p) || *p != ',')
-		return -1;
-	const char *semi = memchr(p, ';', (size_t)(end - p));
-	if (!semi)
 		return -1;
 	const char *msg = semi + 1;
 	const char *nl = memchr(msg, '\n', (size_t)(end - msg));
