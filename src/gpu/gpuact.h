@@ -143,4 +143,9 @@ bool gp_gpuact_busy(const struct gp_gpu_activity *a, double min_pct);
  * process, a DRM engine not blind to it, KFD occupancy). */
 bool gp_gpuact_known(const struct gp_gpu_activity *a);
 
+/* Pure: the same two answers from a saved sample.gpu.activity object
+ * (gp_gpuact_json's shape; anything else reads as unknown), for the
+ * verdict judging a loaded result.  Returns busy; *known as above. */
+bool gp_gpuact_json_busy(const json_t *activity, double min_pct, bool *known);
+
 #endif

@@ -110,6 +110,9 @@ static void test_amd_two_samples(void **state UNUSED)
 	assert_true(jreal(j, "kfd", "sdma_busy_pct") == 30.0);
 	assert_true(jreal(j, "device", "gpu_busy_pct") == 100);
 	assert_null(json_object_get(j, "nvml"));	/* unknown: left out */
+	bool known;
+	assert_true(gp_gpuact_json_busy(j, 5, &known));	/* the saved form agrees */
+	assert_true(known);
 	assert_non_null(json_object_get(json_object_get(j, "absent"), "nvml"));
 	assert_null(json_object_get(json_object_get(j, "absent"), "drm"));
 	json_decref(j);
@@ -339,6 +342,32 @@ static void test_nvml_activity(void **state UNUSED)
 	gp_root_close(&root);
 }
 
+/* The verdict's reading of saved activity: hostile and partial objects. */
+static void test_json_busy(void **state UNUSED)
+{
+	static const struct { const char *j; bool busy, known; } cases[] = {
+		{ "{}", false, false },
+		{ "null", false, false },
+		{ "{\"nvml\":{\"sm_pct\":100}}", true, true },
+		{ "{\"nvml\":{\"sm_pct\":0,\"mem_pct\":0}}", false, true },
+		{ "{\"nvml\":{\"sm_pct\":\"100\"}}", false, false },
+		{ "{\"drm\":{\"engine_busy_pct\":0,\"kfd_blind\":true}}", false, false },
+		{ "{\"drm\":{\"engine_busy_pct\":0,\"kfd_blind\":false}}", false, true },
+		{ "{\"drm\":{\"engine_busy_pct\":50}}", true, true },
+		{ "{\"kfd\":{\"cu_occupancy\":0}}", false, true },
+		{ "{\"kfd\":{\"cu_occupancy\":8}}", true, true },
+		{ "{\"kfd\":{\"sdma_busy_pct\":40}}", true, false },
+		{ "[1,2]", false, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *j = json_loads(cases[i].j, JSON_DECODE_ANY, NULL);
+		bool known = true;
+		assert_int_equal(gp_gpuact_json_busy(j, 5, &known), cases[i].busy);
+		assert_int_equal(known, cases[i].known);
+		json_decref(j);
+	}
+}
+
 static void test_throttle_text(void **state UNUSED)
 {
 	char b[128];
@@ -359,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_kfd_only),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test_setup_teardown(test_nvml_activity, nvml_setup, nvml_teardown),
+		cmocka_unit_test(test_json_busy),
 		cmocka_unit_test(test_throttle_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
