@@ -28,3 +28,31 @@ const char *gp_dlerror(void)
 	const char *e = dlerror();
 	return e ? e : "unknown dlopen error";
 }
+
+int gp_dl_which(void *lib, const struct gp_dl_sym *e)
+{
+	for (int i = 0; e->names[i]; i++)
+		if (dlsym(lib, e->names[i]))
+			return i;
+	return -1;
+}
+
+int gp_dl_bind(void *lib, const struct gp_dl_sym *t, size_t n,
+	       const char **missing)
+{
+	int rc = 0;
+
+	if (missing)
+		*missing = NULL;
+	for (size_t i = 0; i < n; i++) {
+		*t[i].slot = NULL;
+		for (int k = 0; t[i].names[k] && !*t[i].slot; k++)
+			*t[i].slot = dlsym(lib, t[i].names[k]);
+		if (!*t[i].slot && t[i].required && rc == 0) {
+			rc = -1;
+			if (missing)
+				*missing = t[i].names[0];
+		}
+	}
+	return rc;
+}

@@ -1,9 +1,9 @@
 #include "config.h"
 #include "gpumem.h"
+#include "nvml.h"
 #include "parse.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -372,288 +372,6 @@ void gp_fdinfo_add_totals(const json_t *client, struct gp_gpu_totals *tot)
 }
 
 /* ------------------------------------------------------------------ */
-/* NVML, through dlopen                                                */
-/* ------------------------------------------------------------------ */
-
-/* Declared here: no NVML header is installed where gpuprobe builds.
- * Types, values and struct layouts from the NVML API reference
- * (docs.nvidia.com/deploy/nvml-api: nvmlReturn_t, nvmlProcessInfo_t,
- * nvmlDeviceGetComputeRunningProcesses_v3). */
-typedef int nvml_ret;
-typedef struct nvml_device *nvml_dev;
-#define NVML_SUCCESS			0
-#define NVML_ERROR_INSUFFICIENT_SIZE	7
-#define NVML_VALUE_NOT_AVAILABLE	(~0ull)
-#define NVML_NO_INSTANCE		(~0u)	/* gi/ci of the v1 layout */
-
-/* nvmlProcessInfo_t of the _v2 and _v3 calls. */
-struct nvml_proc_v2 {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-	unsigned int gpuInstanceId;
-	unsigned int computeInstanceId;
-};
-
-/* nvmlProcessInfo_v1_t of the unversioned call. */
-struct nvml_proc_v1 {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-};
-
-typedef nvml_ret (*nvml_procs_fn)(nvml_dev, unsigned int *, void *);
-
-struct nvml_query {
-	nvml_procs_fn fn;
-	size_t entsz;		/* sizeof the layout fn fills */
-	const char *kind;	/* "compute" or "graphics" */
-};
-
-struct nvml_gpu {
-	unsigned index;
-	nvml_dev h;
-	char name[96];
-};
-
-struct nvml {
-	void *lib;
-	nvml_ret (*shutdown)(void);
-	struct nvml_query q[2];
-	struct nvml_gpu *gpu;
-	unsigned ngpu;
-	void *buf;
-	unsigned cap;		/* entries of the largest layout in buf */
-};
-
-static void *nvml_sym(void *lib, const char *const *names, int *which)
-{
-	for (int i = 0; names[i]; i++) {
-		void *p = dlsym(lib, names[i]);
-		if (p) {
-			if (which)
-				*which = i;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* Newest first: _v3 and _v2 fill the 24-byte layout, the bare name the
- * 16-byte one (nvml.h keeps the old names for old drivers). */
-static void nvml_find_query(struct nvml_query *q, void *lib,
-			    const char *base, const char *kind)
-{
-	char v3[96], v2[96];
-	const char *names[4] = { v3, v2, base, NULL };
-	int which = 0;
-
-	snprintf(v3, sizeof v3, "%s_v3", base);
-	snprintf(v2, sizeof v2, "%s_v2", base);
-	q->fn = (nvml_procs_fn)nvml_sym(lib, names, &which);
-	q->entsz = which < 2 ? sizeof(struct nvml_proc_v2)
-			     : sizeof(struct nvml_proc_v1);
-	q->kind = kind;
-}
-
-typedef nvml_ret (*nvml_void_fn)(void);
-typedef nvml_ret (*nvml_count_fn)(unsigned int *);
-typedef nvml_ret (*nvml_handle_fn)(unsigned int, nvml_dev *);
-typedef nvml_ret (*nvml_name_fn)(nvml_dev, char *, unsigned int);
-
-static void nvml_list_gpus(struct nvml *nv)
-{
-	static const char *const count_n[] = {
-		"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", NULL };
-	static const char *const handle_n[] = {
-		"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex",
-		NULL };
-	static const char *const name_n[] = { "nvmlDeviceGetName", NULL };
-	nvml_count_fn count = (nvml_count_fn)nvml_sym(nv->lib, count_n, NULL);
-	nvml_handle_fn handle = (nvml_handle_fn)nvml_sym(nv->lib, handle_n, NULL);
-	nvml_name_fn name = (nvml_name_fn)nvml_sym(nv->lib, name_n, NULL);
-	unsigned int n = 0;
-
-	if (!count || !handle || count(&n) != NVML_SUCCESS || n == 0 ||
-	    n > 1024)
-		return;
-	nv->gpu = calloc(n, sizeof *nv->gpu);
-	if (!nv->gpu)
-		return;
-	for (unsigned i = 0; i < n; i++) {
-		struct nvml_gpu *g = &nv->gpu[nv->ngpu];
-
-		/* A GPU outside our cgroup answers NO_PERMISSION: skip it,
-		 * keep its index for the others. */
-		if (handle(i, &g->h) != NVML_SUCCESS)
-			continue;
-		g->index = i;
-		if (!name || name(g->h, g->name, sizeof g->name) != NVML_SUCCESS)
-			g->name[0] = '\0';
-		g->name[sizeof g->name - 1] = '\0';
-		nv->ngpu++;
-	}
-}
-
-static void nvml_close(struct nvml *nv)
-{
-	if (!nv)
-		return;
-	if (nv->shutdown)
-		nv->shutdown();
-	if (nv->lib)
-		dlclose(nv->lib);
-	free(nv->gpu);
-	free(nv->buf);
-	free(nv);
-}
-
-static struct nvml *nvml_open(const char *libname)
-{
-	static const char *const init_n[] = { "nvmlInit_v2", "nvmlInit", NULL };
-	static const char *const shut_n[] = { "nvmlShutdown", NULL };
-	struct nvml *nv = calloc(1, sizeof *nv);
-
-	if (!nv)
-		return NULL;
-	nv->lib = dlopen(*libname ? libname : NULL, RTLD_NOW | RTLD_LOCAL);
-	nvml_void_fn init = nv->lib ?
-		(nvml_void_fn)nvml_sym(nv->lib, init_n, NULL) : NULL;
-	if (!init || init() != NVML_SUCCESS) {
-		nvml_close(nv);
-		return NULL;
-	}
-	/* Only now: nvmlShutdown balances a successful nvmlInit. */
-	nv->shutdown = (nvml_void_fn)nvml_sym(nv->lib, shut_n, NULL);
-	nvml_find_query(&nv->q[0], nv->lib,
-			"nvmlDeviceGetComputeRunningProcesses", "compute");
-	nvml_find_query(&nv->q[1], nv->lib,
-			"nvmlDeviceGetGraphicsRunningProcesses", "graphics");
-	if (!nv->q[0].fn && !nv->q[1].fn) {
-		nvml_close(nv);
-		return NULL;
-	}
-	nvml_list_gpus(nv);
-	return nv;
-}
-
-static bool nvml_grow(struct nvml *nv, unsigned want)
-{
-	if (want <= nv->cap)
-		return true;
-	if (want > 65536)
-		return false;
-	void *nb = realloc(nv->buf, (size_t)want * sizeof(struct nvml_proc_v2));
-	if (!nb)
-		return false;
-	nv->buf = nb;
-	nv->cap = want;
-	return true;
-}
-
-/* Calls q on one GPU; the count is a moving target (processes start
- * between two calls), so INSUFFICIENT_SIZE is retried a few times with
- * the size NVML asked for plus slack.  Returns entries filled or -1. */
-static int nvml_call(struct nvml *nv, const struct nvml_query *q, nvml_dev h)
-{
-	unsigned int n = 0;
-
-	for (int tries = 0; tries < 4; tries++) {
-		if (!nvml_grow(nv, nv->cap ? nv->cap : 16))
-			return -1;
-		n = nv->cap;
-		nvml_ret ret = q->fn(h, &n, nv->buf);
-		if (ret == NVML_SUCCESS)
-			return n <= nv->cap ? (int)n : -1;
-		if (ret != NVML_ERROR_INSUFFICIENT_SIZE ||
-		    !nvml_grow(nv, n + 8 > nv->cap ? n + 8 : nv->cap * 2))
-			return -1;
-	}
-	return -1;
-}
-
-static void nvml_entry(const struct nvml_query *q, const void *buf, int i,
-		       struct nvml_proc_v2 *e)
-{
-	const char *p = (const char *)buf + (size_t)i * q->entsz;
-
-	if (q->entsz == sizeof(struct nvml_proc_v2)) {
-		memcpy(e, p, sizeof *e);
-	} else {
-		struct nvml_proc_v1 v1;
-		memcpy(&v1, p, sizeof v1);
-		e->pid = v1.pid;
-		e->usedGpuMemory = v1.usedGpuMemory;
-		e->gpuInstanceId = e->computeInstanceId = NVML_NO_INSTANCE;
-	}
-}
-
-static json_t *nvml_row(const struct nvml_gpu *g, const char *kind,
-			const struct nvml_proc_v2 *e)
-{
-	json_t *row = json_object();
-
-	json_object_set_new(row, "index", json_integer(g->index));
-	json_object_set_new(row, "name", json_string(g->name));
-	json_object_set_new(row, "type", json_string(kind));
-	/* NVML_VALUE_NOT_AVAILABLE: e.g. Windows WDDM, or no permission */
-	json_object_set_new(row, "used_bytes",
-		e->usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
-		e->usedGpuMemory > (unsigned long long)INT64_MAX ? json_null() :
-		json_integer((json_int_t)e->usedGpuMemory));
-	if (e->gpuInstanceId != NVML_NO_INSTANCE)
-		json_object_set_new(row, "gpu_instance_id",
-				    json_integer(e->gpuInstanceId));
-	if (e->computeInstanceId != NVML_NO_INSTANCE)
-		json_object_set_new(row, "compute_instance_id",
-				    json_integer(e->computeInstanceId));
-	return row;
-}
-
-/* A process in both lists of one GPU (CUDA and graphics) holds one
- * allocation: count each (GPU instance, compute instance) once. */
-struct seen_inst {
-	unsigned gi, ci;
-};
-
-static bool inst_seen(struct seen_inst *s, unsigned n, unsigned gi,
-		      unsigned ci)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (s[i].gi == gi && s[i].ci == ci)
-			return true;
-	return false;
-}
-
-static void nvml_read_gpu(struct nvml *nv, const struct nvml_gpu *g, int pid,
-			  json_t *arr, struct gp_gpu_totals *tot)
-{
-	struct seen_inst seen[16];
-	unsigned nseen = 0;
-
-	for (int k = 0; k < 2; k++) {
-		const struct nvml_query *q = &nv->q[k];
-		int n = q->fn ? nvml_call(nv, q, g->h) : -1;
-
-		for (int i = 0; i < n; i++) {
-			struct nvml_proc_v2 e;
-
-			nvml_entry(q, nv->buf, i, &e);
-			if ((int)e.pid != pid)
-				continue;
-			json_array_append_new(arr, nvml_row(g, q->kind, &e));
-			if (e.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
-			    inst_seen(seen, nseen, e.gpuInstanceId,
-				      e.computeInstanceId))
-				continue;
-			if (nseen < 16)
-				seen[nseen++] = (struct seen_inst){
-					e.gpuInstanceId, e.computeInstanceId };
-			tot->nvml_bytes = sat_add(tot->nvml_bytes,
-						  e.usedGpuMemory);
-		}
-	}
-}
-
-/* ------------------------------------------------------------------ */
 /* The reader                                                          */
 /* ------------------------------------------------------------------ */
 
@@ -677,7 +395,7 @@ struct gp_gpu_reader {
 	size_t bufcap;
 	char *nvml_lib;
 	bool nvml_tried;
-	struct nvml *nvml;
+	struct gp_nvml *nvml;
 };
 
 struct gp_gpu_reader *gp_gpu_reader_new_nvml(const struct gp_root *root,
@@ -725,7 +443,7 @@ void gp_gpu_reader_free(struct gp_gpu_reader *r)
 	slots_free(r->slots, r->nslots);
 	if (r->pid_dirfd >= 0)
 		close(r->pid_dirfd);
-	nvml_close(r->nvml);
+	gp_nvml_close(r->nvml);
 	free(r->nvml_lib);
 	free(r->buf);
 	free(r);
@@ -1033,18 +751,22 @@ static json_t *read_kfd(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
 
 static json_t *read_nvml(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
 {
+	char why[256];
+
 	/* Once per reader: a machine without NVML costs one failed dlopen,
 	 * not one a sample.  A replay root has no NVML to ask. */
 	if (!r->nvml_tried) {
 		r->nvml_tried = true;
 		if (!(r->flags & GP_GPU_NO_NVML) && r->root->live)
-			r->nvml = nvml_open(r->nvml_lib);
+			r->nvml = gp_nvml_open(r->nvml_lib, why, sizeof why);
 	}
 	if (!r->nvml)
 		return NULL;
 	json_t *arr = json_array();
-	for (unsigned i = 0; i < r->nvml->ngpu; i++)
-		nvml_read_gpu(r->nvml, &r->nvml->gpu[i], r->pid, arr, tot);
+	if (!gp_nvml_proc_memory(r->nvml, r->pid, arr, &tot->nvml_bytes)) {
+		json_decref(arr);
+		return NULL;
+	}
 	tot->nvml_seen = true;
 	return arr;
 }

@@ -175,8 +175,9 @@ static hsa_status_t on_agent(hsa_agent_t agent, void *data)
 	return HSA_STATUS_SUCCESS;
 }
 
-#define SYM(field, name) \
-	(*(void **)&f->field = dlsym(g->dl, name))
+/* One name per entry point (ROCr exports no versioned names); the
+ * required ones in the order their absence is reported. */
+#define ONE(name) ((const char *const[]){ name, NULL })
 
 static int hsa_open(struct gp_gpu *g)
 {
@@ -195,21 +196,21 @@ static int hsa_open(struct gp_gpu *g)
 	struct hsa_fns *f = &fns_storage;
 	memset(f, 0, sizeof *f);
 	g->priv = f;
-	SYM(init, "hsa_init");
-	SYM(shut_down, "hsa_shut_down");
-	SYM(status_string, "hsa_status_string");
-	SYM(system_get_info, "hsa_system_get_info");
-	SYM(iterate_agents, "hsa_iterate_agents");
-	SYM(agent_get_info, "hsa_agent_get_info");
-	SYM(iterate_pools, "hsa_amd_agent_iterate_memory_pools");
-	SYM(pool_get_info, "hsa_amd_memory_pool_get_info");
-	SYM(lock, "hsa_amd_memory_lock");
-	SYM(lock_to_pool, "hsa_amd_memory_lock_to_pool");
-	SYM(unlock, "hsa_amd_memory_unlock");
-	const char *missing = !f->init ? "hsa_init" : !f->iterate_agents ? "hsa_iterate_agents"
-		: !f->agent_get_info ? "hsa_agent_get_info" : !f->lock ? "hsa_amd_memory_lock"
-		: !f->unlock ? "hsa_amd_memory_unlock" : !f->pool_get_info ? "hsa_amd_memory_pool_get_info"
-		: NULL;
+	const struct gp_dl_sym syms[] = {
+		{ ONE("hsa_init"), (void **)&f->init, true },
+		{ ONE("hsa_iterate_agents"), (void **)&f->iterate_agents, true },
+		{ ONE("hsa_agent_get_info"), (void **)&f->agent_get_info, true },
+		{ ONE("hsa_amd_memory_lock"), (void **)&f->lock, true },
+		{ ONE("hsa_amd_memory_unlock"), (void **)&f->unlock, true },
+		{ ONE("hsa_amd_memory_pool_get_info"), (void **)&f->pool_get_info, true },
+		{ ONE("hsa_shut_down"), (void **)&f->shut_down, false },
+		{ ONE("hsa_status_string"), (void **)&f->status_string, false },
+		{ ONE("hsa_system_get_info"), (void **)&f->system_get_info, false },
+		{ ONE("hsa_amd_agent_iterate_memory_pools"), (void **)&f->iterate_pools, false },
+		{ ONE("hsa_amd_memory_lock_to_pool"), (void **)&f->lock_to_pool, false },
+	};
+	const char *missing = NULL;
+	gp_dl_bind(g->dl, syms, sizeof syms / sizeof syms[0], &missing);
 	if (missing) {
 		snprintf(g->err, sizeof g->err, "%s: no %s: not a usable HSA runtime", g->lib, missing);
 		return -1;

@@ -21,6 +21,7 @@
 #include "stacks.h"
 #include "hostinfo.h"
 #include "gpu_args.h"
+#include "gpuact.h"
 #include "opts.h"
 
 #include <argp.h>
@@ -148,6 +149,10 @@ struct run_result {
 	unsigned nspin;
 	bool no_interrupts, dxg;
 	json_t *env;
+	/* The GPU beside the host CPU (issue 13): a spin while the GPU idles
+	 * is seed 000's shape; a busy GPU explains a busy waiting thread. */
+	struct gp_gpu_activity gpu;	/* over the idle window */
+	bool have_gpu;
 };
 
 static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
@@ -436,8 +441,10 @@ static void accumulate(struct run_result *rr, const struct gp_thread *th, size_t
 /* The idle window: samples at absolute deadlines (integer ns from t0: no
  * drift, no float compare), each written to out.  0, or -1 with
  * rr->error set when the child vanished. */
+/* The GPU's activity beside the host CPU (issue 13): read at the first
+ * sample and at the last, so its rates cover the same window. */
 static int idle_window(const struct idle_opts *o, struct run_result *rr, struct gp_sampler *smp,
-		       struct gp_result *out, int64_t t0)
+		       struct gp_result *out, int64_t t0, struct gp_gpuact *gact)
 {
 	struct gp_point first, last;
 	bool have_first = false;
@@ -462,11 +469,16 @@ static int idle_window(const struct idle_opts *o, struct run_result *rr, struct 
 			json_decref(sl);
 		const struct gp_thread *th = gp_sampler_threads(smp, &n);
 		accumulate(rr, th, n, pt.t);
-		if (!have_first)
+		if (!have_first) {
 			first = pt;
+			if (gact)
+				gp_gpuact_read(gact, pt.t, NULL, &rr->gpu);
+		}
 		have_first = true;
 		last = pt;
 	}
+	if (gact && have_first)
+		rr->have_gpu = gp_gpuact_read(gact, last.t, NULL, &rr->gpu) == 0;
 	if (have_first) {
 		rr->seconds = last.t - first.t;
 		double cpu = (last.utime + last.stime) - (first.utime + first.stime);
@@ -564,7 +576,10 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 		if ((stk = gp_stacks_open(pid, 0)))
 			gp_stacks_prepare(stk);
 		int64_t t0 = gp_mono_ns();
-		rc = idle_window(o, rr, smp, out, t0);
+		struct gp_gpuact_opts go = { .root = root, .pid = pid };
+		struct gp_gpuact *gact = gp_gpuact_new(&go);
+		rc = idle_window(o, rr, smp, out, t0, gact);
+		gp_gpuact_free(gact);
 		if (rc == 0)
 			unwind_spinners(o, rr, stk, out, t0);
 	}
@@ -617,6 +632,22 @@ static const char *fix_direction(const struct run_result *rr)
 	return "ROCr's AsyncEventsLoop spins: look at its polling fallback (ROCm/rocm-systems#7898).";
 }
 
+/* The GPU's activity over the window, and what it says of a spin. */
+static void gpu_text(const struct run_result *rr, char *buf, size_t cap)
+{
+	char a[400];
+
+	gp_gpuact_text(&rr->gpu, a, sizeof a);
+	if (!rr->nspin || !gp_gpuact_known(&rr->gpu))
+		snprintf(buf, cap, "%s", a);
+	else if (gp_gpuact_busy(&rr->gpu, 5))
+		snprintf(buf, cap, "%s: the GPU runs this process's work, a spinning thread "
+			 "may be waiting on it", a);
+	else
+		snprintf(buf, cap, "%s: the spin is the host's own, the GPU is idle "
+			 "(seed 000's shape)", a);
+}
+
 static json_t *verdict_json(const struct run_result *rr, const struct idle_opts *o)
 {
 	double clk = (double)sysconf(_SC_CLK_TCK);
@@ -644,6 +675,12 @@ static json_t *verdict_json(const struct run_result *rr, const struct idle_opts 
 		"build_id", rr->build_id, "no_interrupts", rr->no_interrupts));
 	json_object_set_new(j, "env", json_incref(rr->env));
 	json_object_set_new(j, "threads_total", json_integer((json_int_t)rr->nth));
+	if (rr->have_gpu) {
+		char text[512];
+		gpu_text(rr, text, sizeof text);
+		json_object_set_new(j, "gpu", gp_gpuact_json(&rr->gpu, true));
+		json_object_set_new(j, "gpu_text", json_string(text));
+	}
 	if (fix)
 		json_object_set_new(j, "fix", json_string(fix));
 	return j;
@@ -663,6 +700,11 @@ static void print_run(FILE *f, const struct run_result *rr, const struct idle_op
 		rr->nth, rr->nspin ? "spin" : "quiet");
 	if (rr->nspin)
 		fprintf(f, ": %u spinner%s over %.0f%%", rr->nspin, rr->nspin == 1 ? "" : "s", o->threshold);
+	if (rr->have_gpu) {
+		char text[512];
+		gpu_text(rr, text, sizeof text);
+		fprintf(f, "\n  GPU: %s", text);
+	}
 	fprintf(f, "\n  %-8s %-16s %6s %6s %6s %8s %-2s %-24s %-15s %s\n", "tid", "comm", "cpu%",
 		"user%", "sys%", "vcsw/s", "st", "wchan", "appeared", "frame");
 	for (size_t i = 0; i < rr->nth; i++) {

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "evidence.h"
 #include "hostinfo.h"
 #include "gpu.h"
 #include "gpu_args.h"
@@ -319,6 +320,8 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 	if (o->prefault) {
 		double s = 0;
 		const char *method = "";
+		struct gp_io_mark io0, io1;
+		gp_io_mark_now(&io0);
 		if (gp_prefault(&m, x->progress, &s, &method) != 0) {
 			int e = errno;
 			json_object_set_new(a, "status", json_string("prefault-failed"));
@@ -332,6 +335,8 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 		json_object_set_new(a, "prefault_mib_s",
 				    json_real(s > 0 ? (double)x->bytes / 1048576.0 / s : 0));
 		json_object_set_new(a, "prefault_method", json_string(method));
+		gp_io_mark_now(&io1);
+		gp_prefault_evidence(a, &io0, &io1, s, x->bytes, x->kind == GP_MAP_ANON);
 	}
 
 	struct gp_refault *rf = gp_refault_start(&m, o->refault);
@@ -368,6 +373,9 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 			json_object_set_new(a, "vm_pin_mib", json_real((double)sm.vm_pin / 1048576.0));
 		if (sm.have & GP_HAVE_VM_LCK)
 			json_object_set_new(a, "vm_lck_mib", json_real((double)sm.vm_lck / 1048576.0));
+		gp_pin_accounting(a, g->be->name, st == g->be->success,
+				  (sm.have & GP_HAVE_VM_PIN) && (sm.have & GP_HAVE_VM_LCK),
+				  sm.vm_pin, sm.vm_lck);
 	}
 	if (st == g->be->success) {
 		int64_t ust = 0;

@@ -69,5 +69,20 @@ gp lock -q --lib "$FAKE_HSA" "$F" --offset 4K --size 1M --no-prefault --format j
 ok "--offset 4K --size 1M" test "$(jq -r '"\(.offset) \(.bytes) \(.prefault_s)"' "$TMP/j")" = "4096 1048576 null"
 gp lock -q --lib "$FAKE_HSA" "$F" --size 2M --format markdown > "$TMP/md" || fail "--format markdown"
 ok "markdown table" grep -q "^| arm | call | range | prefault | lock | result |" "$TMP/md"
+# Issue 13: a pre-fault of cached pages is a mapping rate, not a read
+# rate; VmPin/VmLck at 0 under a successful pin is not shown as evidence.
+ok "cached file: prefault_kind mapping" test "$(armf "$TMP/r1" lock prefault_kind)" = mapping
+ok "... and the note says it is not a read rate" sh -c "jq -r 'select(.type==\"arm\") | .note' '$TMP/r1' | grep -q 'not a read rate'"
+ok "VmPin 0 under the pin: null, not accounted" test "$(armf "$TMP/r1" lock '"\(.vm_pin_mib) \(.vm_pin_accounted)"')" = "null false"
+if dd if="$F" iflag=nocache count=0 status=none 2>/dev/null; then
+	gp lock -q --lib "$FAKE_HSA" "$F" --format json > "$TMP/j" || fail "lock after dropping the file's cache"
+	k=$(jq -r .prefault_kind "$TMP/j")
+	# A filesystem that keeps the pages (tmpfs) reads nothing: mapping.
+	case $k in
+	read) ok "uncached file: a read rate" test "$(jq -r '.prefault_read_mib_s > 0' "$TMP/j")" = true ;;
+	mapping) ok "uncached file on a cache-only filesystem: mapping" true ;;
+	*) fail "prefault_kind $k" ;;
+	esac
+fi
 ok "the file was never written" test "$(fsig "$F")" = "$before"
 pass

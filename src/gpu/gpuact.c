@@ -1,0 +1,906 @@
+/* GPU activity per process and sample: see gpuact.h. */
+#include "config.h"
+#include "gpuact.h"
+#include "gpumem.h"
+#include "nvml.h"
+#include "parse.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One engine counter of one DRM client at the previous read. */
+struct eng_prev {
+	char key[320];		/* driver/pdev/client-id/engine */
+	uint64_t ns;
+};
+
+/* One KFD GPU's cumulative counters at the previous read. */
+struct kfd_prev {
+	char id[16];
+	uint64_t sdma_us;
+	bool have_sdma;
+};
+
+struct gp_gpuact {
+	struct gp_gpuact_opts o;
+	struct gp_gpu_reader *mem;	/* DRM fdinfo when no gpumem is given */
+	struct gp_nvml *nvml;
+	bool own_nvml, nvml_tried;
+	char nvml_why[GP_GPUACT_WHY];
+	struct gp_nvml_seen seen;
+	struct eng_prev *eng;
+	size_t neng;
+	struct kfd_prev kfd[16];
+	size_t nkfd;
+	bool have_kfd_prev;
+	uint64_t evicted_ms_prev;
+	bool have_prev;
+	double t_prev;
+	char why_prev[4][GP_GPUACT_WHY];
+};
+
+struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o)
+{
+	struct gp_gpuact *r = calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->o = *o;
+	r->nvml = o->nvml;
+	return r;
+}
+
+void gp_gpuact_free(struct gp_gpuact *r)
+{
+	if (!r)
+		return;
+	gp_gpu_reader_free(r->mem);
+	if (r->own_nvml)
+		gp_nvml_close(r->nvml);
+	free(r->eng);
+	free(r);
+}
+
+static void why(char *dst, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void why(char *dst, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, GP_GPUACT_WHY, fmt, ap);
+	va_end(ap);
+}
+
+static bool jget_u64(const json_t *o, const char *k, uint64_t *v)
+{
+	json_t *j = json_object_get(o, k);
+
+	if (!json_is_integer(j) || json_integer_value(j) < 0)
+		return false;
+	*v = (uint64_t)json_integer_value(j);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* DRM engine time                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Same identity as gpumem's de-duplication: one drm_file per
+ * driver/pdev/client-id (drm-usage-stats.rst, drm-client-id). */
+static void eng_key(const json_t *c, const char *engine, char *key, size_t cap)
+{
+	const char *drv = json_string_value(json_object_get(c, "driver"));
+	const char *pdev = json_string_value(json_object_get(c, "pdev"));
+	json_t *id = json_object_get(c, "client_id");
+	json_t *fds = json_object_get(c, "fds");
+
+	if (json_is_integer(id))
+		snprintf(key, cap, "%s/%s/id:%lld/%s", drv ? drv : "",
+			 pdev ? pdev : "", (long long)json_integer_value(id),
+			 engine);
+	else
+		snprintf(key, cap, "%s/%s/fd:%lld/%s", drv ? drv : "",
+			 pdev ? pdev : "",
+			 (long long)json_integer_value(json_array_get(fds, 0)),
+			 engine);
+}
+
+/* Engine group totals of one read: name -> Δns summed over clients,
+ * with the capacity (drm-engine-capacity-<e>: engines in the group;
+ * "the default is one"). */
+struct eng_sum {
+	char name[32];
+	uint64_t delta_ns;
+	uint64_t capacity;
+	bool both;		/* some client had it at both reads */
+};
+
+static struct eng_sum *eng_sum_slot(struct eng_sum *s, size_t *n, size_t cap,
+				    const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(s[i].name, name))
+			return &s[i];
+	if (*n == cap)
+		return NULL;
+	struct eng_sum *e = &s[(*n)++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->name, sizeof e->name, "%s", name);
+	e->capacity = 1;
+	return e;
+}
+
+static const struct eng_prev *eng_find(const struct eng_prev *p, size_t n,
+				       const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(p[i].key, key))
+			return &p[i];
+	return NULL;
+}
+
+/* Collects the engine counters of a "drm" array; with prev, sums the
+ * deltas of clients present in both per engine.  Returns the new
+ * counters (malloc'd, *nout). */
+static struct eng_prev *eng_collect(const json_t *drm, const struct eng_prev *prev,
+				    size_t nprev, struct eng_sum *sum,
+				    size_t *nsum, size_t sumcap, size_t *nout,
+				    uint64_t *total_ns, bool *amdgpu)
+{
+	size_t i, cap = 0;
+	json_t *c;
+	struct eng_prev *out = NULL;
+
+	*nout = 0;
+	json_array_foreach(drm, i, c) {
+		json_t *eng = json_object_get(c, "engine_ns");
+		json_t *capo = json_object_get(c, "engine_capacity");
+		const char *drv = json_string_value(json_object_get(c, "driver"));
+		const char *e;
+		json_t *v;
+
+		if (drv && !strcmp(drv, "amdgpu"))
+			*amdgpu = true;
+		json_object_foreach(eng, e, v) {
+			uint64_t ns, capn = 1;
+
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				continue;
+			ns = (uint64_t)json_integer_value(v);
+			if (*total_ns <= UINT64_MAX - ns)
+				*total_ns += ns;
+			if (*nout == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				void *nb = realloc(out, nc * sizeof *out);
+				if (!nb)
+					break;
+				out = nb;
+				cap = nc;
+			}
+			struct eng_prev *o = &out[(*nout)++];
+			eng_key(c, e, o->key, sizeof o->key);
+			o->ns = ns;
+			struct eng_sum *s = eng_sum_slot(sum, nsum, sumcap, e);
+			if (!s)
+				continue;
+			if (jget_u64(capo, e, &capn) && capn > s->capacity)
+				s->capacity = capn;
+			const struct eng_prev *p = prev ? eng_find(prev, nprev, o->key)
+							: NULL;
+			/* A counter that went back is a new client on a
+			 * reused id: no delta. */
+			if (p && ns >= p->ns) {
+				s->delta_ns += ns - p->ns;
+				s->both = true;
+			}
+		}
+	}
+	return out;
+}
+
+static bool eng_best(const struct eng_sum *sum, size_t n, double dt,
+		     double *busy, char *engine, size_t cap)
+{
+	bool any = false;
+
+	*busy = 0;
+	if (cap)
+		engine[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (!sum[i].both || dt <= 0)
+			continue;
+		double pct = (double)sum[i].delta_ns / (dt * 1e9) /
+			     (double)sum[i].capacity * 100.0;
+		/* Engine time is accounted when a job completes (amdgpu:
+		 * at fence signal), so a job that spans two reads lands
+		 * in one: clamp, do not report 180%. */
+		if (pct > 100.0)
+			pct = 100.0;
+		if (!any || pct > *busy) {
+			*busy = pct;
+			snprintf(engine, cap, "%s", sum[i].name);
+		}
+		any = true;
+	}
+	return any;
+}
+
+bool gp_gpuact_engine_busy(const json_t *prev, const json_t *cur, double dt,
+			   double *busy_pct, char *engine, size_t cap)
+{
+	struct eng_sum sum[32];
+	size_t nsum = 0, np = 0, nc = 0;
+	uint64_t tot = 0;
+	bool amd = false;
+	struct eng_prev *p = eng_collect(json_object_get(prev, "drm"), NULL, 0,
+					 sum, &nsum, 32, &np, &tot, &amd);
+	nsum = 0;
+	struct eng_prev *c = eng_collect(json_object_get(cur, "drm"), p, np,
+					 sum, &nsum, 32, &nc, &tot, &amd);
+	bool ok = eng_best(sum, nsum, dt, busy_pct, engine, cap);
+
+	free(p);
+	free(c);
+	return ok;
+}
+
+/* amdgpu's drm-engine-<ip> is amdgpu_ctx_mgr_usage() (amdgpu_fdinfo.c,
+ * amdgpu_show_fdinfo): the summed fence times of the jobs of the file's
+ * amdgpu_ctx entities, i.e. work submitted through the DRM_AMDGPU_CS
+ * ioctl and the GPU scheduler.  KFD compute queues (what HIP/ROCr uses:
+ * user-mode AQL queues, doorbells rung from user space, mapped by the
+ * hardware scheduler) create no amdgpu_ctx job and no fence, so HIP
+ * kernels are not counted: an amdgpu client with a flat engine time says
+ * nothing about compute.  (Checked against torvalds/linux
+ * drivers/gpu/drm/amd/amdgpu/amdgpu_fdinfo.c and amdgpu_ctx.c; the
+ * documented meaning of drm-engine-<e> is "time spent by the GPU engine
+ * executing workloads belonging to this client",
+ * Documentation/gpu/drm-usage-stats.rst.) */
+static void read_drm(struct gp_gpuact *r, const json_t *gpumem, double dt,
+		     struct gp_gpu_activity *a)
+{
+	json_t *drm = json_object_get(gpumem, "drm");
+	struct eng_sum sum[32];
+	size_t nsum = 0, nnew = 0, i;
+	bool amd = false;
+	json_t *c;
+
+	if (!json_is_array(drm) || json_array_size(drm) == 0) {
+		why(a->why_drm, "no DRM client in /proc/%d/fdinfo (no DRM fd%s)",
+		    r->o.pid, r->o.root->live ? "" : " in the recorded tree");
+		free(r->eng);
+		r->eng = NULL;
+		r->neng = 0;
+		return;
+	}
+	struct eng_prev *now = eng_collect(drm, r->eng, r->neng, sum, &nsum, 32,
+					   &nnew, &a->engine_ns, &amd);
+	a->engine_kfd_blind = amd;
+	json_array_foreach(drm, i, c) {
+		uint64_t ev;
+		if (jget_u64(json_object_get(c, "other"), "amd-evicted-vram", &ev)) {
+			a->have_drm_evicted = true;
+			a->drm_evicted_vram_bytes += ev;	/* KiB scaled by gpumem */
+		}
+	}
+	if (nnew == 0)
+		why(a->why_drm, "DRM clients without drm-engine-* keys");
+	else if (!r->have_prev || !r->eng)
+		why(a->why_drm, "first read: engine busy needs two");
+	else if (!eng_best(sum, nsum, dt, &a->engine_busy_pct, a->engine,
+			   sizeof a->engine))
+		why(a->why_drm, "no DRM client with engine time at both reads");
+	else
+		a->have_drm_engine = true;
+	free(r->eng);
+	r->eng = now;
+	r->neng = nnew;
+}
+
+/* ------------------------------------------------------------------ */
+/* KFD: /sys/class/kfd/kfd/proc/<pid>/ (amdkfd kfd_process.c)          */
+/* ------------------------------------------------------------------ */
+
+static bool read_u64_at(int dirfd, const char *name, uint64_t *v)
+{
+	char buf[64];
+	const char *end;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	ssize_t n = gp_pread_all(fd, buf, sizeof buf);
+	close(fd);
+	if (n <= 0 || !gp_parse_u64(buf, v, &end))
+		return false;
+	while (*end == ' ' || *end == '\n')
+		end++;
+	return *end == '\0' && *v <= (uint64_t)INT64_MAX;
+}
+
+static const char *gpuid_after(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(name, prefix, n) || name[n] < '0' || name[n] > '9')
+		return NULL;
+	for (const char *p = name + n; *p; p++)
+		if (*p < '0' || *p > '9')
+			return NULL;
+	return name + n;
+}
+
+static const struct kfd_prev *kfd_find(const struct kfd_prev *k, size_t n,
+				      const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(k[i].id, id))
+			return &k[i];
+	return NULL;
+}
+
+static struct kfd_prev *kfd_slot(struct kfd_prev *k, size_t *n, size_t cap,
+				 const char *id)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(k[i].id, id))
+			return &k[i];
+	if (*n == cap)
+		return NULL;
+	struct kfd_prev *e = &k[(*n)++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->id, sizeof e->id, "%s", id);
+	return e;
+}
+
+/* Per GPU the process opened (kfd_procfs_add_sysfs_stats and
+ * _counters, kfd_process.c):
+ *   stats_<gpuid>/evicted_ms    time its queues spent evicted, ms
+ *                               (jiffies64_to_msecs of
+ *                               evict_duration_counter): memory
+ *                               evictions stop every queue of the
+ *                               process, the slowness of seed-like loads
+ *   stats_<gpuid>/cu_occupancy  CUs its waves occupy now (GFX9+; each
+ *                               read walks the queues' wave slots)
+ *   counters_<gpuid>/faults, page_in, page_out   SVM (HMM) counters
+ *   sdma_<gpuid>                SDMA busy time, µs, cumulative */
+static void kfd_stats_dir(int pdfd, const char *name, const char *id,
+			  struct gp_gpu_activity *a)
+{
+	int d = openat(pdfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint64_t v;
+
+	(void)id;
+	if (d < 0)
+		return;
+	if (!strncmp(name, "stats_", 6)) {
+		if (read_u64_at(d, "evicted_ms", &v))
+			a->kfd_evicted_ms += v;
+		if (read_u64_at(d, "cu_occupancy", &v)) {
+			a->have_cu_occupancy = true;
+			a->cu_occupancy += v;
+		}
+	} else {
+		bool any = false;
+		if (read_u64_at(d, "faults", &v))
+			a->kfd_faults += v, any = true;
+		if (read_u64_at(d, "page_in", &v))
+			a->kfd_page_in += v, any = true;
+		if (read_u64_at(d, "page_out", &v))
+			a->kfd_page_out += v, any = true;
+		if (any)
+			a->have_kfd_faults = true;
+	}
+	close(d);
+}
+
+static void read_kfd(struct gp_gpuact *r, double dt, struct gp_gpu_activity *a)
+{
+	char path[80];
+	struct dirent *de;
+	struct kfd_prev now[16];
+	size_t nnow = 0;
+	double sdma_us = 0;
+	bool sdma_both = false;
+
+	snprintf(path, sizeof path, "/sys/class/kfd/kfd/proc/%d", r->o.pid);
+	int dfd = gp_open(r->o.root, path, O_DIRECTORY);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!dir) {
+		int e = errno;
+		if (dfd >= 0)
+			close(dfd);
+		int k = gp_open(r->o.root, "/sys/class/kfd/kfd/proc", O_DIRECTORY);
+		if (k < 0)
+			why(a->why_kfd, "no /sys/class/kfd/kfd/proc (amdkfd not loaded)");
+		else if (e == EACCES || e == EPERM)
+			why(a->why_kfd, "%s: %s", path, strerror(e));
+		else
+			why(a->why_kfd, "no %s: not a KFD (ROCm) process", path);
+		if (k >= 0)
+			close(k);
+		r->have_kfd_prev = false;
+		return;
+	}
+	a->have_kfd = true;
+	while ((de = readdir(dir))) {
+		const char *id;
+		uint64_t v;
+
+		if ((id = gpuid_after(de->d_name, "stats_")) ||
+		    (id = gpuid_after(de->d_name, "counters_")))
+			kfd_stats_dir(dirfd(dir), de->d_name, id, a);
+		else if ((id = gpuid_after(de->d_name, "sdma_")) &&
+			 read_u64_at(dirfd(dir), de->d_name, &v)) {
+			struct kfd_prev *n = kfd_slot(now, &nnow, 16, id);
+			if (!n)
+				continue;
+			n->sdma_us = v;
+			n->have_sdma = true;
+			const struct kfd_prev *p = kfd_find(r->kfd, r->nkfd, id);
+			if (p && p->have_sdma && v >= p->sdma_us) {
+				sdma_us += (double)(v - p->sdma_us);
+				sdma_both = true;
+			}
+		}
+	}
+	closedir(dir);
+	if (sdma_both && dt > 0) {
+		a->have_sdma = true;
+		a->sdma_busy_pct = sdma_us / (dt * 1e6) * 100.0;
+	}
+	if (r->have_kfd_prev && a->kfd_evicted_ms >= r->evicted_ms_prev)
+		a->kfd_evicted_ms_delta = a->kfd_evicted_ms - r->evicted_ms_prev;
+	r->evicted_ms_prev = a->kfd_evicted_ms;
+	r->have_kfd_prev = true;
+	memcpy(r->kfd, now, nnow * sizeof now[0]);
+	r->nkfd = nnow;
+}
+
+/* ------------------------------------------------------------------ */
+/* amdgpu gpu_busy_percent                                             */
+/* ------------------------------------------------------------------ */
+
+/* amdgpu_pm.c: "gpu_busy_percent: ... how busy the GPU is as a
+ * percentage", the SMU's average GFX activity: whole device, every
+ * process.  The process's devices are the drm-pdev of its DRM clients;
+ * without one, every card (and the result says so). */
+static void read_gpu_busy(struct gp_gpuact *r, const json_t *gpumem,
+			  struct gp_gpu_activity *a)
+{
+	json_t *drm = json_object_get(gpumem, "drm");
+	char path[320];
+	size_t i;
+	json_t *c;
+	uint64_t v;
+
+	json_array_foreach(drm, i, c) {
+		const char *pdev = json_string_value(json_object_get(c, "pdev"));
+		char buf[32];
+
+		/* A PCI address ("0000:03:00.0"), nothing that walks the
+		 * tree (a replayed fdinfo is any text). */
+		if (!pdev || !*pdev || strspn(pdev, "0123456789abcdefABCDEF:.") != strlen(pdev))
+			continue;
+		snprintf(path, sizeof path,
+			 "/sys/bus/pci/devices/%s/gpu_busy_percent", pdev);
+		if (gp_read_file(r->o.root, path, buf, sizeof buf) > 0 &&
+		    sscanf(buf, "%" SCNu64, &v) == 1 && v <= 100) {
+			if (!a->have_gpu_busy || (double)v > a->gpu_busy_pct)
+				a->gpu_busy_pct = (double)v;
+			a->have_gpu_busy = true;
+		}
+	}
+	if (a->have_gpu_busy)
+		return;
+	int dfd = gp_open(r->o.root, "/sys/class/drm", O_DIRECTORY);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		if (dfd >= 0)
+			close(dfd);
+		why(a->why_gpu_busy, "no /sys/class/drm (no DRM driver)");
+		return;
+	}
+	while ((de = readdir(dir))) {
+		char buf[32];
+
+		if (strncmp(de->d_name, "card", 4) || strchr(de->d_name, '-') ||
+		    de->d_name[4] < '0' || de->d_name[4] > '9')
+			continue;
+		snprintf(path, sizeof path, "/sys/class/drm/%s/device/gpu_busy_percent",
+			 de->d_name);
+		if (gp_read_file(r->o.root, path, buf, sizeof buf) > 0 &&
+		    sscanf(buf, "%" SCNu64, &v) == 1 && v <= 100) {
+			if (!a->have_gpu_busy || (double)v > a->gpu_busy_pct)
+				a->gpu_busy_pct = (double)v;
+			a->have_gpu_busy = true;
+			a->gpu_busy_all_cards = true;
+		}
+	}
+	closedir(dir);
+	if (!a->have_gpu_busy)
+		why(a->why_gpu_busy, "no gpu_busy_percent in /sys/class/drm/card*/device (no amdgpu device)");
+}
+
+/* ------------------------------------------------------------------ */
+/* NVML                                                                */
+/* ------------------------------------------------------------------ */
+
+static bool nvml_ready(struct gp_gpuact *r, struct gp_gpu_activity *a)
+{
+	if (r->nvml)
+		return true;
+	if (!r->nvml_tried) {
+		r->nvml_tried = true;
+		if (r->o.flags & GP_GPUACT_NO_NVML)
+			why(r->nvml_why, "not loaded (--no-nvml)");
+		else if (!r->o.root->live)
+			why(r->nvml_why, "recorded tree: NVML answers only live");
+		else {
+			const char *lib = r->o.nvml_lib;
+			char w[GP_GPUACT_WHY - 32];
+			if (!lib)
+				lib = getenv("GPUPROBE_NVML_LIB");
+			r->nvml = gp_nvml_open(lib, w, sizeof w);
+			r->own_nvml = r->nvml != NULL;
+			if (!r->nvml)
+				why(r->nvml_why, "%s", w);
+		}
+	}
+	if (!r->nvml)
+		snprintf(a->why_nvml, sizeof a->why_nvml, "%s", r->nvml_why);
+	return r->nvml != NULL;
+}
+
+/* The NVML indexes of the GPUs this process holds memory on: from the
+ * gpumem sample's "nvml" rows, else asked now.  *answered: NVML's
+ * memory lists answered (a pid absent from them has no CUDA context on
+ * any GPU, so runs no kernel). */
+static unsigned long long nvml_own_gpus(struct gp_gpuact *r, const json_t *gpumem,
+					bool *answered)
+{
+	json_t *rows = json_object_get(gpumem, "nvml");
+	json_t *mine = NULL;
+	unsigned long long mask = 0;
+	size_t i;
+	json_t *row;
+	uint64_t idx, bytes = 0;
+
+	*answered = json_is_array(rows);
+	if (!*answered) {
+		mine = json_array();
+		*answered = gp_nvml_proc_memory(r->nvml, r->o.pid, mine, &bytes);
+		rows = mine;
+	}
+	json_array_foreach(rows, i, row)
+		if (jget_u64(row, "index", &idx) && idx < 64)
+			mask |= 1ull << idx;
+	json_decref(mine);
+	return mask;
+}
+
+/* NVML's process utilisation costs 1.5 ms of CPU a call and GPU on the
+ * H200: ask only the GPUs the process holds memory on.  A process in no
+ * memory list has no context, so no kernel runs for it: 0 %, known, at
+ * no cost.  Device utilisation of those GPUs (all, when it holds none:
+ * the busiest GPU, flagged dev_all_gpus). */
+static void read_nvml(struct gp_gpuact *r, const json_t *gpumem,
+		      struct gp_gpu_activity *a)
+{
+	struct gp_nvml_dev_act d[GP_NVML_MAX_GPUS];
+	char en[48];
+	int err = 0;
+	bool answered;
+
+	a->nvml_gpu = -1;
+	if (!nvml_ready(r, a))
+		return;
+	unsigned long long own = nvml_own_gpus(r, gpumem, &answered);
+	unsigned n;
+
+	if (answered && !own) {
+		a->have_nvml = true;	/* no context anywhere: 0 % */
+		a->nvml_no_context = true;
+		a->dev_util_all_gpus = true;
+		n = gp_nvml_activity(r->nvml, -1, &r->seen, 0, d, GP_NVML_MAX_GPUS);
+	} else {
+		n = gp_nvml_activity(r->nvml, r->o.pid, &r->seen, own, d,
+				     GP_NVML_MAX_GPUS);
+	}
+	for (unsigned i = 0; i < n && !(answered && !own); i++) {
+		if (!d[i].have_proc) {
+			err = d[i].proc_err;
+			continue;
+		}
+		a->have_nvml = true;
+		a->nvml_samples += d[i].samples;
+		if (d[i].samples && (a->nvml_gpu < 0 || d[i].sm_pct > a->sm_pct)) {
+			a->sm_pct = d[i].sm_pct;
+			a->mem_pct = d[i].mem_pct;
+			a->nvml_gpu = (int)d[i].index;
+		}
+		if (d[i].sm_max_pct > a->sm_max_pct)
+			a->sm_max_pct = d[i].sm_max_pct;
+	}
+	if (!a->have_nvml)
+		why(a->why_nvml, "nvmlDeviceGetProcessUtilization: %s",
+		    gp_nvml_error_name(err, en, sizeof en));
+	for (unsigned i = 0; i < n; i++) {
+		if (d[i].have_util) {
+			if (!a->have_dev_util || d[i].util_pct > a->dev_util_pct) {
+				a->dev_util_pct = d[i].util_pct;
+				a->dev_mem_util_pct = d[i].mem_util_pct;
+			}
+			a->have_dev_util = true;
+		}
+		if (d[i].have_throttle) {
+			a->have_throttle = true;
+			a->throttle |= d[i].throttle;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
+		   struct gp_gpu_activity *a)
+{
+	json_t *own = NULL;
+
+	memset(a, 0, sizeof *a);
+	a->t = t;
+	a->dt = r->have_prev ? t - r->t_prev : 0;
+	if (!gpumem) {
+		struct gp_gpu_totals tot;
+		if (!r->mem)
+			r->mem = gp_gpu_reader_new(r->o.root, r->o.pid, GP_GPU_NO_NVML);
+		if (!r->mem || gp_gpu_read(r->mem, &own, &tot) < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+		gpumem = own;
+	}
+	read_drm(r, gpumem, a->dt, a);
+	read_kfd(r, a->dt, a);
+	read_gpu_busy(r, gpumem, a);
+	read_nvml(r, gpumem, a);
+	json_decref(own);
+
+	char *w[4] = { a->why_nvml, a->why_drm, a->why_kfd, a->why_gpu_busy };
+	a->absent_changed = !r->have_prev;
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(w[i], r->why_prev[i]))
+			a->absent_changed = true;
+		snprintf(r->why_prev[i], GP_GPUACT_WHY, "%s", w[i]);
+	}
+	r->have_prev = true;
+	r->t_prev = t;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+static void set_pct(json_t *o, const char *k, double v)
+{
+	/* One decimal: a percentage of a 1 Hz sample is not more precise. */
+	json_object_set_new(o, k, json_real((double)(long long)(v * 10 + 0.5) / 10));
+}
+
+static void set_u64(json_t *o, const char *k, uint64_t v)
+{
+	json_object_set_new(o, k, json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)));
+}
+
+/* sample.gpu.activity:
+ *   "nvml":   {"sm_pct","mem_pct","sm_max_pct","samples","gpu","no_context",
+ *              "dev_util_pct","dev_mem_util_pct","dev_all_gpus",
+ *              "throttle"}                     when have_nvml/have_dev_util
+ *   "drm":    {"engine_busy_pct","engine","engine_ns","kfd_blind",
+ *              "evicted_vram_bytes"}           when a DRM client was read
+ *   "kfd":    {"evicted_ms","evicted_ms_delta","cu_occupancy",
+ *              "sdma_busy_pct","faults","page_in","page_out"}   when have_kfd
+ *   "device": {"gpu_busy_pct","all_cards"}     when have_gpu_busy
+ *   "absent": {"nvml"|"drm"|"kfd"|"gpu_busy": why}   with_absent
+ * A member is left out when not known; never written as 0 for unknown. */
+json_t *gp_gpuact_json(const struct gp_gpu_activity *a, bool with_absent)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (a->have_nvml || a->have_dev_util) {
+		json_t *n = json_object();
+		if (a->have_nvml) {
+			set_pct(n, "sm_pct", a->sm_pct);
+			set_pct(n, "mem_pct", a->mem_pct);
+			json_object_set_new(n, "sm_max_pct", json_integer(a->sm_max_pct));
+			json_object_set_new(n, "samples", json_integer(a->nvml_samples));
+			if (a->nvml_gpu >= 0)
+				json_object_set_new(n, "gpu", json_integer(a->nvml_gpu));
+			if (a->nvml_no_context)
+				json_object_set_new(n, "no_context", json_true());
+		}
+		if (a->have_dev_util) {
+			set_pct(n, "dev_util_pct", a->dev_util_pct);
+			set_pct(n, "dev_mem_util_pct", a->dev_mem_util_pct);
+			json_object_set_new(n, "dev_all_gpus", json_boolean(a->dev_util_all_gpus));
+		}
+		if (a->have_throttle) {
+			char t[160];
+			gp_nvml_throttle_text(a->throttle, t, sizeof t);
+			json_object_set_new(n, "throttle", json_string(t));
+		}
+		json_object_set_new(o, "nvml", n);
+	}
+	if (a->have_drm_engine || a->engine_ns || a->have_drm_evicted) {
+		json_t *d = json_object();
+		if (a->have_drm_engine) {
+			set_pct(d, "engine_busy_pct", a->engine_busy_pct);
+			json_object_set_new(d, "engine", json_string(a->engine));
+		}
+		set_u64(d, "engine_ns", a->engine_ns);
+		json_object_set_new(d, "kfd_blind", json_boolean(a->engine_kfd_blind));
+		if (a->have_drm_evicted)
+			set_u64(d, "evicted_vram_bytes", a->drm_evicted_vram_bytes);
+		json_object_set_new(o, "drm", d);
+	}
+	if (a->have_kfd) {
+		json_t *k = json_object();
+		set_u64(k, "evicted_ms", a->kfd_evicted_ms);
+		set_u64(k, "evicted_ms_delta", a->kfd_evicted_ms_delta);
+		if (a->have_cu_occupancy)
+			set_u64(k, "cu_occupancy", a->cu_occupancy);
+		if (a->have_sdma)
+			set_pct(k, "sdma_busy_pct", a->sdma_busy_pct);
+		if (a->have_kfd_faults) {
+			set_u64(k, "faults", a->kfd_faults);
+			set_u64(k, "page_in", a->kfd_page_in);
+			set_u64(k, "page_out", a->kfd_page_out);
+		}
+		json_object_set_new(o, "kfd", k);
+	}
+	if (a->have_gpu_busy) {
+		json_t *d = json_object();
+		set_pct(d, "gpu_busy_pct", a->gpu_busy_pct);
+		json_object_set_new(d, "all_cards", json_boolean(a->gpu_busy_all_cards));
+		json_object_set_new(o, "device", d);
+	}
+	if (with_absent) {
+		json_t *w = json_object();
+		const char *k[4] = { "nvml", "drm", "kfd", "gpu_busy" };
+		const char *v[4] = { a->why_nvml, a->why_drm, a->why_kfd, a->why_gpu_busy };
+		for (int i = 0; i < 4; i++)
+			if (v[i][0])
+				json_object_set_new(w, k[i], json_string(v[i]));
+		json_object_set_new(o, "absent", w);
+	}
+	return o;
+}
+
+bool gp_gpuact_known(const struct gp_gpu_activity *a)
+{
+	return a->have_nvml || (a->have_drm_engine && !a->engine_kfd_blind) ||
+	       a->have_cu_occupancy;
+}
+
+bool gp_gpuact_busy(const struct gp_gpu_activity *a, double min_pct)
+{
+	if (a->have_nvml && (a->sm_pct >= min_pct || a->mem_pct >= min_pct))
+		return true;
+	if (a->have_drm_engine && a->engine_busy_pct >= min_pct)
+		return true;
+	if (a->have_cu_occupancy && a->cu_occupancy > 0)
+		return true;
+	return a->have_sdma && a->sdma_busy_pct >= min_pct;
+}
+
+static bool jnum(const json_t *o, const char *k, double *v)
+{
+	json_t *j = json_object_get(o, k);
+
+	if (!json_is_number(j))
+		return false;
+	*v = json_number_value(j);
+	return *v == *v;	/* not NaN */
+}
+
+bool gp_gpuact_json_busy(const json_t *act, double min_pct, bool *known)
+{
+	const json_t *nv = json_object_get(act, "nvml");
+	const json_t *drm = json_object_get(act, "drm");
+	const json_t *kfd = json_object_get(act, "kfd");
+	double sm = 0, mem = 0, eng = 0, cu = 0, sdma = 0;
+	bool have_sm = jnum(nv, "sm_pct", &sm), have_mem = jnum(nv, "mem_pct", &mem);
+	bool have_eng = jnum(drm, "engine_busy_pct", &eng);
+	bool blind = json_is_true(json_object_get(drm, "kfd_blind"));
+	bool have_cu = jnum(kfd, "cu_occupancy", &cu);
+	bool have_sdma = jnum(kfd, "sdma_busy_pct", &sdma);
+
+	*known = have_sm || (have_eng && !blind) || have_cu;
+	return (have_sm && sm >= min_pct) || (have_mem && mem >= min_pct) ||
+	       (have_eng && eng >= min_pct) || (have_cu && cu > 0) ||
+	       (have_sdma && sdma >= min_pct);
+}
+
+/* Appends to a bounded buffer; never writes past cap. */
+static void add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*len >= cap)
+		return;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*len = (size_t)w >= cap - *len ? cap - 1 : *len + (size_t)w;
+}
+
+void gp_gpuact_text(const struct gp_gpu_activity *a, char *buf, size_t cap)
+{
+	size_t len = 0;
+	const char *sep = "";
+
+	if (!cap)
+		return;
+	buf[0] = '\0';
+	if (a->have_nvml) {
+		if (a->nvml_no_context)
+			add(buf, cap, &len, "this process holds no GPU context (NVML)");
+		else if (a->nvml_samples)
+			add(buf, cap, &len, "this process %.0f%% SM, %.0f%% memory (NVML, GPU %d)",
+			    a->sm_pct, a->mem_pct, a->nvml_gpu);
+		else
+			add(buf, cap, &len, "this process idle on the GPU (NVML: no sample of it%s)",
+			    a->dt > 0 ? " in the period" : "");
+		sep = "; ";
+	}
+	if (a->have_dev_util) {
+		add(buf, cap, &len, "%s%s %.0f%% busy", sep,
+		    a->dev_util_all_gpus ? "busiest GPU" : "its GPU", a->dev_util_pct);
+		sep = "; ";
+	}
+	if (a->have_drm_engine) {
+		add(buf, cap, &len, "%sDRM engine %s %.0f%%%s", sep, a->engine,
+		    a->engine_busy_pct,
+		    a->engine_kfd_blind ? " (amdgpu: KFD compute queues not counted)" : "");
+		sep = "; ";
+	}
+	if (a->have_cu_occupancy) {
+		add(buf, cap, &len, "%s%" PRIu64 " CUs occupied (KFD)", sep, a->cu_occupancy);
+		sep = "; ";
+	}
+	if (a->have_sdma) {
+		add(buf, cap, &len, "%sSDMA %.0f%%", sep, a->sdma_busy_pct);
+		sep = "; ";
+	}
+	if (a->have_kfd && a->kfd_evicted_ms_delta) {
+		add(buf, cap, &len, "%squeues evicted %" PRIu64 " ms", sep,
+		    a->kfd_evicted_ms_delta);
+		sep = "; ";
+	}
+	if (a->have_gpu_busy) {
+		add(buf, cap, &len, "%s%s %.0f%% busy (gpu_busy_percent)", sep,
+		    a->gpu_busy_all_cards ? "busiest card" : "its card", a->gpu_busy_pct);
+		sep = "; ";
+	}
+	if (!*sep)
+		add(buf, cap, &len, "unknown (NVML: %s; DRM: %s; KFD: %s)",
+		    a->why_nvml[0] ? a->why_nvml : "-", a->why_drm[0] ? a->why_drm : "-",
+		    a->why_kfd[0] ? a->why_kfd : "-");
+}

@@ -1,0 +1,151 @@
+/* GPU activity of one process, one read per sample (issue 13): is the GPU
+ * executing this process's work while its host threads wait?
+ *
+ * Three sources, each optional, each absence said with its reason:
+ *
+ *  - NVML (nvml.c): per-process SM and memory utilisation
+ *    (nvmlDeviceGetProcessUtilization), device utilisation, clock-event
+ *    (throttle) reasons.  NVIDIA's proprietary driver: no DRM fdinfo.
+ *  - DRM fdinfo (gpumem.c parses it): drm-engine-<e> busy time as a
+ *    busy % between two reads; amdgpu's amd-evicted-vram.  On amdgpu the
+ *    engine time counts only work submitted through DRM contexts, not
+ *    KFD compute queues (HIP): see engine_kfd_blind below.
+ *  - KFD sysfs (/sys/class/kfd/kfd/proc/PID/): queue evictions
+ *    (stats_<gpu>/evicted_ms), CU occupancy, SDMA busy time, SVM fault
+ *    counters; and the device's gpu_busy_percent (amdgpu sysfs).
+ *
+ * /proc and /sys are read under a gp_root, so recorded trees replay
+ * (tests/fixtures/gpuact).  NVML is asked only on the live root. */
+#ifndef GP_GPUACT_H
+#define GP_GPUACT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "procfs.h"
+
+struct gp_nvml;
+
+enum {
+	GP_GPUACT_NO_NVML = 1,	/* never load NVML (trace --no-nvml) */
+};
+
+struct gp_gpuact_opts {
+	const struct gp_root *root;	/* must outlive the reader */
+	int pid;
+	/* NULL: $GPUPROBE_NVML_LIB when set (tests point it at
+	 * tests/gpu/libnvidia-ml.so.1), else "libnvidia-ml.so.1". */
+	const char *nvml_lib;
+	/* A loaded NVML to share between readers (not closed by them), or
+	 * NULL: the reader loads its own on first read. */
+	struct gp_nvml *nvml;
+	unsigned flags;
+};
+
+#define GP_GPUACT_WHY 192
+
+/* One read.  A have_* false means "not known", never "idle"; its why_*
+ * says why.  Percentages are 0-100 (engine and SDMA per engine group). */
+struct gp_gpu_activity {
+	double t;		/* the caller's time of the read, s */
+	double dt;		/* since the previous read; 0 at the first */
+
+	/* NVML, this process */
+	bool have_nvml;		/* nvmlDeviceGetProcessUtilization answered */
+	double sm_pct, mem_pct;	/* busiest of its GPUs, mean over the period
+				 * since the last read; 0: no sample = not
+				 * active in the period (NVML returns only
+				 * active processes) */
+	unsigned sm_max_pct;	/* highest single sample */
+	unsigned nvml_samples;	/* samples of this pid in the period */
+	int nvml_gpu;		/* NVML index of that GPU, -1 */
+	bool nvml_no_context;	/* in no NVML memory list: no CUDA context
+				 * on any GPU, so no kernel of its own (0 %,
+				 * known, and not asked: see read_nvml) */
+	/* NVML, the device(s) */
+	bool have_dev_util;
+	double dev_util_pct, dev_mem_util_pct;	/* busiest GPU of the process */
+	bool dev_util_all_gpus;	/* the process holds no GPU: over all GPUs */
+	bool have_throttle;
+	unsigned long long throttle;	/* clock-event reasons, OR of those GPUs */
+
+	/* DRM fdinfo */
+	bool have_drm_engine;	/* engine time at this and the previous read */
+	double engine_busy_pct;	/* busiest engine: Δns / Δt / capacity */
+	char engine[32];	/* its name: "gfx", "compute", "dma", "rcs", ... */
+	uint64_t engine_ns;	/* sum over engines and clients, cumulative */
+	bool engine_kfd_blind;	/* an amdgpu client: KFD (HIP) queues are
+				 * not in drm-engine-*, a flat engine time
+				 * says nothing of compute */
+	bool have_drm_evicted;
+	uint64_t drm_evicted_vram_bytes;	/* amd-evicted-vram, sum */
+
+	/* KFD */
+	bool have_kfd;
+	uint64_t kfd_evicted_ms;	/* stats_<gpu>/evicted_ms, sum, cumulative */
+	uint64_t kfd_evicted_ms_delta;	/* since the previous read */
+	bool have_cu_occupancy;
+	uint64_t cu_occupancy;		/* stats_<gpu>/cu_occupancy, sum */
+	bool have_sdma;
+	double sdma_busy_pct;		/* Δsdma_<gpu> µs / Δt, sum over GPUs */
+	bool have_kfd_faults;
+	uint64_t kfd_faults, kfd_page_in, kfd_page_out;	/* counters_<gpu>/ */
+
+	/* amdgpu device */
+	bool have_gpu_busy;
+	double gpu_busy_pct;	/* max gpu_busy_percent of its devices */
+	bool gpu_busy_all_cards;	/* device unknown: over every card */
+
+	/* Why a source is absent ("" when present). */
+	char why_nvml[GP_GPUACT_WHY], why_drm[GP_GPUACT_WHY],
+	     why_kfd[GP_GPUACT_WHY], why_gpu_busy[GP_GPUACT_WHY];
+	/* A why_* differs from the previous read's (always true at the
+	 * first): write "absent" this sample, so each absence is said once. */
+	bool absent_changed;
+};
+
+struct gp_gpuact;
+
+/* NULL on allocation failure only. */
+struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o);
+void gp_gpuact_free(struct gp_gpuact *r);
+
+/* Reads the activity at time t (seconds, the caller's clock: the
+ * sampler's t).  gpumem: the object gp_gpu_read returned for the same
+ * pid this sample (its "drm" clients and "nvml" rows are used, not read
+ * again), or NULL: the reader reads DRM fdinfo itself.  Returns 0; -1
+ * with errno only when memory runs out. */
+int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
+		   struct gp_gpu_activity *out);
+
+/* Pure: DRM engine busy between two gp_gpu_read objects (their "drm"
+ * arrays) dt seconds apart.  Returns false when no client has an engine
+ * counter in both.  For tests and replays of saved samples. */
+bool gp_gpuact_engine_busy(const json_t *prev, const json_t *cur, double dt,
+			   double *busy_pct, char *engine, size_t cap);
+
+/* The JSON of sample.gpu.activity (doc in the source, gpuact.c).
+ * with_absent: add "absent" (write it when a->absent_changed). */
+json_t *gp_gpuact_json(const struct gp_gpu_activity *a, bool with_absent);
+
+/* One line for a person: "GPU: this process 100% SM (NVML, GPU 0); device
+ * 100%" or "GPU: idle (NVML: no sample of this process in 1.0 s)" or
+ * "GPU: unknown (no NVML: ...; no DRM fdinfo; ...)".  For idle's table
+ * and the verdict's evidence. */
+void gp_gpuact_text(const struct gp_gpu_activity *a, char *buf, size_t cap);
+
+/* The GPU executes this process's work: NVML sm_pct or mem_pct, DRM
+ * engine busy, KFD CU occupancy or SDMA busy at or over min_pct.  False
+ * also when unknown: check gp_gpuact_known. */
+bool gp_gpuact_busy(const struct gp_gpu_activity *a, double min_pct);
+/* Some source could say whether this process's work runs (NVML per
+ * process, a DRM engine not blind to it, KFD occupancy). */
+bool gp_gpuact_known(const struct gp_gpu_activity *a);
+
+/* Pure: the same two answers from a saved sample.gpu.activity object
+ * (gp_gpuact_json's shape; anything else reads as unknown), for the
+ * verdict judging a loaded result.  Returns busy; *known as above. */
+bool gp_gpuact_json_busy(const json_t *activity, double min_pct, bool *known);
+
+#endif

@@ -1,0 +1,573 @@
+/* NVML through dlopen: see nvml.h.  Moved from gpumem.c (per-process
+ * memory) and grown with per-process and device activity (issue 13). */
+#include "config.h"
+#include "dl.h"
+#include "nvml.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ------------------------------------------------------------------ */
+/* NVML, through dlopen                                                */
+/* ------------------------------------------------------------------ */
+
+/* Declared here: no NVML header is installed where gpuprobe builds.
+ * Types, values and struct layouts from the NVML API reference
+ * (docs.nvidia.com/deploy/nvml-api: nvmlReturn_t, nvmlProcessInfo_t,
+ * nvmlDeviceGetComputeRunningProcesses_v3). */
+typedef int nvml_ret;
+typedef struct nvml_device *nvml_dev;
+#define NVML_SUCCESS			0
+#define NVML_ERROR_NOT_FOUND		6
+#define NVML_ERROR_INSUFFICIENT_SIZE	7
+#define NVML_VALUE_NOT_AVAILABLE	(~0ull)
+#define NVML_NO_INSTANCE		(~0u)	/* gi/ci of the v1 layout */
+
+/* nvmlProcessInfo_t of the _v2 and _v3 calls. */
+struct nvml_proc_v2 {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId;
+	unsigned int computeInstanceId;
+};
+
+/* nvmlProcessInfo_v1_t of the unversioned call. */
+struct nvml_proc_v1 {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+};
+
+typedef nvml_ret (*nvml_procs_fn)(nvml_dev, unsigned int *, void *);
+
+struct nvml_query {
+	nvml_procs_fn fn;
+	size_t entsz;		/* sizeof the layout fn fills */
+	const char *kind;	/* "compute" or "graphics" */
+};
+
+struct nvml_gpu {
+	unsigned index;
+	nvml_dev h;
+	char name[96];
+};
+
+/* nvmlProcessUtilizationSample_t: 32 bytes (the u64 aligned to 8). */
+struct nvml_util_sample {
+	unsigned int pid;
+	unsigned long long timeStamp;	/* CPU timestamp, µs */
+	unsigned int smUtil, memUtil, encUtil, decUtil;
+};
+
+/* nvmlUtilization_t */
+struct nvml_utilization {
+	unsigned int gpu, memory;
+};
+
+typedef nvml_ret (*nvml_putil_fn)(nvml_dev, struct nvml_util_sample *,
+				  unsigned int *, unsigned long long);
+typedef nvml_ret (*nvml_util_fn)(nvml_dev, struct nvml_utilization *);
+typedef nvml_ret (*nvml_reasons_fn)(nvml_dev, unsigned long long *);
+
+struct gp_nvml {
+	void *lib;
+	nvml_ret (*shutdown)(void);
+	nvml_putil_fn proc_util;	/* nvmlDeviceGetProcessUtilization */
+	nvml_util_fn util;		/* nvmlDeviceGetUtilizationRates */
+	nvml_reasons_fn reasons;	/* ...ClocksEventReasons (ThrottleReasons) */
+	struct nvml_util_sample *ubuf;
+	unsigned ucap;
+	struct nvml_query q[2];
+	struct nvml_gpu *gpu;
+	unsigned ngpu;
+	void *buf;
+	unsigned cap;		/* entries of the largest layout in buf */
+};
+
+/* The entry points, newest name first: _v3 and _v2 of the process lists
+ * fill the 24-byte nvmlProcessInfo_t, the bare name the 16-byte v1
+ * (nvml.h keeps the old names for old drivers); clock "event" reasons
+ * are the CUDA 12.2 name of the "throttle" reasons, same bits. */
+static const char *const init_n[] = { "nvmlInit_v2", "nvmlInit", NULL };
+static const char *const shut_n[] = { "nvmlShutdown", NULL };
+static const char *const count_n[] = {
+	"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", NULL };
+static const char *const handle_n[] = {
+	"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", NULL };
+static const char *const name_n[] = { "nvmlDeviceGetName", NULL };
+static const char *const compute_n[] = {
+	"nvmlDeviceGetComputeRunningProcesses_v3",
+	"nvmlDeviceGetComputeRunningProcesses_v2",
+	"nvmlDeviceGetComputeRunningProcesses", NULL };
+static const char *const graphics_n[] = {
+	"nvmlDeviceGetGraphicsRunningProcesses_v3",
+	"nvmlDeviceGetGraphicsRunningProcesses_v2",
+	"nvmlDeviceGetGraphicsRunningProcesses", NULL };
+static const char *const putil_n[] = { "nvmlDeviceGetProcessUtilization", NULL };
+static const char *const util_n[] = { "nvmlDeviceGetUtilizationRates", NULL };
+static const char *const reasons_n[] = {
+	"nvmlDeviceGetCurrentClocksEventReasons",
+	"nvmlDeviceGetCurrentClocksThrottleReasons", NULL };
+
+typedef nvml_ret (*nvml_void_fn)(void);
+typedef nvml_ret (*nvml_count_fn)(unsigned int *);
+typedef nvml_ret (*nvml_handle_fn)(unsigned int, nvml_dev *);
+typedef nvml_ret (*nvml_name_fn)(nvml_dev, char *, unsigned int);
+
+struct nvml_fns {
+	nvml_void_fn init;
+	nvml_count_fn count;
+	nvml_handle_fn handle;
+	nvml_name_fn name;
+};
+
+static void nvml_list_gpus(struct gp_nvml *nv, const struct nvml_fns *f)
+{
+	unsigned int n = 0;
+
+	if (!f->count || !f->handle || f->count(&n) != NVML_SUCCESS || n == 0)
+		return;
+	if (n > GP_NVML_MAX_GPUS)
+		n = GP_NVML_MAX_GPUS;
+	nv->gpu = calloc(n, sizeof *nv->gpu);
+	if (!nv->gpu)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		struct nvml_gpu *g = &nv->gpu[nv->ngpu];
+
+		/* A GPU outside our cgroup answers NO_PERMISSION: skip it,
+		 * keep its index for the others. */
+		if (f->handle(i, &g->h) != NVML_SUCCESS)
+			continue;
+		g->index = i;
+		if (!f->name || f->name(g->h, g->name, sizeof g->name) != NVML_SUCCESS)
+			g->name[0] = '\0';
+		g->name[sizeof g->name - 1] = '\0';
+		nv->ngpu++;
+	}
+}
+
+void gp_nvml_close(struct gp_nvml *nv)
+{
+	if (!nv)
+		return;
+	if (nv->shutdown)
+		nv->shutdown();
+	if (nv->lib)
+		dlclose(nv->lib);
+	free(nv->gpu);
+	free(nv->buf);
+	free(nv->ubuf);
+	free(nv);
+}
+
+static const char *const err_names[] = {
+	[0] = "NVML_SUCCESS",
+	[1] = "NVML_ERROR_UNINITIALIZED",
+	[2] = "NVML_ERROR_INVALID_ARGUMENT",
+	[3] = "NVML_ERROR_NOT_SUPPORTED",
+	[4] = "NVML_ERROR_NO_PERMISSION",
+	[5] = "NVML_ERROR_ALREADY_INITIALIZED",
+	[6] = "NVML_ERROR_NOT_FOUND",
+	[7] = "NVML_ERROR_INSUFFICIENT_SIZE",
+	[8] = "NVML_ERROR_INSUFFICIENT_POWER",
+	[9] = "NVML_ERROR_DRIVER_NOT_LOADED",
+	[10] = "NVML_ERROR_TIMEOUT",
+	[11] = "NVML_ERROR_IRQ_ISSUE",
+	[12] = "NVML_ERROR_LIBRARY_NOT_FOUND",
+	[13] = "NVML_ERROR_FUNCTION_NOT_FOUND",
+	[14] = "NVML_ERROR_CORRUPTED_INFOROM",
+	[15] = "NVML_ERROR_GPU_IS_LOST",
+	[16] = "NVML_ERROR_RESET_REQUIRED",
+	[17] = "NVML_ERROR_OPERATING_SYSTEM",
+	[18] = "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+	[19] = "NVML_ERROR_IN_USE",
+};
+
+const char *gp_nvml_error_name(int code, char *buf, size_t cap)
+{
+	if (code >= 0 && (size_t)code < sizeof err_names / sizeof err_names[0] &&
+	    err_names[code])
+		snprintf(buf, cap, "%s", err_names[code]);
+	else
+		snprintf(buf, cap, "NVML_ERROR_%d", code);
+	return buf;
+}
+
+struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
+{
+	struct gp_nvml *nv = calloc(1, sizeof *nv);
+
+	if (!nv) {
+		snprintf(why, cap, "out of memory");
+		return NULL;
+	}
+	struct nvml_fns f;
+	void *compute = NULL, *graphics = NULL;
+	const struct gp_dl_sym syms[] = {
+		{ init_n, (void **)&f.init, true },
+		{ count_n, (void **)&f.count, false },
+		{ handle_n, (void **)&f.handle, false },
+		{ name_n, (void **)&f.name, false },
+		{ compute_n, &compute, false },
+		{ graphics_n, &graphics, false },
+		{ putil_n, (void **)&nv->proc_util, false },
+		{ util_n, (void **)&nv->util, false },
+		{ reasons_n, (void **)&nv->reasons, false },
+	};
+	const char *name = libname ? libname : "libnvidia-ml.so.1";
+	const char *missing;
+	char en[48];
+
+	nv->lib = *name ? gp_dlopen(name, RTLD_NOW | RTLD_LOCAL)
+			: dlopen(NULL, RTLD_NOW | RTLD_LOCAL);
+	if (!nv->lib) {
+		snprintf(why, cap, "%s", *name ? gp_dlerror() : dlerror());
+		gp_nvml_close(nv);
+		return NULL;
+	}
+	if (gp_dl_bind(nv->lib, syms, sizeof syms / sizeof syms[0], &missing)) {
+		snprintf(why, cap, "%s: no %s: not NVML", *name ? name : "(self)",
+			 missing);
+		gp_nvml_close(nv);
+		return NULL;
+	}
+	nvml_ret ret = f.init();
+	if (ret != NVML_SUCCESS) {
+		snprintf(why, cap, "nvmlInit: %s (%d)",
+			 gp_nvml_error_name(ret, en, sizeof en), ret);
+		gp_nvml_close(nv);
+		return NULL;
+	}
+	/* Only now: nvmlShutdown balances a successful nvmlInit. */
+	nv->shutdown = (nvml_void_fn)dlsym(nv->lib, shut_n[0]);
+	nv->q[0] = (struct nvml_query){ (nvml_procs_fn)compute,
+		gp_dl_which(nv->lib, &syms[4]) < 2 ? sizeof(struct nvml_proc_v2)
+						   : sizeof(struct nvml_proc_v1),
+		"compute" };
+	nv->q[1] = (struct nvml_query){ (nvml_procs_fn)graphics,
+		gp_dl_which(nv->lib, &syms[5]) < 2 ? sizeof(struct nvml_proc_v2)
+						   : sizeof(struct nvml_proc_v1),
+		"graphics" };
+	if (!compute && !graphics && !nv->proc_util) {
+		snprintf(why, cap, "%s: no per-process call", *name ? name : "(self)");
+		gp_nvml_close(nv);
+		return NULL;
+	}
+	nvml_list_gpus(nv, &f);
+	if (nv->ngpu == 0) {
+		snprintf(why, cap, "NVML lists no GPU this process may use");
+		gp_nvml_close(nv);
+		return NULL;
+	}
+	return nv;
+}
+
+unsigned gp_nvml_count(const struct gp_nvml *nv)
+{
+	return nv ? nv->ngpu : 0;
+}
+
+static bool nvml_grow(struct gp_nvml *nv, unsigned want)
+{
+	if (want <= nv->cap)
+		return true;
+	if (want > 65536)
+		return false;
+	void *nb = realloc(nv->buf, (size_t)want * sizeof(struct nvml_proc_v2));
+	if (!nb)
+		return false;
+	nv->buf = nb;
+	nv->cap = want;
+	return true;
+}
+
+/* Calls q on one GPU; the count is a moving target (processes start
+ * between two calls), so INSUFFICIENT_SIZE is retried a few times with
+ * the size NVML asked for plus slack.  Returns entries filled or -1. */
+static int nvml_call(struct gp_nvml *nv, const struct nvml_query *q, nvml_dev h)
+{
+	unsigned int n = 0;
+
+	for (int tries = 0; tries < 4; tries++) {
+		if (!nvml_grow(nv, nv->cap ? nv->cap : 16))
+			return -1;
+		n = nv->cap;
+		nvml_ret ret = q->fn(h, &n, nv->buf);
+		if (ret == NVML_SUCCESS)
+			return n <= nv->cap ? (int)n : -1;
+		if (ret != NVML_ERROR_INSUFFICIENT_SIZE ||
+		    !nvml_grow(nv, n + 8 > nv->cap ? n + 8 : nv->cap * 2))
+			return -1;
+	}
+	return -1;
+}
+
+static void nvml_entry(const struct nvml_query *q, const void *buf, int i,
+		       struct nvml_proc_v2 *e)
+{
+	const char *p = (const char *)buf + (size_t)i * q->entsz;
+
+	if (q->entsz == sizeof(struct nvml_proc_v2)) {
+		memcpy(e, p, sizeof *e);
+	} else {
+		struct nvml_proc_v1 v1;
+		memcpy(&v1, p, sizeof v1);
+		e->pid = v1.pid;
+		e->usedGpuMemory = v1.usedGpuMemory;
+		e->gpuInstanceId = e->computeInstanceId = NVML_NO_INSTANCE;
+	}
+}
+
+static json_t *nvml_row(const struct nvml_gpu *g, const char *kind,
+			const struct nvml_proc_v2 *e)
+{
+	json_t *row = json_object();
+
+	json_object_set_new(row, "index", json_integer(g->index));
+	json_object_set_new(row, "name", json_string(g->name));
+	json_object_set_new(row, "type", json_string(kind));
+	/* NVML_VALUE_NOT_AVAILABLE: e.g. Windows WDDM, or no permission */
+	json_object_set_new(row, "used_bytes",
+		e->usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
+		e->usedGpuMemory > (unsigned long long)INT64_MAX ? json_null() :
+		json_integer((json_int_t)e->usedGpuMemory));
+	if (e->gpuInstanceId != NVML_NO_INSTANCE)
+		json_object_set_new(row, "gpu_instance_id",
+				    json_integer(e->gpuInstanceId));
+	if (e->computeInstanceId != NVML_NO_INSTANCE)
+		json_object_set_new(row, "compute_instance_id",
+				    json_integer(e->computeInstanceId));
+	return row;
+}
+
+/* A process in both lists of one GPU (CUDA and graphics) holds one
+ * allocation: count each (GPU instance, compute instance) once. */
+struct seen_inst {
+	unsigned gi, ci;
+};
+
+static bool inst_seen(struct seen_inst *s, unsigned n, unsigned gi,
+		      unsigned ci)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (s[i].gi == gi && s[i].ci == ci)
+			return true;
+	return false;
+}
+
+static void nvml_read_gpu(struct gp_nvml *nv, const struct nvml_gpu *g, int pid,
+			  json_t *arr, uint64_t *bytes)
+{
+	struct seen_inst seen[16];
+	unsigned nseen = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct nvml_query *q = &nv->q[k];
+		int n = q->fn ? nvml_call(nv, q, g->h) : -1;
+
+		for (int i = 0; i < n; i++) {
+			struct nvml_proc_v2 e;
+
+			nvml_entry(q, nv->buf, i, &e);
+			if ((int)e.pid != pid)
+				continue;
+			json_array_append_new(arr, nvml_row(g, q->kind, &e));
+			if (e.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
+			    inst_seen(seen, nseen, e.gpuInstanceId,
+				      e.computeInstanceId))
+				continue;
+			if (nseen < 16)
+				seen[nseen++] = (struct seen_inst){
+					e.gpuInstanceId, e.computeInstanceId };
+			*bytes = sat_add(*bytes, e.usedGpuMemory);
+		}
+	}
+}
+
+bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
+			 uint64_t *bytes)
+{
+	if (!nv || (!nv->q[0].fn && !nv->q[1].fn))
+		return false;
+	for (unsigned i = 0; i < nv->ngpu; i++)
+		nvml_read_gpu(nv, &nv->gpu[i], pid, arr, bytes);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Activity                                                            */
+/* ------------------------------------------------------------------ */
+
+static unsigned long long now_us(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (unsigned long long)tv.tv_sec * 1000000ull + (unsigned)tv.tv_usec;
+}
+
+static bool ubuf_grow(struct gp_nvml *nv, unsigned want)
+{
+	if (want <= nv->ucap)
+		return true;
+	if (want > 65536)
+		return false;
+	void *nb = realloc(nv->ubuf, (size_t)want * sizeof *nv->ubuf);
+	if (!nb)
+		return false;
+	nv->ubuf = nb;
+	nv->ucap = want;
+	return true;
+}
+
+/* nvmlDeviceGetProcessUtilization(dev, samples, &count, lastSeen): with a
+ * buffer too small, INSUFFICIENT_SIZE and the count needed; NOT_FOUND
+ * when no process was active since lastSeen (nvtop's nvidia extractor
+ * reads it the same way).  Returns the samples filled (0 for NOT_FOUND),
+ * or -1 with *err. */
+static int proc_util_call(struct gp_nvml *nv, nvml_dev h,
+			  unsigned long long since, int *err)
+{
+	*err = NVML_ERROR_INSUFFICIENT_SIZE;
+	/* The H200's driver (580.159) answers INSUFFICIENT_SIZE with a count
+	 * of 72 to a buffer of 64 even when one sample would be returned:
+	 * start above that, so the first read costs one call, not two. */
+	if (!ubuf_grow(nv, 128))
+		return -1;
+	for (int tries = 0; tries < 4; tries++) {
+		unsigned int n = nv->ucap;
+		nvml_ret r = nv->proc_util(h, nv->ubuf, &n, since);
+
+		if (r == NVML_SUCCESS)
+			return n <= nv->ucap ? (int)n : -1;
+		if (r == NVML_ERROR_NOT_FOUND)
+			return 0;
+		if (r != NVML_ERROR_INSUFFICIENT_SIZE) {
+			*err = r;
+			return -1;
+		}
+		if (!ubuf_grow(nv, n + 8 > nv->ucap ? n + 8 : nv->ucap * 2))
+			return -1;
+	}
+	return -1;
+}
+
+static void dev_proc_activity(struct gp_nvml *nv, const struct nvml_gpu *g,
+			      int pid, unsigned long long *seen,
+			      struct gp_nvml_dev_act *a)
+{
+	unsigned long long since = *seen, newest = *seen;
+	double sm = 0, mem = 0;
+	int err = 0;
+
+	if (!nv->proc_util) {
+		a->proc_err = 13;	/* NVML_ERROR_FUNCTION_NOT_FOUND */
+		return;
+	}
+	/* First call: one second back, not the whole sample buffer (NVML
+	 * keeps several seconds of it: a kernel that ended before the
+	 * trace would read as activity now). */
+	if (since == 0)
+		since = newest = now_us() - 1000000ull;
+	int n = proc_util_call(nv, g->h, since, &err);
+	if (n < 0) {
+		a->proc_err = err;
+		return;
+	}
+	a->have_proc = true;
+	for (int i = 0; i < n; i++) {
+		const struct nvml_util_sample *s = &nv->ubuf[i];
+
+		if (s->timeStamp > newest)
+			newest = s->timeStamp;
+		if ((int)s->pid != pid || s->timeStamp <= since)
+			continue;
+		a->samples++;
+		/* Percentages: a value over 100 is not one (seen as
+		 * 0xffffffff on vGPU): count the sample, not the value. */
+		unsigned su = s->smUtil <= 100 ? s->smUtil : 0;
+		unsigned mu = s->memUtil <= 100 ? s->memUtil : 0;
+		sm += su;
+		mem += mu;
+		if (su > a->sm_max_pct)
+			a->sm_max_pct = su;
+	}
+	if (a->samples) {
+		a->sm_pct = sm / a->samples;
+		a->mem_pct = mem / a->samples;
+	}
+	*seen = newest;
+}
+
+unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
+			  struct gp_nvml_seen *seen, unsigned long long mask,
+			  struct gp_nvml_dev_act *out, unsigned cap)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; nv && i < nv->ngpu && n < cap; i++) {
+		const struct nvml_gpu *g = &nv->gpu[i];
+		struct gp_nvml_dev_act *a;
+		struct nvml_utilization u;
+
+		if (mask && (g->index >= 64 || !(mask & (1ull << g->index))))
+			continue;
+		a = &out[n++];
+
+		memset(a, 0, sizeof *a);
+		a->index = g->index;
+		if (pid >= 0)
+			dev_proc_activity(nv, g, pid, &seen->ts[i], a);
+		if (nv->util && nv->util(g->h, &u) == NVML_SUCCESS &&
+		    u.gpu <= 100 && u.memory <= 100) {
+			a->have_util = true;
+			a->util_pct = u.gpu;
+			a->mem_util_pct = u.memory;
+		}
+		if (nv->reasons && nv->reasons(g->h, &a->throttle) == NVML_SUCCESS)
+			a->have_throttle = true;
+	}
+	return n;
+}
+
+/* nvmlClocksEventReasons (nvml.h, CUDA 12.2+; the same bits as the
+ * older nvmlClocksThrottleReason*). */
+static const struct { unsigned long long bit; const char *name; } reasons[] = {
+	{ 0x1, "idle" },
+	{ 0x2, "applications-clocks" },
+	{ 0x4, "sw-power-cap" },
+	{ 0x8, "hw-slowdown" },
+	{ 0x10, "sync-boost" },
+	{ 0x20, "sw-thermal" },
+	{ 0x40, "hw-thermal" },
+	{ 0x80, "hw-power-brake" },
+	{ 0x100, "display-clocks" },
+};
+
+void gp_nvml_throttle_text(unsigned long long mask, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	if (cap)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+		if (!(mask & reasons[i].bit))
+			continue;
+		int w = snprintf(buf + len, cap - len, "%s%s", len ? "," : "",
+				 reasons[i].name);
+		if (w < 0 || (size_t)w >= cap - len)
+			return;
+		len += (size_t)w;
+		mask &= ~reasons[i].bit;
+	}
+	if (mask)
+		snprintf(buf + len, cap - len, "%s0x%llx", len ? "," : "", mask);
+}

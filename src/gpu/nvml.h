@@ -1,0 +1,80 @@
+/* NVML (libnvidia-ml.so.1) through dlopen: per-process GPU memory and
+ * activity, device utilisation and clock-event (throttle) reasons.
+ *
+ * The NVIDIA proprietary driver has no DRM fdinfo (DEVICE.md: no
+ * /dev/dri on the H200 machine), so NVML is the only per-process view of
+ * CUDA work.  No NVML header is installed where gpuprobe builds: types,
+ * values and layouts are declared in nvml.c, each from the NVML API
+ * reference (docs.nvidia.com/deploy/nvml-api).
+ *
+ * One gp_nvml may serve several readers: the state that depends on the
+ * caller (the last-seen timestamp of nvmlDeviceGetProcessUtilization)
+ * is the caller's (struct gp_nvml_seen). */
+#ifndef GP_NVML_H
+#define GP_NVML_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gp_nvml;
+
+#define GP_NVML_MAX_GPUS 64
+
+/* lib: NULL for "libnvidia-ml.so.1"; "" for the running program itself
+ * (dlopen(NULL): a test links a fake NVML into its binary, -rdynamic);
+ * else a path (tests/gpu/libnvidia-ml.so.1, the test double).  NULL on
+ * failure, with one line in why ("libnvidia-ml.so.1: cannot open shared
+ * object file...", "nvmlInit_v2: NVML_ERROR_DRIVER_NOT_LOADED (9)"). */
+struct gp_nvml *gp_nvml_open(const char *lib, char *why, size_t cap);
+void gp_nvml_close(struct gp_nvml *nv);
+unsigned gp_nvml_count(const struct gp_nvml *nv);
+
+/* Per-process memory, every GPU: appends one row per (GPU, list) that
+ * names pid to arr ({"index","name","type":"compute"|"graphics",
+ * "used_bytes":B|null[,"gpu_instance_id","compute_instance_id"]}) and
+ * adds its bytes to *bytes, each (GPU instance, compute instance) once.
+ * Returns true when NVML answered (pid may still be absent). */
+bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
+			 uint64_t *bytes);
+
+/* The caller's last-seen timestamps (µs, NVML's CPU timestamp), one per
+ * GPU: nvmlDeviceGetProcessUtilization returns only samples newer than
+ * the timestamp it is given.  Zero-initialise; the first call looks one
+ * second back. */
+struct gp_nvml_seen {
+	unsigned long long ts[GP_NVML_MAX_GPUS];
+};
+
+/* What one GPU said of one process, and of itself. */
+struct gp_nvml_dev_act {
+	unsigned index;
+	/* nvmlDeviceGetProcessUtilization answered, NOT_FOUND included:
+	 * NVML returns only processes active in the period, so a pid
+	 * without a sample was at 0% over it, not unknown. */
+	bool have_proc;
+	int proc_err;		/* NVML code when !have_proc */
+	unsigned samples;	/* samples of pid in the period */
+	double sm_pct, mem_pct;	/* mean over those samples; 0 without */
+	unsigned sm_max_pct;
+	bool have_util;		/* nvmlDeviceGetUtilizationRates */
+	unsigned util_pct, mem_util_pct;
+	bool have_throttle;	/* nvmlDeviceGetCurrentClocksEventReasons */
+	unsigned long long throttle;
+};
+
+/* Reads the GPUs of mask (bits of NVML indexes; 0: every GPU), at most
+ * cap, for pid; returns the number filled.  Cost, H200 (driver 580.159):
+ * nvmlDeviceGetProcessUtilization 1.5 ms CPU a call, so a reader asks
+ * only the GPUs the process holds memory on.  pid < 0: device
+ * utilisation and reasons only. */
+unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
+			  struct gp_nvml_seen *seen, unsigned long long mask,
+			  struct gp_nvml_dev_act *out, unsigned cap);
+
+/* "NVML_ERROR_NOT_SUPPORTED" for 3; "NVML_ERROR_<n>" when unknown. */
+const char *gp_nvml_error_name(int code, char *buf, size_t cap);
+/* nvmlClocksEventReasons bits as words: "idle,sw-power-cap".  "" for 0. */
+void gp_nvml_throttle_text(unsigned long long mask, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,395 @@
+/* Unit tests of src/gpu/gpuact.c and nvml.c: recorded amdgpu/KFD trees
+ * (tests/fixtures/gpuact) replayed as two samples, and the NVML test
+ * double (tests/gpu/libnvidia-ml.so.1) driven through its script. */
+#include "config.h"
+#include "gpuact.h"
+#include "gpumem.h"
+#include "nvml.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+#ifndef FAKE_NVML
+#define FAKE_NVML "tests/gpu/libnvidia-ml.so.1"
+#endif
+
+#define UNUSED __attribute__((unused))
+
+static const char *fx(const char *name)
+{
+	static char path[4096];
+	snprintf(path, sizeof path, "%s/gpuact/%s", FIXTURES, name);
+	return path;
+}
+
+static json_t *gpumem_of(struct gp_root *root, int pid)
+{
+	struct gp_gpu_reader *m = gp_gpu_reader_new(root, pid, GP_GPU_NO_NVML);
+	struct gp_gpu_totals tot;
+	json_t *g = NULL;
+
+	assert_non_null(m);
+	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
+	gp_gpu_reader_free(m);
+	return g;
+}
+
+static double jreal(const json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(json_object_get(o, a), b);
+	return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* Two samples of an amdgpu + KFD process, one second apart. */
+static void test_amd_two_samples(void **state UNUSED)
+{
+	struct gp_root root;
+	struct gp_gpu_activity a;
+
+	assert_int_equal(gp_root_open(&root, fx("amd-t0")), 0);
+	struct gp_gpuact_opts o = { .root = &root, .pid = 5151 };
+	struct gp_gpuact *r = gp_gpuact_new(&o);
+	json_t *g = gpumem_of(&root, 5151);
+	assert_int_equal(gp_gpuact_read(r, 10.0, g, &a), 0);
+	json_decref(g);
+	assert_true(a.absent_changed);
+	assert_false(a.have_drm_engine);	/* one read: no rate yet */
+	assert_non_null(strstr(a.why_drm, "first read"));
+	assert_true(a.engine_kfd_blind);
+	assert_int_equal(a.engine_ns, 6000000000ull);
+	assert_true(a.have_kfd);
+	assert_int_equal(a.kfd_evicted_ms, 1200);
+	assert_int_equal(a.kfd_evicted_ms_delta, 0);
+	assert_true(a.have_cu_occupancy);
+	assert_int_equal(a.cu_occupancy, 0);
+	assert_false(a.have_sdma);
+	assert_int_equal(a.kfd_faults, 10);
+	assert_true(a.have_gpu_busy);
+	assert_false(a.gpu_busy_all_cards);
+	assert_true(a.gpu_busy_pct == 40);
+	assert_false(a.have_nvml);
+	assert_non_null(strstr(a.why_nvml, "recorded tree"));
+
+	gp_root_close(&root);
+	assert_int_equal(gp_root_open(&root, fx("amd-t1")), 0);
+	g = gpumem_of(&root, 5151);
+	assert_int_equal(gp_gpuact_read(r, 11.0, g, &a), 0);
+	assert_true(a.absent_changed);		/* the DRM reason went away */
+	assert_true(a.have_drm_engine);
+	assert_string_equal(a.engine, "compute");
+	assert_true(fabs(a.engine_busy_pct - 90.0) < 1e-6);
+	assert_true(a.have_drm_evicted);
+	assert_int_equal(a.drm_evicted_vram_bytes, 4096 * 1024);
+	assert_int_equal(a.kfd_evicted_ms_delta, 250);
+	assert_int_equal(a.cu_occupancy, 96);
+	assert_true(a.have_sdma);
+	assert_true(fabs(a.sdma_busy_pct - 30.0) < 1e-6);
+	assert_int_equal(a.kfd_page_in, 5);
+	assert_true(a.gpu_busy_pct == 100);
+	assert_true(gp_gpuact_known(&a));
+	assert_true(gp_gpuact_busy(&a, 5));
+
+	json_t *j = gp_gpuact_json(&a, a.absent_changed);
+	assert_true(jreal(j, "drm", "engine_busy_pct") == 90.0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "drm"), "engine")), "compute");
+	assert_true(json_is_true(json_object_get(json_object_get(j, "drm"), "kfd_blind")));
+	assert_true(jreal(j, "drm", "evicted_vram_bytes") == 4194304);
+	assert_true(jreal(j, "kfd", "evicted_ms_delta") == 250);
+	assert_true(jreal(j, "kfd", "cu_occupancy") == 96);
+	assert_true(jreal(j, "kfd", "sdma_busy_pct") == 30.0);
+	assert_true(jreal(j, "device", "gpu_busy_pct") == 100);
+	assert_null(json_object_get(j, "nvml"));	/* unknown: left out */
+	bool known;
+	assert_true(gp_gpuact_json_busy(j, 5, &known));	/* the saved form agrees */
+	assert_true(known);
+	assert_non_null(json_object_get(json_object_get(j, "absent"), "nvml"));
+	assert_null(json_object_get(json_object_get(j, "absent"), "drm"));
+	json_decref(j);
+
+	/* The pure form, from two saved samples. */
+	json_t *g0 = NULL;
+	struct gp_root r0;
+	assert_int_equal(gp_root_open(&r0, fx("amd-t0")), 0);
+	g0 = gpumem_of(&r0, 5151);
+	double busy;
+	char eng[32];
+	assert_true(gp_gpuact_engine_busy(g0, g, 2.0, &busy, eng, sizeof eng));
+	assert_true(fabs(busy - 45.0) < 1e-6);
+	assert_string_equal(eng, "compute");
+	assert_false(gp_gpuact_engine_busy(NULL, g, 1.0, &busy, eng, sizeof eng));
+	json_decref(g0);
+	gp_root_close(&r0);
+
+	/* Same counters again: 0 % busy, known; nothing new absent. */
+	assert_int_equal(gp_gpuact_read(r, 12.0, g, &a), 0);
+	assert_false(a.absent_changed);
+	assert_true(a.have_drm_engine);
+	assert_true(a.engine_busy_pct == 0);
+	assert_int_equal(a.kfd_evicted_ms_delta, 0);
+	json_decref(g);
+
+	char text[512];
+	gp_gpuact_text(&a, text, sizeof text);
+	assert_non_null(strstr(text, "KFD compute queues not counted"));
+	gp_gpuact_free(r);
+	gp_root_close(&root);
+}
+
+/* A HIP process: only KFD; its card found by scanning /sys/class/drm. */
+static void test_kfd_only(void **state UNUSED)
+{
+	struct gp_root root;
+	struct gp_gpu_activity a;
+
+	assert_int_equal(gp_root_open(&root, fx("kfd-only")), 0);
+	struct gp_gpuact_opts o = { .root = &root, .pid = 6161 };
+	struct gp_gpuact *r = gp_gpuact_new(&o);
+	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
+	assert_false(a.have_drm_engine);
+	assert_non_null(strstr(a.why_drm, "no DRM client"));
+	assert_true(a.have_kfd);
+	assert_int_equal(a.cu_occupancy, 40);
+	assert_false(a.have_kfd_faults);
+	assert_true(a.have_gpu_busy);
+	assert_true(a.gpu_busy_all_cards);
+	assert_true(a.gpu_busy_pct == 77);
+	assert_true(gp_gpuact_known(&a));
+	assert_true(gp_gpuact_busy(&a, 5));
+	gp_gpuact_free(r);
+	gp_root_close(&root);
+}
+
+static void test_none(void **state UNUSED)
+{
+	struct gp_root root;
+	struct gp_gpu_activity a;
+	char text[512];
+
+	assert_int_equal(gp_root_open(&root, fx("none")), 0);
+	struct gp_gpuact_opts o = { .root = &root, .pid = 7171 };
+	struct gp_gpuact *r = gp_gpuact_new(&o);
+	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
+	assert_false(a.have_nvml || a.have_drm_engine || a.have_kfd || a.have_gpu_busy);
+	assert_non_null(strstr(a.why_kfd, "amdkfd not loaded"));
+	assert_non_null(strstr(a.why_gpu_busy, "/sys/class/drm"));
+	assert_false(gp_gpuact_known(&a));
+	assert_false(gp_gpuact_busy(&a, 0));
+	gp_gpuact_text(&a, text, sizeof text);
+	assert_non_null(strstr(text, "unknown"));
+	json_t *j = gp_gpuact_json(&a, true);
+	assert_int_equal(json_object_size(json_object_get(j, "absent")), 4);
+	assert_int_equal(json_object_size(j), 1);
+	json_decref(j);
+	gp_gpuact_free(r);
+	gp_root_close(&root);
+}
+
+/* ---- NVML through the test double ------------------------------------ */
+
+static char script[256], nvlog[256];
+
+static void write_script(const char *text)
+{
+	FILE *f = fopen(script, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int nvml_setup(void **state UNUSED)
+{
+	if (access(FAKE_NVML, R_OK) != 0)
+		return 0;
+	snprintf(script, sizeof script, "/tmp/gpuact-nvml-%d.txt", (int)getpid());
+	snprintf(nvlog, sizeof nvlog, "/tmp/gpuact-nvml-%d.log", (int)getpid());
+	setenv("GPUPROBE_FAKE_NVML", script, 1);
+	setenv("GPUPROBE_FAKE_NVML_LOG", nvlog, 1);
+	unlink(nvlog);
+	return 0;
+}
+
+static int nvml_teardown(void **state UNUSED)
+{
+	unlink(script);
+	unlink(nvlog);
+	return 0;
+}
+
+static void test_nvml_activity(void **state UNUSED)
+{
+	struct gp_root root;
+	struct gp_gpu_activity a;
+	char buf[256];
+	int me = (int)getpid();
+
+	if (access(FAKE_NVML, R_OK) != 0)
+		skip();
+	snprintf(buf, sizeof buf,
+		 "gpus 2\nproc %d gpu=1 sm=100 mem=20 bytes=1048576\n"
+		 "dev gpu=1 util=100 memutil=40 throttle=0x5\ndev gpu=0 util=3\n", me);
+	write_script(buf);
+	assert_int_equal(gp_root_open(&root, "/"), 0);
+
+	/* The memory reader names the GPU the process holds. */
+	struct gp_gpu_reader *m = gp_gpu_reader_new_nvml(&root, me, 0, FAKE_NVML);
+	struct gp_gpu_totals tot;
+	json_t *g = NULL;
+	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
+	assert_true(tot.nvml_seen);
+	assert_int_equal(tot.nvml_bytes, 1048576);
+
+	struct gp_gpuact_opts o = { .root = &root, .pid = me, .nvml_lib = FAKE_NVML };
+	struct gp_gpuact *r = gp_gpuact_new(&o);
+	assert_int_equal(gp_gpuact_read(r, 0, g, &a), 0);
+	json_decref(g);
+	assert_true(a.have_nvml);
+	assert_int_equal(a.nvml_samples, 1);
+	assert_true(a.sm_pct == 100 && a.mem_pct == 20);
+	assert_int_equal(a.nvml_gpu, 1);
+	assert_true(a.have_dev_util);
+	assert_false(a.dev_util_all_gpus);
+	assert_true(a.dev_util_pct == 100);	/* its GPU, not GPU 0's 3 % */
+	assert_true(a.have_throttle);
+	assert_true(gp_gpuact_busy(&a, 50));
+	json_t *j = gp_gpuact_json(&a, false);
+	assert_true(jreal(j, "nvml", "sm_pct") == 100);
+	assert_true(jreal(j, "nvml", "gpu") == 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "nvml"), "throttle")),
+			    "idle,sw-power-cap");
+	assert_null(json_object_get(j, "absent"));
+	json_decref(j);
+
+	/* The kernel ends: NVML returns no sample of the pid, which is 0 %
+	 * over the period, not unknown. */
+	snprintf(buf, sizeof buf,
+		 "gpus 2\nproc %d gpu=1 bytes=1048576\ndev gpu=1 util=0\n", me);
+	write_script(buf);
+	usleep(2000);
+	assert_int_equal(gp_gpuact_read(r, 1, NULL, &a), 0);
+	assert_true(a.have_nvml);
+	assert_int_equal(a.nvml_samples, 0);
+	assert_true(a.sm_pct == 0);
+	assert_int_equal(a.nvml_gpu, -1);
+	assert_true(gp_gpuact_known(&a));
+	assert_false(gp_gpuact_busy(&a, 1));
+	gp_gpuact_text(&a, buf, sizeof buf);
+	assert_non_null(strstr(buf, "idle on the GPU"));
+
+	/* The last-seen timestamp passed on: GPU 1's second call asks from
+	 * the first call's sample, not from 0. */
+	FILE *f = fopen(nvlog, "r");
+	unsigned gpu;
+	unsigned long long since, s1[2] = { 0, 0 };
+	int calls1 = 0;
+	assert_non_null(f);
+	while (fscanf(f, "procutil %u %llu\n", &gpu, &since) == 2)
+		if (gpu == 1 && calls1 < 2)
+			s1[calls1++] = since;
+	fclose(f);
+	assert_int_equal(calls1, 2);
+	assert_true(s1[0] > 0 && s1[1] > s1[0]);
+
+	/* A driver that refuses the call: unknown, and said why. */
+	snprintf(buf, sizeof buf, "gpus 1\nproc %d bytes=1\nfail procutil 3\n", me);
+	write_script(buf);
+	assert_int_equal(gp_gpuact_read(r, 2, NULL, &a), 0);
+	assert_false(a.have_nvml);
+	assert_non_null(strstr(a.why_nvml, "NVML_ERROR_NOT_SUPPORTED"));
+	assert_true(a.absent_changed);
+	gp_gpuact_free(r);
+	gp_gpu_reader_free(m);
+
+	/* Through $GPUPROBE_NVML_LIB; and a library that is not there. */
+	write_script("gpus 1\n");
+	setenv("GPUPROBE_NVML_LIB", FAKE_NVML, 1);
+	o.nvml_lib = NULL;
+	r = gp_gpuact_new(&o);
+	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
+	assert_true(a.have_nvml);
+	assert_true(a.nvml_no_context);		/* it holds no GPU: not asked */
+	assert_int_equal(a.nvml_samples, 0);
+	assert_true(a.dev_util_all_gpus);
+	gp_gpuact_free(r);
+	unsetenv("GPUPROBE_NVML_LIB");
+	o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+	r = gp_gpuact_new(&o);
+	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
+	assert_false(a.have_nvml);
+	assert_non_null(strstr(a.why_nvml, "/nonexistent"));
+	gp_gpuact_free(r);
+	o.nvml_lib = FAKE_NVML;
+	o.flags = GP_GPUACT_NO_NVML;
+	r = gp_gpuact_new(&o);
+	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
+	assert_non_null(strstr(a.why_nvml, "--no-nvml"));
+	gp_gpuact_free(r);
+	/* nvmlInit failing */
+	write_script("fail init 9\n");
+	char why[200];
+	assert_null(gp_nvml_open(FAKE_NVML, why, sizeof why));
+	assert_non_null(strstr(why, "NVML_ERROR_DRIVER_NOT_LOADED"));
+	gp_root_close(&root);
+}
+
+/* The verdict's reading of saved activity: hostile and partial objects. */
+static void test_json_busy(void **state UNUSED)
+{
+	static const struct { const char *j; bool busy, known; } cases[] = {
+		{ "{}", false, false },
+		{ "null", false, false },
+		{ "{\"nvml\":{\"sm_pct\":100}}", true, true },
+		{ "{\"nvml\":{\"sm_pct\":0,\"mem_pct\":0}}", false, true },
+		{ "{\"nvml\":{\"sm_pct\":\"100\"}}", false, false },
+		{ "{\"drm\":{\"engine_busy_pct\":0,\"kfd_blind\":true}}", false, false },
+		{ "{\"drm\":{\"engine_busy_pct\":0,\"kfd_blind\":false}}", false, true },
+		{ "{\"drm\":{\"engine_busy_pct\":50}}", true, true },
+		{ "{\"kfd\":{\"cu_occupancy\":0}}", false, true },
+		{ "{\"kfd\":{\"cu_occupancy\":8}}", true, true },
+		{ "{\"kfd\":{\"sdma_busy_pct\":40}}", true, false },
+		{ "[1,2]", false, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *j = json_loads(cases[i].j, JSON_DECODE_ANY, NULL);
+		bool known = true;
+		assert_int_equal(gp_gpuact_json_busy(j, 5, &known), cases[i].busy);
+		assert_int_equal(known, cases[i].known);
+		json_decref(j);
+	}
+}
+
+static void test_throttle_text(void **state UNUSED)
+{
+	char b[128];
+	gp_nvml_throttle_text(0, b, sizeof b);
+	assert_string_equal(b, "");
+	gp_nvml_throttle_text(0x48, b, sizeof b);
+	assert_string_equal(b, "hw-slowdown,hw-thermal");
+	gp_nvml_throttle_text(0x1001, b, sizeof b);
+	assert_string_equal(b, "idle,0x1000");
+	gp_nvml_throttle_text(0x1ff, b, 8);	/* bounded */
+	assert_true(strlen(b) < 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_amd_two_samples),
+		cmocka_unit_test(test_kfd_only),
+		cmocka_unit_test(test_none),
+		cmocka_unit_test_setup_teardown(test_nvml_activity, nvml_setup, nvml_teardown),
+		cmocka_unit_test(test_json_busy),
+		cmocka_unit_test(test_throttle_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
