@@ -904,3 +904,38 @@ void gp_gpuact_text(const struct gp_gpu_activity *a, char *buf, size_t cap)
 		    a->why_nvml[0] ? a->why_nvml : "-", a->why_drm[0] ? a->why_drm : "-",
 		    a->why_kfd[0] ? a->why_kfd : "-");
 }
+
+double gp_gpuact_pct(const struct gp_gpu_activity *a)
+{
+	double p = 0;
+	if (a->have_nvml && a->sm_pct > p)
+		p = a->sm_pct;
+	if (a->have_nvml && a->mem_pct > p)
+		p = a->mem_pct;
+	if (a->have_drm_engine && !a->engine_kfd_blind && a->engine_busy_pct > p)
+		p = a->engine_busy_pct;
+	if (a->have_sdma && a->sdma_busy_pct > p)
+		p = a->sdma_busy_pct;
+	return p;
+}
+
+static double num_at(const json_t *o, const char *a, const char *b)
+{
+	const json_t *v = json_object_get(json_object_get(o, a), b);
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+double gp_gpuact_json_pct(const json_t *act)
+{
+	double p = 0, v;
+	if ((v = num_at(act, "nvml", "sm_pct")) > p)
+		p = v;
+	if ((v = num_at(act, "nvml", "mem_pct")) > p)
+		p = v;
+	if (!json_is_true(json_object_get(json_object_get(act, "drm"), "kfd_blind"))
+	    && (v = num_at(act, "drm", "engine_busy_pct")) > p)
+		p = v;
+	if ((v = num_at(act, "kfd", "sdma_busy_pct")) > p)
+		p = v;
+	return p > 100 ? 100 : p < 0 ? 0 : p;
+}

@@ -139,6 +139,12 @@ void gp_gpuact_text(const struct gp_gpu_activity *a, char *buf, size_t cap);
  * engine busy, KFD CU occupancy or SDMA busy at or over min_pct.  False
  * also when unknown: check gp_gpuact_known. */
 bool gp_gpuact_busy(const struct gp_gpu_activity *a, double min_pct);
+/* Its busiest measure (%), 0 when none is known. */
+double gp_gpuact_pct(const struct gp_gpu_activity *a);
+/* The same from a saved sample.gpu.activity object. */
+double gp_gpuact_json_pct(const json_t *activity);
+/* The share over which a process's GPU work is said to run (trace). */
+#define GP_GPU_BUSY_PCT 5.0
 /* Some source could say whether this process's work runs (NVML per
  * process, a DRM engine not blind to it, KFD occupancy). */
 bool gp_gpuact_known(const struct gp_gpu_activity *a);

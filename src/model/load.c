@@ -4,6 +4,7 @@
 #include "parse.h"
 #include "verdict.h"
 #include "point.h"
+#include "gpuact.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +95,13 @@ static void gpu_into_view(const json_t *gpu, struct gp_pview *pv)
 {
 	if (!json_is_object(gpu))
 		return;
+	const json_t *act = json_object_get(gpu, "activity");
+	if (json_is_object(act)) {
+		bool known = false;
+		pv->gpu_act_busy = gp_gpuact_json_busy(act, GP_GPU_BUSY_PCT, &known);
+		pv->gpu_act_known = known;
+		pv->gpu_act_pct = gp_gpuact_json_pct(act);
+	}
 	struct gp_gpu_totals tot;
 	memset(&tot, 0, sizeof tot);
 	json_t *drm = json_object_get(gpu, "drm");
@@ -353,6 +361,8 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			keep(&out->exit, j);
 		} else if (!strcmp(type, "verdict")) {
 			keep(&out->verdict, j);
+		} else if (!strcmp(type, "kmsg")) {
+			gp_kmsg_note_add(out->kmsg, &out->nkmsg, j);
 		} else if (!strcmp(type, "stacks") && out->series.n) {
 			const char *why = json_string_value(json_object_get(j, "why"));
 			if (why && (!strcmp(why, "hang") || !strcmp(why, "end")))
@@ -421,6 +431,8 @@ void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *v
 	vo->page_size = l->page_size;
 	vo->kstacks_seen = l->kstacks_seen;
 	vo->stuck = l->stuck.t >= 0 ? &l->stuck : NULL;
+	vo->kmsg = l->kmsg;
+	vo->nkmsg = l->nkmsg;
 	if (vo->hang_after <= 0) {
 		json_t *h = json_object_get(l->verdict, "hang_after_s");
 		vo->hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;

@@ -18,6 +18,8 @@ struct gp_loaded {
 	long page_size;
 	bool kstacks_seen;
 	struct gp_stuck stuck;      /* the last snapshot of every thread (why hang/end) */
+	struct gp_kmsg_note kmsg[GP_KMSG_NOTES]; /* `kmsg` lines, the newest */
+	size_t nkmsg;
 	bool truncated;             /* the last line was cut (a killed run) */
 	unsigned long lines, bad_lines;
 	/* The file stays open for a second pass (report's per-type scan,

@@ -225,6 +225,16 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 	pt->gpu_vram += p->gpu_vram;
 	pt->gpu_engine_ns += p->gpu_engine_ns;
 	pt->have |= p->gpu_have;
+	if (p->gpu_act_known) {
+		pt->gpu_act_known = true;
+		if (p->gpu_act_busy)
+			pt->gpu_act_busy = true;
+		if (p->gpu_act_pct >= pt->gpu_act_pct && (p->gpu_act_busy || !pt->gpu_act_pid)) {
+			pt->gpu_act_pct = (float)p->gpu_act_pct;
+			pt->gpu_act_pid = p->pid;
+			gp_strlcpy(pt->gpu_act_comm, p->comm ? p->comm : "", sizeof pt->gpu_act_comm);
+		}
+	}
 	if (p->have_io)
 		pt->have |= GP_PT_IO;
 	pt->threads_created += p->threads_created;

@@ -49,6 +49,11 @@ struct gp_pview {
 	uint64_t map_bytes;
 	uint64_t gpu_bytes, gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint16_t gpu_have;          /* GP_PT_GPU_* */
+	/* GPU activity (gpu/gpuact.h): whether this process's work runs on
+	 * a GPU now, when a source can tell (NVML per process, a DRM engine
+	 * not blind to it, KFD occupancy). */
+	bool gpu_act_known, gpu_act_busy;
+	double gpu_act_pct;         /* its busiest measure, % */
 	uint32_t threads_created, threads_exited, threads_vanished;
 };
 

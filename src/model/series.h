@@ -61,6 +61,10 @@ struct gp_point {
 	uint16_t wait_n[16];        /* sleeping threads per enum gp_wait (model/waits.h) */
 	bool common_sc_same_arg0;   /* every thread counted in common_sc waits on one address */
 	bool root_gone;             /* the target itself has exited; its tree goes on */
+	bool gpu_act_known, gpu_act_busy; /* the tree's GPU work runs (gpu/gpuact.h) */
+	float gpu_act_pct;
+	int32_t gpu_act_pid;        /* the process whose GPU work runs most */
+	char gpu_act_comm[16];
 };
 
 enum {

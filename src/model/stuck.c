@@ -146,3 +146,23 @@ unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap)
 	}
 	return best;
 }
+
+void gp_kmsg_note_add(struct gp_kmsg_note *ring, size_t *n, const json_t *line)
+{
+	if (*n == GP_KMSG_NOTES) {
+		memmove(ring, ring + 1, (GP_KMSG_NOTES - 1) * sizeof *ring);
+		(*n)--;
+	}
+	struct gp_kmsg_note *k = &ring[(*n)++];
+	memset(k, 0, sizeof *k);
+	const json_t *t = json_object_get(line, "t");
+	k->t = json_is_number(t) ? json_number_value(t) : 0;
+	const char *s = json_string_value(json_object_get(line, "driver"));
+	gp_strlcpy(k->driver, s ? s : "?", sizeof k->driver);
+	s = json_string_value(json_object_get(line, "kind"));
+	gp_strlcpy(k->kind, s ? s : "other", sizeof k->kind);
+	const json_t *x = json_object_get(line, "xid");
+	k->xid = json_is_integer(x) ? (int)json_integer_value(x) : -1;
+	s = json_string_value(json_object_get(line, "text"));
+	gp_strlcpy(k->text, s ? s : "", sizeof k->text);
+}

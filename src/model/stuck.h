@@ -43,4 +43,15 @@ bool gp_frame_label(const json_t *frame, char *buf, size_t cap);
  * none is shared by two threads or more (then each is its own). */
 unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap);
 
+/* A kernel-log line (`kmsg`) as the verdict needs it. */
+struct gp_kmsg_note {
+	double t;
+	char driver[16], kind[16];
+	int xid;
+	char text[96];
+};
+#define GP_KMSG_NOTES 64
+/* Keeps a `kmsg` line's facts in a ring of GP_KMSG_NOTES (the newest). */
+void gp_kmsg_note_add(struct gp_kmsg_note *ring, size_t *n, const json_t *line);
+
 #endif

@@ -9,6 +9,7 @@
 #include "tasks.h"
 #include "point.h"
 #include "waitprobe.h"
+#include "gpuact.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ struct gp_sampler {
 	const struct gp_thread *last_threads; /* the last sample's, owned by tasks */
 	size_t nlast_threads;
 	struct gp_waitprobe *waits;
+	struct gp_gpuact *act;    /* GPU activity of this process (issue 13) */
 	struct gp_tview *tv;      /* the last sample's thread views */
 	size_t tvcap;
 	struct gp_point_builder *pb; /* gp_sampler_take's own (one process) */
@@ -81,6 +83,9 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 	s->gpu = gp_gpu_reader_new(o->root, o->pid, o->no_nvml ? GP_GPU_NO_NVML : 0);
 	s->sys = o->no_system ? NULL : gp_sys_reader_new(o->root);
 	s->waits = gp_waitprobe_new(o->root, o->pid);
+	struct gp_gpuact_opts ao = { .root = o->root, .pid = o->pid,
+				     .flags = o->no_nvml ? GP_GPUACT_NO_NVML : 0 };
+	s->act = gp_gpuact_new(&ao);
 	s->pb = gp_point_builder_new();
 	if (!s->tasks || (!s->sys && !o->no_system) || !s->waits || !s->pb) {
 		int saved = errno ? errno : ENOMEM;
@@ -101,6 +106,7 @@ void gp_sampler_free(struct gp_sampler *s)
 	if (s->sys)
 		gp_sys_reader_free(s->sys);
 	gp_waitprobe_free(s->waits);
+	gp_gpuact_free(s->act);
 	gp_point_builder_free(s->pb);
 	free(s->tv);
 	gp_jw_free(&s->jw);
@@ -465,15 +471,33 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 	return 0;
 }
 
-static void gpu_part(struct gp_sampler *s, json_t **gpup, struct gp_pview *pv)
+/* GPU activity beside the memory: sample.gpu.activity (gpu/gpuact.h),
+ * its absences said once (when they change). */
+static void gpu_activity(struct gp_sampler *s, double t, json_t **gpup, struct gp_pview *pv)
+{
+	struct gp_gpu_activity a;
+	if (!s->act || gp_gpuact_read(s->act, t, *gpup, &a) != 0)
+		return;
+	if (!*gpup)
+		*gpup = json_object();
+	json_object_set_new(*gpup, "activity", gp_gpuact_json(&a, a.absent_changed));
+	pv->gpu_act_known = gp_gpuact_known(&a);
+	pv->gpu_act_busy = gp_gpuact_busy(&a, GP_GPU_BUSY_PCT);
+	pv->gpu_act_pct = gp_gpuact_pct(&a);
+}
+
+static void gpu_part(struct gp_sampler *s, double t, json_t **gpup, struct gp_pview *pv)
 {
 	*gpup = NULL;
-	if (!s->gpu)
+	if (!s->gpu) {
+		gpu_activity(s, t, gpup, pv);
 		return;
+	}
 	struct gp_gpu_totals gt;
 	memset(&gt, 0, sizeof gt);
 	if (gp_gpu_read(s->gpu, gpup, &gt) != 0)
 		*gpup = NULL;
+	gpu_activity(s, t, gpup, pv);
 	pv->gpu_gtt = gt.gtt_bytes;
 	pv->gpu_vram = gt.vram_bytes;
 	pv->gpu_engine_ns = gt.engine_ns;
@@ -535,7 +559,7 @@ enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp
 	s->tot.reused += ts.reused;
 	s->tot.created += s->tot.samples ? ts.created : 0;
 	s->tot.exited += ts.exited;
-	gpu_part(s, &part->gpu, pv);
+	gpu_part(s, t, &part->gpu, pv);
 	part->proc = proc;
 	part->tv = s->tv;
 	part->ntv = n;

@@ -15,6 +15,7 @@
 #include "sampler.h"
 #include "tree.h"
 #include "stuck.h"
+#include "kmsg.h"
 #include "stacks.h"
 #include "tasks.h"
 #include "load.h"
@@ -284,6 +285,10 @@ struct run {
 	bool stacks_on;               /* false: --stacks none, or a replayed root */
 	struct gp_flat_watch watch;   /* when output last moved */
 	bool hang_snapped;            /* this flat stretch has its snapshot */
+	struct gp_kmsg *kmsg;         /* the kernel log, followed (NULL: not readable) */
+	char kmsg_why[200];
+	struct gp_kmsg_note notes[GP_KMSG_NOTES];
+	size_t nnotes;
 	int *announced;               /* descendants with a `target` line */
 	size_t nannounced, capannounced;
 	struct gp_stuck stuck;        /* the last hang/end snapshot */
@@ -596,6 +601,29 @@ static void announce(struct run *r, double t)
 	}
 }
 
+/* The kernel log since the last sample: GPU drivers' lines and the
+ * kernel's hang/lockup/OOM warnings, as `kmsg` lines (kmsg.h). */
+static void drain_kmsg(struct run *r)
+{
+	struct gp_kmsg_rec rec[16];
+	int n;
+	while (r->kmsg && (n = gp_kmsg_read(r->kmsg, rec, 16, r->kmsg_why, sizeof r->kmsg_why)) > 0) {
+		for (int i = 0; i < n; i++) {
+			json_t *line = gp_kmsg_json(&rec[i]);
+			if (!line)
+				continue;
+			gp_kmsg_note_add(r->notes, &r->nnotes, line);
+			write_line(r, line);
+		}
+		if (n < 16)
+			break;
+	}
+	if (r->kmsg && n < 0) {
+		gp_kmsg_close(r->kmsg);
+		r->kmsg = NULL;
+	}
+}
+
 static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 {
 	struct gp_point prev, cur;
@@ -623,6 +651,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 			return "exited";
 		write_line_raws(r, line, raws, nraws);
 		announce(r, t);
+		drain_kmsg(r);
 		take_stacks(r, t, &cur);
 		/* As soon as a phase has been flat for --hang-after: the
 		 * stacks of every thread, once for this flat stretch. */
@@ -861,7 +890,9 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 				      .have_status = end.have_status, .status = end.status,
 				      .signal = end.signal,
 				      .kstacks_seen = o->st.kstacks && !tot.kstack_denied && tot.kstacks_read,
-				      .stuck = r->stuck.t >= 0 ? &r->stuck : NULL };
+				      .stuck = r->stuck.t >= 0 ? &r->stuck : NULL,
+				      .kmsg = r->notes, .nkmsg = r->nnotes,
+				      .kmsg_why = r->kmsg ? NULL : r->kmsg_why };
 	struct gp_verdict *verdict = malloc(sizeof *verdict);
 	if (verdict) {
 		gp_verdict_compute(r->series.pt, r->series.n, &vo, verdict);
@@ -985,6 +1016,17 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	/* User stacks only of the live system (a replayed tree has no
 	 * process to ptrace). */
 	r.stacks_on = o.stacks != STACKS_NONE && r.root.live;
+	/* The kernel log from the start, and the five minutes before it for
+	 * context (DESIGN: driver messages are the first thing asked for). */
+	uint64_t kstart = gp_kmsg_now_us();
+	/* A replayed root's log has its own clock: the capture says where
+	 * its trace began (tests/fixtures/kmsg/README.md). */
+	const char *ks = r.root.live ? NULL : getenv("GPUPROBE_KMSG_START_US");
+	if (ks)
+		kstart = strtoull(ks, NULL, 10);
+	r.kmsg = gp_kmsg_open(&r.root, kstart, 300, r.kmsg_why, sizeof r.kmsg_why);
+	if (!r.kmsg && r.kmsg_why[0])
+		gp_hint("kernel log: %s", r.kmsg_why);
 	char comm[64] = "?";
 	write_target(&r, comm, sizeof comm);
 
@@ -1009,6 +1051,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		gp_stacks_close(r.sess[i].stk);
 	free(r.sess);
 	free(r.announced);
+	gp_kmsg_close(r.kmsg);
 	free(r.places);
 	gp_tree_free(r.tree);
 	gp_root_close(&r.root);

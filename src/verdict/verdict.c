@@ -203,6 +203,12 @@ struct activity {
 	int child_wait_pid, inside_pid, outside_pid;
 	char child_wait_comm[16], inside_comm[16], outside_comm[16];
 	bool same_arg0;
+	/* The GPU in the phase (waiting-gpu) */
+	unsigned gpu_known, gpu_busy, samples;
+	float gpu_pct;
+	int gpu_pid;
+	char gpu_comm[16];
+	const char *host_kind;     /* what the host did meanwhile (the class it would be) */
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
@@ -251,6 +257,29 @@ static void tally(struct tid_tally *t, size_t *nt, size_t cap, int tid, double c
 
 static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 			   struct activity *a);
+
+/* Was the GPU running this process's work through the phase?  No host
+ * output while the GPU executes what the process gave it is a wait for
+ * the GPU (a long kernel), not a host hang, whatever the host thread
+ * does meanwhile: spin in user space (spin sync) or sleep (blocking
+ * sync).  Only when a source can tell (NVML per process, a DRM engine
+ * that sees the work, KFD occupancy): an unknown GPU is never idle and
+ * never busy. */
+static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
+{
+	for (size_t i = ia + 1; i <= ib; i++) {
+		a->samples++;
+		if (!p[i].gpu_act_known)
+			continue;
+		a->gpu_known++;
+		if (p[i].gpu_act_busy) {
+			a->gpu_busy++;
+			a->gpu_pct = p[i].gpu_act_pct;
+			a->gpu_pid = p[i].gpu_act_pid;
+			gp_strlcpy(a->gpu_comm, p[i].gpu_act_comm, sizeof a->gpu_comm);
+		}
+	}
+}
 
 static void measure_activity(const struct gp_point *p, size_t n, double from,
 			     long page_size, const struct gp_stuck *stuck, struct activity *a)
@@ -344,9 +373,22 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	}
 	const struct gp_point *l = &p[ib];
 	a->procs = l->procs;
+	gpu_in_phase(p, ia, ib, a);
 	a->same_arg0 = l->common_sc_same_arg0;
 	if (a->cpu_pct < BLOCKED_CPU_PCT)
 		classify_waits(l, stuck, a);
+	else if (stuck && stuck->t >= 0) {
+		a->stuck_t = stuck->t;
+		a->stuck_n = (unsigned)stuck->total;
+		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
+	}
+	/* Busy in at least half the phase's samples, the last one among
+	 * them: the GPU still runs the work the host waits for. */
+	if (a->samples && a->gpu_busy * 2 >= a->samples && l->gpu_act_busy) {
+		a->host_kind = a->kind;
+		a->kind = "waiting-gpu";
+		a->conf_cap = a->gpu_busy * 10 >= a->samples * 9 ? NULL : "medium";
+	}
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
 	a->threads = l->threads;
@@ -499,9 +541,44 @@ static void name_thread(char *buf, size_t cap, const struct activity *a, int tid
 /* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
  * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
  * reclaim" */
+static void describe_gpu_wait(char *buf, size_t cap, const struct activity *a)
+{
+	cat(buf, cap, "the GPU runs this process's work: ");
+	if (a->procs > 1 && a->gpu_pid)
+		cat(buf, cap, "pid %d (%s) ", a->gpu_pid, a->gpu_comm);
+	cat(buf, cap, "%.0f%% busy at the last sample, busy in %u of %u samples; the host waits",
+	    a->gpu_pct, a->gpu_busy, a->samples);
+	if (a->host_kind && strcmp(a->host_kind, "hang-busy-user") == 0 && a->tid) {
+		cat(buf, cap, ", ");
+		name_thread(buf, cap, a, a->tid, a->comm, a->pid, a->pcomm);
+		cat(buf, cap, " spinning at %.0f%% CPU", a->tcpu);
+		if (a->frame[0])
+			cat(buf, cap, " in %s", a->frame);
+		cat(buf, cap, " (a spin wait)");
+	} else if (a->host_kind && strcmp(a->host_kind, "hang-busy-kernel") == 0 && a->tid) {
+		cat(buf, cap, ", ");
+		name_thread(buf, cap, a, a->tid, a->comm, a->pid, a->pcomm);
+		cat(buf, cap, " busy in the kernel at %.0f%% CPU", a->tcpu);
+	} else {
+		cat(buf, cap, " asleep (%.1f%% CPU)", a->cpu_pct);
+		if (a->waits_known) {
+			cat(buf, cap, "; ");
+			describe_waits(buf, cap, a);
+		}
+	}
+	if (a->common_count && a->common_frame[0])
+		cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
+		    a->common_count, a->stuck_n, a->common_frame);
+	cat(buf, cap, ": a long GPU job, not a host hang");
+}
+
 static void describe_activity(char *buf, size_t cap, const struct activity *a)
 {
 	char tmp[160];
+	if (!strcmp(a->kind, "waiting-gpu")) {
+		describe_gpu_wait(buf, cap, a);
+		return;
+	}
 	bool busy = !strcmp(a->kind, "hang-busy-kernel") || !strcmp(a->kind, "hang-busy-user");
 	if (!busy) {
 		cat(buf, cap, "threads asleep, %.1f%% CPU", a->cpu_pct);
@@ -1044,6 +1121,7 @@ static void judge_hang(const struct judging *j, struct gp_verdict *v)
 		 j->io_seen ? "" : "; io not visible",
 		 !capped ? "" : !strcmp(act->kind, "hang-busy-user")
 		 ? "; computing and spinning look alike from outside"
+		 : !strcmp(act->kind, "waiting-gpu") ? "; the GPU was not busy in every sample"
 		 : "; what the threads wait for is not certain from outside");
 	if (j->o->stuck && j->o->stuck->t >= 0)
 		v->stuck = *j->o->stuck;
@@ -1200,6 +1278,32 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 	free(j);
 }
 
+/* The kernel's words in the judged phase: "; kernel log in the phase:
+ * nvidia xid 79 at +12.0 s, ..." (driver errors and hang/lockup/OOM
+ * warnings; a driver's other lines are context, not named). */
+static void kmsg_in_phase(const struct gp_verdict_opts *o, struct gp_verdict *v)
+{
+	unsigned named = 0, more = 0;
+	for (size_t i = 0; i < o->nkmsg; i++) {
+		const struct gp_kmsg_note *k = &o->kmsg[i];
+		if (!strcmp(k->kind, "other") || k->t < v->judged_from - 1 || k->t > v->judged_to + 1)
+			continue;
+		if (named == 3) {
+			more++;
+			continue;
+		}
+		if (k->xid >= 0)
+			cat(v->summary, sizeof v->summary, "%s%s Xid %d at %+.1f s",
+			    named ? ", " : "; kernel log in the phase: ", k->driver, k->xid, k->t);
+		else
+			cat(v->summary, sizeof v->summary, "%s%s %s at %+.1f s (%.60s)",
+			    named ? ", " : "; kernel log in the phase: ", k->driver, k->kind, k->t, k->text);
+		named++;
+	}
+	if (more)
+		cat(v->summary, sizeof v->summary, ", and %u more", more);
+}
+
 void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verdict_opts *o,
 			struct gp_verdict *v)
 {
@@ -1227,6 +1331,10 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 		note_unseen(v, "syscalls: /proc/TID/syscall not readable (run as root)");
 	if (!o->kstacks_seen)
 		note_unseen(v, "kernel stacks: not read (run as root)");
+	if (o->kmsg_why && *o->kmsg_why)
+		note_unseen(v, o->kmsg_why);
+	if (o->nkmsg && v->klass[0] && strcmp(v->klass, "progress") != 0)
+		kmsg_in_phase(o, v);
 
 	if (o->end_reason && !strcmp(o->end_reason, "exited")) {
 		gp_strlcpy(v->before, v->klass, sizeof v->before);
@@ -1242,6 +1350,8 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 		gp_strlcpy(v->summary, s, sizeof v->summary);
 	}
 }
+
+
 
 bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 {

@@ -30,7 +30,14 @@ struct gp_verdict_opts {
 	/* The snapshot taken when the last phase went flat for hang_after
 	 * (why "hang"), else the one at the end ("end"); NULL: none taken. */
 	const struct gp_stuck *stuck;
+	/* Kernel-log lines kept by the trace (`kmsg` lines): GPU drivers and
+	 * the kernel's hang/lockup/OOM warnings; the ones in the judged phase
+	 * are named in the summary.  kmsg_why: why the log was not read. */
+	const struct gp_kmsg_note *kmsg;
+	size_t nkmsg;
+	const char *kmsg_why;
 };
+
 
 /* DESIGN's trace verdict classes. */
 enum gp_class {
