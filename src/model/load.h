@@ -15,6 +15,7 @@ struct gp_loaded {
 	struct gp_series series;
 	json_t *header, *target, *exit, *verdict; /* owned; NULL when absent */
 	long page_size;
+	char machine[32];           /* header host.machine; "" when not recorded */
 	bool kstacks_seen;
 	bool truncated;             /* the last line was cut (a killed run) */
 	unsigned long lines, bad_lines;

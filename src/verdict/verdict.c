@@ -201,6 +201,7 @@ struct activity {
 	uint32_t wait_sc_count;
 	double dirtied, written, reclaim; /* bytes/s, system */
 	bool have_wb, have_reclaim;
+	const char *machine;       /* whose syscall numbers (gp_verdict_opts) */
 };
 
 struct tid_tally {
@@ -346,7 +347,7 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		if (a->wchan_count)
 			cat(buf, cap, "; %u of %u threads in %s", a->wchan_count, a->threads, a->wchan);
 		if (a->wait_sc_nr >= 0) {
-			gp_syscall_describe(tmp, sizeof tmp, a->wait_sc_nr, a->wait_sc_args);
+			gp_syscall_describe_on(tmp, sizeof tmp, a->machine, a->wait_sc_nr, a->wait_sc_args);
 			cat(buf, cap, "%s %u in %s", a->wchan_count ? "," : ";", a->wait_sc_count, tmp);
 		}
 		return;
@@ -367,7 +368,7 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		    kernel ? "the kernel" : "user space", a->cpu_pct, a->sys_pct);
 	}
 	if (a->have_sc) {
-		gp_syscall_describe(tmp, sizeof tmp, a->sc_nr, a->sc_args);
+		gp_syscall_describe_on(tmp, sizeof tmp, a->machine, a->sc_nr, a->sc_args);
 		cat(buf, cap, ", in %s", tmp);
 	}
 	if (kernel && a->have_wb && (a->dirtied > (1 << 20) || a->written > (1 << 20))) {
@@ -741,6 +742,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 
 	struct activity act;
 	measure_activity(p, n, last_progress, o->page_size, &act);
+	act.machine = o->machine;
 
 	if (flat >= H && flat > 0) {
 		/* A hang: nothing visible moved for hang_after seconds. */

@@ -26,6 +26,8 @@ struct gp_verdict_opts {
 	bool have_status;        /* a command's exit status is known */
 	int status, signal;
 	bool kstacks_seen;       /* kernel stacks were readable */
+	const char *machine;     /* the traced machine (header host.machine), for
+				    syscall names; NULL: this one (live) */
 };
 
 #define GP_VERDICT_HANG_AFTER_DEFAULT 30.0
