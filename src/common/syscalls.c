@@ -1,6 +1,7 @@
 #include "config.h"
 #include "syscalls.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -15,17 +16,21 @@ struct sc_name {
  * empty where the build had no headers for it. */
 #include "gp-syscall-tables.h"
 
+static char this_machine[sizeof ((struct utsname *)0)->machine];
+
+static void read_this_machine(void)
+{
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(this_machine, sizeof this_machine, "%s", u.machine);
+}
+
+/* Once: the watchdog and the sampler may ask from their own threads. */
 const char *gp_syscall_this_machine(void)
 {
-	static char machine[sizeof ((struct utsname *)0)->machine];
-	static bool done;
-	if (!done) {
-		struct utsname u;
-		if (uname(&u) == 0)
-			snprintf(machine, sizeof machine, "%s", u.machine);
-		done = true;
-	}
-	return machine;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_this_machine);
+	return this_machine;
 }
 
 /* The table of machine's numbering, or NULL.  aarch64, riscv64 and
