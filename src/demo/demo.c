@@ -39,7 +39,7 @@ struct demo_opts {
 };
 
 static const struct argp_option demo_options[] = {
-	{ "seconds", 's', "SECONDS", 0, "Trace each workload this long (default: 5-9 s each)", 0 },
+	{ "seconds", 's', "SECONDS", 0, "Trace each workload this long (default: 5-11 s each)", 0 },
 	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0, "The --hang-after of each trace (default 3)", 0 },
 	{ "interval", 'i', "SECONDS", 0, "Sampling interval (default 0.25)", 0 },
 	{ "only", OPT_ONLY, "NAME[,NAME]", 0, "Run only these workloads", 0 },
@@ -96,7 +96,7 @@ static const struct argp demo_argp = {
 static int64_t default_seconds(const char *name)
 {
 	if (!strcmp(name, "slow-loader"))
-		return 9 * GP_NS_S;
+		return 11 * GP_NS_S; /* 5 s of crawl after the file is written and paged in */
 	if (!strcmp(name, "kernel-loop"))
 		return 8 * GP_NS_S;
 	if (!strcmp(name, "load-then-deadlock"))

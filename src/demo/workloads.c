@@ -57,14 +57,15 @@ static int scratch_file(size_t mib)
 	return fd;
 }
 
-/* Touch `len` bytes of a mapping from `off`, at `mib_s` MiB/s (0: full speed). */
+/* Touch `len` bytes of a mapping from `off`, at `mib_s` MiB/s (0: full
+ * speed), paced every 64 KiB (the fault-around window) for an even rate. */
 static volatile unsigned long sink;
 static void page_in(const char *p, size_t off, size_t len, double mib_s)
 {
 	double start = now();
 	for (size_t done = 0; done < len; done += 4096) {
 		sink += (unsigned char)p[off + done];
-		if (mib_s > 0 && done % (1u << 20) == 0) {
+		if (mib_s > 0 && done % (64u << 10) == 0) {
 			double due = start + (double)done / (1 << 20) / mib_s;
 			double d = due - now();
 			if (d > 0)
@@ -152,17 +153,22 @@ static int w_kernel_loop(void)
 /* ---- slow-loader: fast at first, then a crawl ------------------------- */
 static int w_slow_loader(void)
 {
-	size_t mib = 160;
+	size_t mib = 58;
 	int fd = scratch_file(mib);
 	if (fd < 0)
 		return 1;
 	char *p = mmap(NULL, mib << 20, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return 1;
-	/* 2 s at 48 MiB/s (several samples of it), then a crawl a hundred
-	 * times slower: the contrast stays over ten on a loaded machine. */
-	page_in(p, 0, 96u << 20, 48);
-	page_in(p, 96u << 20, 64u << 20, 0.5);
+	/* 1 s at 48 MiB/s, then a crawl 48 times slower: the contrast stays
+	 * over ten on a loaded machine.  The crawl moves RssFile by the page
+	 * cache's folio (1 MiB here, on 6.x), so at 1 MiB/s every second --
+	 * at 0.5 MiB/s the 2-4 s between steps read as flat beside
+	 * --hang-after 3.  The file is small because writing it is part of
+	 * the trace: 160 MiB took 4.5 s on a loaded 2-CPU box, leaving the
+	 * crawl under the verdict's 5 s (issue 12). */
+	page_in(p, 0, 48u << 20, 48);
+	page_in(p, 48u << 20, 10u << 20, 1);
 	for (;;)
 		pause();
 }
@@ -207,7 +213,7 @@ const struct gp_workload gp_workloads[] = {
 	{ "deadlock", "two threads, two locks taken in opposite order", "hang-blocked", w_deadlock },
 	{ "kernel-loop", "populate/discard the same file range (seed 004's restart loop)",
 	  "hang-busy-kernel", w_kernel_loop },
-	{ "slow-loader", "pages a file in at 48 MiB/s, then at 0.5 MiB/s", "slow-progress", w_slow_loader },
+	{ "slow-loader", "pages a file in at 48 MiB/s, then at 1 MiB/s", "slow-progress", w_slow_loader },
 	{ "load-then-deadlock", "pages 48 MiB in, then deadlocks", "hang-blocked", w_load_then_deadlock },
 	{ "bursty-writer", "writes 256 KiB every 1.5 s", "progress", w_bursty_writer },
 	{ "exit3", "sleeps 2 s, exits with status 3", "exited", w_exit3 },

@@ -6,6 +6,7 @@
 #include "point.h"
 #include "gpuact.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -352,6 +353,13 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			json_t *ps = json_object_get(json_object_get(j, "host"), "page_size");
 			if (json_is_integer(ps) && json_integer_value(ps) > 0)
 				out->page_size = (long)json_integer_value(ps);
+			/* Whose syscall numbers the samples hold (syscalls.h). */
+			const char *m = json_string_value(json_object_get(json_object_get(j, "host"),
+									  "machine"));
+			snprintf(out->machine, sizeof out->machine, "%s", m ? m : "");
+			for (char *c = out->machine; *c; c++)   /* a name, not markup */
+				if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+					*c = '?';
 		} else if (!strcmp(type, "target")) {
 			/* The first target is the trace's; later ones are
 			 * descendants that appeared (format 2). */
@@ -429,6 +437,7 @@ void gp_loaded_free(struct gp_loaded *l)
 void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *vo)
 {
 	vo->page_size = l->page_size;
+	vo->machine = l->machine;
 	vo->kstacks_seen = l->kstacks_seen;
 	vo->stuck = l->stuck.t >= 0 ? &l->stuck : NULL;
 	vo->kmsg = l->kmsg;

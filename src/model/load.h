@@ -16,6 +16,7 @@ struct gp_loaded {
 	struct gp_series series;
 	json_t *header, *target, *exit, *verdict; /* owned; NULL when absent */
 	long page_size;
+	char machine[32];           /* header host.machine; "" when not recorded */
 	bool kstacks_seen;
 	struct gp_stuck stuck;      /* the last snapshot of every thread (why hang/end) */
 	struct gp_kmsg_note kmsg[GP_KMSG_NOTES]; /* `kmsg` lines, the newest */

@@ -220,7 +220,8 @@ static void on_sample(struct scan *sc, json_t *line)
 				json_t *ja = json_object_get(s, "args");
 				for (int q = 0; q < 6; q++)
 					args[q] = hexval(json_array_get(ja, (size_t)q));
-				gp_syscall_describe(a->syscall, sizeof a->syscall, json_integer_value(nr), args);
+				gp_syscall_describe_on(a->syscall, sizeof a->syscall, d->l.machine,
+						       json_integer_value(nr), args);
 			}
 		}
 		json_t *ks = json_object_get(th, "kernel");

@@ -223,6 +223,7 @@ struct activity {
 	uint32_t wait_sc_count;
 	double dirtied, written, reclaim; /* bytes/s, system */
 	bool have_wb, have_reclaim;
+	const char *machine;       /* whose syscall numbers (gp_verdict_opts) */
 };
 
 struct tid_tally {
@@ -588,11 +589,11 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		} else if (a->wchan_count) {
 			cat(buf, cap, "; %u of %u threads in %s", a->wchan_count, a->threads, a->wchan);
 		}
-		const char *scn = a->wait_sc_nr >= 0 ? gp_syscall_name(a->wait_sc_nr) : NULL;
+		const char *scn = a->wait_sc_nr >= 0 ? gp_syscall_name_on(a->machine, a->wait_sc_nr) : NULL;
 		/* restart_syscall: a sleep resumed after a stop; its own
 		 * arguments are gone, so it names nothing. */
 		if (a->wait_sc_nr >= 0 && a->wait_sc_count && !(scn && !strcmp(scn, "restart_syscall"))) {
-			gp_syscall_describe(tmp, sizeof tmp, a->wait_sc_nr, a->wait_sc_args);
+			gp_syscall_describe_on(tmp, sizeof tmp, a->machine, a->wait_sc_nr, a->wait_sc_args);
 			if (a->wait_sc_count > 1 && !a->same_arg0) {
 				/* Grouped by call and operation: the addresses or fds
 				 * differ, so none of them is named. */
@@ -648,7 +649,7 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		    kernel ? "the kernel" : "user space", a->cpu_pct, a->sys_pct);
 	}
 	if (a->have_sc) {
-		gp_syscall_describe(tmp, sizeof tmp, a->sc_nr, a->sc_args);
+		gp_syscall_describe_on(tmp, sizeof tmp, a->machine, a->sc_nr, a->sc_args);
 		cat(buf, cap, ", in %s", tmp);
 	}
 	if (!kernel)
@@ -1257,6 +1258,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		j->io_seen = j->l->have & GP_PT_IO;
 		j->gpu = gpu_seen(j->l);
 		measure_activity(p, n, j->last_progress, o->page_size, o->stuck, &j->act);
+		j->act.machine = o->machine;
 		if (j->flat >= j->H && j->flat > 0) {
 			judge_hang(j, v);
 		} else if (j->ng) {

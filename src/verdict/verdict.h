@@ -36,6 +36,8 @@ struct gp_verdict_opts {
 	const struct gp_kmsg_note *kmsg;
 	size_t nkmsg;
 	const char *kmsg_why;
+	const char *machine;     /* the traced machine (header host.machine), for
+				    syscall names; NULL: this one (live) */
 };
 
 

@@ -27,8 +27,18 @@ ok "kernel-loop names a thread busy in the kernel" \
 	jq -e '.workloads[] | select(.workload == "kernel-loop") | .verdict.summary | test("busy in the kernel")' "$TMP/demo.json"
 ok "spin names both spinners" \
 	jq -e '.workloads[] | select(.workload == "spin") | .verdict.summary | test("async-events-0.*async-events-1|async-events-1.*async-events-0")' "$TMP/demo.json"
-# The kept results render again, with the same classes.
-for f in "$TMP"/results/*.jsonl; do
-	ok "$(basename "$f") reports" gp report --format json --hang-after 3 "$f" > /dev/null
+# The kept results render again, with the same classes and since_s: one
+# file per workload (demo.c: DIR/WORKLOAD.jsonl), judged by `report` from
+# the file alone with the demo's --hang-after (3 s).
+ok "one kept result per workload" test "$(ls "$TMP"/results/*.jsonl | wc -l)" -eq 7
+for w in $(jq -r '.workloads[].workload' "$TMP/demo.json"); do
+	f=$TMP/results/$w.jsonl
+	ok "$w: kept in $(basename "$f")" test -s "$f"
+	live=$(jq -r --arg w "$w" '.workloads[] | select(.workload == $w) | "\(.verdict.class) \(.verdict.since_s)"' "$TMP/demo.json")
+	again=$(gp report --format json --hang-after 3 "$f" | jq -r '.results[0].verdict | "\(.class) \(.since_s)"')
+	ok "$w: report judges it again as '$again', the demo said '$live'" \
+		awk -v a="$live" -v b="$again" 'BEGIN { split(a, x, " "); split(b, y, " ")
+			d = x[2] - y[2]; if (d < 0) d = -d
+			exit !(x[1] == y[1] && x[1] != "" && x[1] != "null" && d < 0.01) }'
 done
 pass

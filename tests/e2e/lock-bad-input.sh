@@ -51,7 +51,6 @@ check 64 "$TMP/f" "$TMP/f"
 check 64
 check 1  --anon 1024T
 check 1  "$TMP/f" -o "$TMP/missing/dir/r.jsonl"
-grep -q "unknown\|no pool named 'nosuchpool'" "$TMP/err" || true
 timeout -k 1 5 "$GPUPROBE" lock -q --lib "$FAKE_HSA" "$TMP/f" --pool nosuchpool 2> "$TMP/err" > /dev/null
 ok "unknown pool: the names it has are listed" grep -q "cpu-fine, cpu-kernarg" "$TMP/err"
 timeout -k 1 5 "$GPUPROBE" lock -q --lib "$FAKE_HSA" --anon 1024T 2> "$TMP/err" > /dev/null

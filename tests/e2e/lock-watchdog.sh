@@ -20,7 +20,10 @@ wait $pid; rc=$?
 dt=$(elapsed "$t0")
 say "exit $rc after $dt s"; cat "$TMP/out" "$TMP/err"
 ok "exit 1" test $rc -eq 1
-ok "within --timeout + 3 s" fcmp "$dt" '<' 5
+# The arm's own lock_s (below) says the watchdog fired at --timeout; the
+# wall clock only has to show the call was abandoned, not waited for --
+# start-up and the hung thread's teardown are slower on a loaded box.
+ok "returned: within --timeout + 6 s, not at GP_TIMEOUT's kill" fcmp "$dt" '<' 8
 ok "no gpuprobe left behind" sh -c "! kill -0 $pid 2>/dev/null"
 check_jsonl "$TMP/r" || fail "result not JSON Lines"
 ok "one arm, status timeout" test "$(armf "$TMP/r" cpu-fine status)" = timeout

@@ -8,7 +8,10 @@ require_workload spin
 require_workload sleepers
 F=$TMP/t.jsonl
 
-gp trace -q --interval 0.5 --seconds 2.5 --hang-after 1 -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2> "$TMP/err"
+# --hot-threshold 1: the spinner is hot whatever share of a CPU it gets
+# (with two busy loops beside `make check` it fell under the default and
+# the trace took 0 stacks lines, issue 12); sleeping threads run 0%.
+gp trace -q --interval 0.5 --seconds 2.5 --hang-after 1 --hot-threshold 1 -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2> "$TMP/err"
 ok "spin: exit 0" test $? -eq 0
 n=$(jq -s '[.[] | select(.type == "stacks")] | length' "$F")
 ok "spin: $n stacks lines >= 3 (one a tick once hot)" test "$n" -ge 3

@@ -9,8 +9,18 @@ require_workload sleepers
 [ "$(id -u)" -eq 0 ] || skip "needs root to drop to nobody"
 command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
 NB="setpriv --reuid=65534 --regid=65534 --clear-groups"
-$NB "$GPUPROBE" --version > /dev/null 2>&1 || skip "uid 65534 cannot run $GPUPROBE (a private build directory)"
+# Where people clone -- a 0700 home, a mktemp -d folder -- uid 65534
+# cannot reach the build tree (8 cases failed "Permission denied", issue
+# 12).  So nobody runs copies of what it needs, from $TMP made 0755:
+# gpuprobe, the sleepers workload and the HSA test double.
 chmod 755 "$TMP"
+$NB test -x "$TMP" || skip "uid 65534 cannot enter $TMP (TMPDIR=${TMPDIR:-unset}: a private temporary directory); set TMPDIR to a world-searchable one"
+mkdir "$TMP/bin" && chmod 755 "$TMP/bin" &&
+cp "$GPUPROBE" "$TMP/bin/gpuprobe" && cp "$WORKLOADS/sleepers" "$TMP/bin/sleepers" &&
+cp "$FAKE_HSA" "$TMP/bin/libhsa-runtime64.so.1" && chmod 755 "$TMP/bin"/* ||
+	framework_failure "cannot copy gpuprobe and its fixtures into $TMP/bin"
+GPUPROBE=$TMP/bin/gpuprobe WORKLOADS=$TMP/bin FAKE_HSA=$TMP/bin/libhsa-runtime64.so.1
+$NB "$GPUPROBE" --version > /dev/null 2>&1 || skip "uid 65534 cannot run the copy $GPUPROBE: $($NB "$GPUPROBE" --version 2>&1 | head -n 1)"
 mkfile "$TMP/f" 1; chmod 644 "$TMP/f"
 mkdir "$TMP/w"; chmod 777 "$TMP/w"   # where nobody writes
 sleep 600 & R=$!; bg_track $R             # a root-owned target
