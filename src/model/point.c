@@ -263,6 +263,13 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 		sleeping++;
 		if ((unsigned)t->wait < GP_WAIT_COUNT)
 			pt->wait_n[t->wait]++;
+		/* The main thread is the program's own flow: waiting on a lock
+		 * with no timeout, it is blocked, whoever else waits outside. */
+		if (t->tid == p->pid) {
+			pt->root_main_wait = (uint8_t)t->wait; /* the root is added last */
+			if (t->wait == GP_WAIT_LOCK && !pt->main_lock_pid)
+				pt->main_lock_pid = p->pid;
+		}
 		if (t->wait == GP_WAIT_CHILD)
 			child_waits++;
 		if (gp_wait_group(t->wait) == GP_WG_INSIDE)

@@ -57,6 +57,8 @@ struct gp_point {
 	int32_t inside_pid;         /* the process with the most threads waiting inside */
 	char inside_comm[16];
 	int32_t outside_pid;        /* ... and outside (input, timer, signal, a peer) */
+	int32_t main_lock_pid;      /* a process whose main thread waits on a lock, 0 none */
+	uint8_t root_main_wait;     /* what the target's main thread waits for (enum gp_wait) */
 	char outside_comm[16];
 	uint16_t wait_n[16];        /* sleeping threads per enum gp_wait (model/waits.h) */
 	bool common_sc_same_arg0;   /* every thread counted in common_sc waits on one address */

@@ -42,6 +42,7 @@ struct gp_sampler {
 	int ppid;
 	char comm[64];
 	uint64_t prev_threads_total;
+	bool had_mm;              /* status had Vm lines (a user process) */
 	bool maps_checked;
 	uint64_t maps_rss, map_bytes;
 	char map_path[512];
@@ -322,6 +323,17 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 		*why = "exited"; /* not yet reaped by its parent */
 		return GP_SAMPLE_GONE;
 	}
+	/* A process in exit_mm has no address space left: status loses its
+	 * Vm lines before the state turns Z.  Sampled then, every memory
+	 * and GPU figure reads 0 (a 12 GiB load on the H200 read GPU 0, RSS
+	 * 0 at its last sample), which is the exit, not the program
+	 * releasing what it loaded. */
+	if (have_status && s->had_mm && !(m.have & GP_HAVE_VM_SIZE)) {
+		*why = "exited";
+		return GP_SAMPLE_GONE;
+	}
+	if (have_status && (m.have & GP_HAVE_VM_SIZE))
+		s->had_mm = true;
 	if (have_status) {
 		static const struct {
 			const char *key;

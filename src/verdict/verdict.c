@@ -76,7 +76,7 @@ static bool memory_metric(int m)
 	return m == M_RSS_FILE || m == M_RSS_ANON || m == M_VM_PIN || m == M_GPU;
 }
 
-static void find_steps(const struct gp_point *p, size_t n, struct step *st)
+static void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *st)
 {
 	double base[M_COUNT];
 	for (int m = 0; m < M_COUNT; m++)
@@ -87,11 +87,18 @@ static void find_steps(const struct gp_point *p, size_t n, struct step *st)
 	double *held = malloc(2 * n * M_COUNT * sizeof *held);
 	double *high = held ? held + n * M_COUNT : NULL;
 	for (int m = 0; held && m < M_COUNT; m++) {
-		double lo = INFINITY, hi = 0;
-		for (size_t i = n; i-- > 0;) {
-			double v = metric_value(&p[i], m);
-			if (v < lo)
-				lo = v;
+		/* The level held for hold_s (--hang-after) after i, not to the
+		 * end of the trace: memory a program frees later (a loader
+		 * that unmaps its file, a process's teardown) was still loaded
+		 * output; a restart loop swings within that window. */
+		double hi = 0;
+		for (size_t i = 0; i < n; i++) {
+			double lo = INFINITY;
+			for (size_t j = i; j < n && (j == i || p[j].t <= p[i].t + hold_s); j++) {
+				double v = metric_value(&p[j], m);
+				if (v < lo)
+					lo = v;
+			}
 			held[i * M_COUNT + m] = lo;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -194,6 +201,9 @@ struct activity {
 	unsigned outside, unclear, inside, child;
 	bool waits_known;          /* the result recorded them (format 2) */
 	bool lockish;              /* the stuck threads' frames name a lock */
+	int main_lock_pid;         /* a main thread waits on a lock */
+	bool main_outside;         /* the target's main thread waits outside */
+	char main_frame[64];       /* that main thread's wait frame, from the stacks */
 	char common_frame[64];
 	unsigned common_count, stuck_n;
 	double stuck_t;
@@ -258,6 +268,14 @@ static void tally(struct tid_tally *t, size_t *nt, size_t cap, int tid, double c
 
 static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 			   struct activity *a);
+
+static bool has_waits(const struct gp_point *p)
+{
+	for (int w = 1; w < GP_WAIT_COUNT; w++)
+		if (p->wait_n[w])
+			return true;
+	return false;
+}
 
 /* Was the GPU running this process's work through the phase?  No host
  * output while the GPU executes what the process gave it is a wait for
@@ -376,8 +394,14 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	a->procs = l->procs;
 	gpu_in_phase(p, ia, ib, a);
 	a->same_arg0 = l->common_sc_same_arg0;
-	if (a->cpu_pct < BLOCKED_CPU_PCT)
-		classify_waits(l, stuck, a);
+	if (a->cpu_pct < BLOCKED_CPU_PCT) {
+		/* The waits of the latest sample that recorded any: a process's
+		 * last sample, taken as it exits, may hold none. */
+		size_t k = ib;
+		while (k > ia + 1 && !has_waits(&p[k]))
+			k--;
+		classify_waits(&p[k], stuck, a);
+	}
 	else if (stuck && stuck->t >= 0) {
 		a->stuck_t = stuck->t;
 		a->stuck_n = (unsigned)stuck->total;
@@ -477,9 +501,25 @@ static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuc
 		/* Locks with nobody waiting outside: who would release them?
 		 * Another process through shared memory, at most. */
 		a->conf_cap = a->unclear ? "medium" : NULL;
+	} else if (a->outside && a->inside && l->main_lock_pid) {
+		/* Locks beside waits for the outside, and a main thread among
+		 * the lock waiters: the program's own flow is stuck (a join, an
+		 * acquire); the outside waits are helpers' (a runtime's event
+		 * thread). */
+		a->kind = "hang-blocked";
+		a->main_lock_pid = l->main_lock_pid;
+		for (size_t i = 0; stuck && i < stuck->n; i++)
+			if (stuck->th[i].tid == l->main_lock_pid)
+				gp_strlcpy(a->main_frame, stuck->th[i].wait_frame, sizeof a->main_frame);
+		a->conf_cap = a->lockish ? "medium" : "low";
 	} else if (a->outside) {
 		a->kind = "idle";
-		a->conf_cap = a->inside ? "low" : a->unclear ? "medium" : NULL;
+		enum gp_wait_group mg = gp_wait_group((enum gp_wait)l->root_main_wait);
+		/* With the main thread waiting outside, the threads on locks
+		 * or conditions are what worker pools look like at rest. */
+		a->conf_cap = a->inside ? (mg == GP_WG_OUTSIDE ? "medium" : "low")
+			      : a->unclear ? "medium" : NULL;
+		a->main_outside = mg == GP_WG_OUTSIDE && a->inside;
 	} else if (a->unclear) {
 		a->kind = a->lockish ? "hang-blocked" : "idle";
 		a->conf_cap = "low";
@@ -620,7 +660,17 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		if (a->common_count >= 1 && a->common_frame[0])
 			cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
 			    a->common_count, a->stuck_n, a->common_frame);
-		if (!strcmp(a->kind, "idle") && a->inside)
+		if (a->main_lock_pid) {
+			cat(buf, cap, "; the main thread of pid %d waits on a lock with no timeout",
+			    a->main_lock_pid);
+			if (a->main_frame[0])
+				cat(buf, cap, " in %s", a->main_frame);
+			cat(buf, cap, ": the program's own flow is blocked");
+		}
+		else if (!strcmp(a->kind, "idle") && a->main_outside)
+			cat(buf, cap, "; the main thread waits outside; the threads on locks or "
+			    "conditions look like a worker pool at rest");
+		else if (!strcmp(a->kind, "idle") && a->inside)
 			cat(buf, cap, "; the threads on locks are idle if a thread that waits outside "
 			    "will release them, deadlocked if not: see the stacks");
 		else if (a->conf_cap && !strcmp(a->conf_cap, "low") && a->unclear && !a->outside
@@ -1251,7 +1301,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 	j->t0 = p[0].t;
 	j->t_end = j->l->t;
 	if (!judge_stopped(j, v)) {
-		find_steps(p, n, j->st);
+		find_steps(p, n, j->H, j->st);
 		j->ng = find_groups(p, n, j->st, j->H, j->g, GP_VERDICT_MAX_PHASES);
 		build_phases(j, v);
 		j->interval = median_interval(p, n);
