@@ -784,6 +784,11 @@ bool gp_py_is_gil_take(const struct gp_py *py, uint64_t pc)
 	return py && py->found && in_ranges(py->gil_take, py->ngil_take, pc);
 }
 
+bool gp_py_is_module(const struct gp_py *py, Dwfl_Module *mod)
+{
+	return py && py->found && !py->error[0] && mod && py->mod == mod;
+}
+
 json_t *gp_py_info_json(const struct gp_py *py)
 {
 	if (!py || !py->module)

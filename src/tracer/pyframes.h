@@ -79,6 +79,9 @@ void gp_py_resolve(struct gp_py *py, struct gp_pythread *pt);
 bool gp_py_is_eval(const struct gp_py *py, uint64_t pc);
 bool gp_py_is_gil_take(const struct gp_py *py, uint64_t pc);
 
+/* mod is the interpreter whose frames are read. */
+bool gp_py_is_module(const struct gp_py *py, Dwfl_Module *mod);
+
 /* The line's "python" object, or NULL when the process is not CPython. */
 json_t *gp_py_info_json(const struct gp_py *py);
 

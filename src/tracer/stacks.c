@@ -98,7 +98,9 @@ struct modinfo {
 static bool is_c_runtime(const char *soname)
 {
 	static const char *const pfx[] = { "libc.so", "ld-linux", "libm.so", "libpthread.so",
-		"libstdc++.so", "libgcc_s.so", "libdl.so", "librt.so", "ld64.so", NULL };
+		"libstdc++.so", "libgcc_s.so", "libdl.so", "librt.so", "ld64.so",
+		/* CPython's own C frames: see no_lines() */
+		"libpython3", "python3", NULL };
 	for (size_t i = 0; pfx[i]; i++)
 		if (!strncmp(soname, pfx[i], strlen(pfx[i])))
 			return true;
@@ -737,11 +739,23 @@ static struct syment *symbolize(struct gp_stacks *s, Dwfl_Module *mod, uint64_t 
 	return e;
 }
 
+/* No source lines by default for the C runtime, and for the CPython
+ * interpreter whose Python frames are read: its frames are named from the
+ * symbol table, the Python frames carry the lines a user reads, and its
+ * DWARF (python3.11-dbg: 11 MB, compressed) cost 200 ms of a 205 ms
+ * snapshot of 5 threads, against 45 ms for eu-stack (Debian 12, 2 CPUs). */
+static bool no_lines(const struct gp_stacks *s, Dwfl_Module *mod, const struct modinfo *mi)
+{
+	if (s->flags & GP_STACKS_LINES_ALL)
+		return false;
+	return mi->c_runtime || gp_py_is_module(s->py, mod);
+}
+
 static void note_debug(struct gp_stacks *s, Dwfl_Module *mod, struct modinfo *mi)
 {
 	if (mi->debug)
 		return;
-	if (mi->c_runtime && !(s->flags & GP_STACKS_LINES_ALL)) {
+	if (no_lines(s, mod, mi)) {
 		mi->debug = "not-read";
 		return;
 	}
@@ -894,7 +908,7 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 				uint64_t off = elf ? addr - bias : addr;
 				note_debug(s, mod, mi);
 				struct syment *e = symbolize(s, mod, addr,
-					!mi->c_runtime || (s->flags & GP_STACKS_LINES_ALL));
+					!no_lines(s, mod, mi));
 				json_object_set_new(f, "module", gp_json_string(mi->path));
 				json_object_set_new(f, "soname", gp_json_string(mi->soname));
 				json_object_set_new(f, "offset", gp_json_hex(off));

@@ -40,6 +40,7 @@ enum {
 	OPT_FAIL_ON,
 	OPT_STACKS,
 	OPT_HOT_THRESHOLD,
+	OPT_NO_PYTHON,
 };
 
 enum stacks_mode { STACKS_HOT, STACKS_ALL, STACKS_NONE };
@@ -52,6 +53,7 @@ struct trace_opts {
 	const char *output;
 	const char *proc_root;
 	bool kstacks, nvml, reopen, quiet;
+	bool no_python;        /* --no-python: no CPython frames in the stacks */
 	double hang_after;
 	uint64_t slow_rate;    /* bytes/s, 0 = relative to the trace's peak only */
 	char fail_on[8][24];
@@ -73,6 +75,8 @@ static const struct argp_option trace_options[] = {
 	  "none (never ptrace)", 2 },
 	{ "hot-threshold", OPT_HOT_THRESHOLD, "PCT", 0,
 	  "CPU% over which a thread is hot (default 50)", 2 },
+	{ "no-python", OPT_NO_PYTHON, NULL, 0,
+	  "No Python frames in the stacks of a CPython process", 2 },
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
@@ -160,6 +164,9 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROC_ROOT:
 		o->proc_root = arg;
+		break;
+	case OPT_NO_PYTHON:
+		o->no_python = true;
 		break;
 	case OPT_NO_KSTACKS:
 		o->kstacks = false;
@@ -668,7 +675,8 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	/* User stacks only of the live system (a replayed tree has no
 	 * process to ptrace). */
 	if (o.stacks != STACKS_NONE && r.root.live)
-		r.stk = gp_stacks_open(o.pid, o.kstacks ? 0 : GP_STACKS_NO_KERNEL);
+		r.stk = gp_stacks_open(o.pid, (o.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
+					       (o.no_python ? GP_STACKS_NO_PYTHON : 0));
 	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o.pid);
 	json_t *ident = gp_target_identity(&r.root, o.pid);
 	if (ident)
