@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -118,6 +119,12 @@ _Static_assert(sizeof(struct py313_debug_offsets) == 584, "3.13.0's _Py_DebugOff
 /* FRAME_OWNED_BY_CSTACK (pycore_frame.h, 3.12 and 3.13): the entry frame
  * that _PyEval_EvalFrameDefault puts on the C stack, one per call of it. */
 #define OWNED_BY_CSTACK 3
+
+/* sizeof(struct _gil_runtime_state) (pycore_gil.h): 208 in 3.11.2, 3.12.1
+ * and 3.13.0 -- interval, last_holder, locked, switch_number, then the
+ * cond and mutex a thread sleeps on in take_gil() (and switch_cond and
+ * switch_mutex, where drop_gil() waits for a waiter to take it). */
+#define GIL_STATE_SIZE 208
 
 /* ---- the session ----------------------------------------------------- */
 
@@ -533,6 +540,10 @@ struct gp_pythread *gp_py_read_thread(struct gp_py *py, int tid)
 	pt->tstate = te->tstate;
 	pt->gil = -1;
 	if (te->gil) {
+		pt->gil_lo = te->gil;
+		pt->gil_hi = te->gil + GIL_STATE_SIZE;
+	}
+	if (te->gil) {
 		/* A stopped thread cannot let go of the GIL: what it shows now
 		 * is true for the whole stop. */
 		uint64_t holder = 0;
@@ -744,6 +755,11 @@ static struct codeent *code_get(struct gp_py *py, uint64_t addr)
 	e->next = py->code[h];
 	py->code[h] = e;
 	return e;
+}
+
+bool gp_py_waits_gil(const struct gp_pythread *pt, long nr, uint64_t uaddr)
+{
+	return pt && pt->gil != 1 && nr == SYS_futex && uaddr >= pt->gil_lo && uaddr < pt->gil_hi;
 }
 
 void gp_py_resolve(struct gp_py *py, struct gp_pythread *pt)

@@ -44,6 +44,7 @@ struct gp_py;
 struct gp_pythread {
 	uint64_t tstate;
 	int gil;               /* 1 held, 0 not held, -1 unknown */
+	uint64_t gil_lo, gil_hi; /* its interpreter's GIL state, [lo, hi) */
 	size_t n;
 	bool truncated;        /* the chain was longer, or a read failed */
 	struct gp_pyframe_raw {
@@ -70,6 +71,10 @@ void gp_py_begin(struct gp_py *py);
  * GIL.  NULL when the thread has no Python thread state (or no
  * interpreter is known); caller frees. */
 struct gp_pythread *gp_py_read_thread(struct gp_py *py, int tid);
+
+/* The thread (not holding the GIL) sleeps in futex(uaddr, ...) on the
+ * GIL's own condition variable or mutex: it waits for the GIL. */
+bool gp_py_waits_gil(const struct gp_pythread *pt, long nr, uint64_t uaddr);
 
 /* After the detach: names, files, lines of pt's frames. */
 void gp_py_resolve(struct gp_py *py, struct gp_pythread *pt);

@@ -952,6 +952,9 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 		json_object_set_new(o, "frames", json_null());
 	}
 	json_object_set_new(o, "kernel", th->kstack ? kernel_json(th->kstack) : json_null());
+	if (th->py && th->sc.kind == GP_SC_IN &&
+	    gp_py_waits_gil(th->py, th->sc.nr, (uint64_t)th->sc.args[0]))
+		gil_take = true;
 	if (th->py)
 		json_object_set_new(o, "python", py_thread_json(th, pynext, gil_take));
 	return o;
