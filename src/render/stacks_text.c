@@ -62,6 +62,8 @@ static void py_frame_text(const json_t *p, char *buf, size_t cap)
 void gp_stacks_python_lines(FILE *f, const json_t *frame, const char *indent)
 {
 	const json_t *py = json_object_get(frame, "python");
+	if (json_is_object(py)) /* a thread: the frames no native frame took */
+		py = json_object_get(py, "unplaced");
 	for (size_t i = 0; i < json_array_size(py); i++) {
 		char b[1024];
 		py_frame_text(json_array_get(py, i), b, sizeof b);
@@ -380,9 +382,7 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 		const json_t *unplaced = json_object_get(json_object_get(t, "python"), "unplaced");
 		if (json_array_size(unplaced)) {
 			fprintf(f, "%sPython frames below the native stack's end:\n", md ? "" : "    ");
-			json_t *holder = json_pack("{s:O}", "python", unplaced);
-			gp_stacks_python_lines(f, holder, md ? "      " : "          ");
-			json_decref(holder);
+			gp_stacks_python_lines(f, t, md ? "      " : "          ");
 		}
 		kernel_lines(f, t, md, 8);
 		fprintf(f, md ? "```\n\n</details>\n\n" : "\n");

@@ -27,7 +27,8 @@ void gp_stacks_chain(const json_t *thread, char *buf, size_t cap);
 
 /* The Python frames a native frame carries ("python", stacks.h), one line
  * each in the traceback module's words: indent + File "load.py", line 12,
- * in load_shard.  Nothing for a frame without them. */
+ * in load_shard.  Given a thread: its "unplaced" Python frames.  Nothing
+ * for a frame or thread without them. */
 void gp_stacks_python_lines(FILE *f, const json_t *frame, const char *indent);
 
 #endif
