@@ -150,6 +150,7 @@ struct rawthread {
 	uint64_t pc[GP_STACKS_MAX_FRAMES];
 	bool activation[GP_STACKS_MAX_FRAMES];
 	struct gp_pythread *py; /* Python frames read at the stop (pyframes.h), or NULL */
+	double py_us;           /* of the stop, spent reading them */
 };
 
 struct gp_stacks {
@@ -642,7 +643,11 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 	} else {
 		ua.err = "libdwfl could not attach to the process state";
 	}
-	th->py = gp_py_read_thread(s->py, tid);
+	if (s->py) {
+		double p0 = now_us();
+		th->py = gp_py_read_thread(s->py, tid);
+		th->py_us = now_us() - p0;
+	}
 	detach(s, tid, inject);
 	double t1 = now_us();
 	s->stopped_now--;
@@ -1166,7 +1171,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		return -1;
 	}
 	unsigned stopped = 0;
-	double stop_max = 0, stop_sum = 0;
+	double stop_max = 0, stop_sum = 0, py_max = 0;
 	sigset_t old;
 	pthread_sigmask(SIG_BLOCK, &s->chld, &old);
 	s->took_sigchld = false;
@@ -1198,6 +1203,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 				stop_sum += r->stop_us;
 				if (r->stop_us > stop_max)
 					stop_max = r->stop_us;
+				if (r->py_us > py_max)
+					py_max = r->py_us;
 			}
 		}
 	}
@@ -1230,13 +1237,14 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		json_object_set_new(o, "python", pyinfo);
 	s->tot.snapshots++;
 	double w_end = now_us();
-	json_object_set_new(o, "cost", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f}",
+	json_object_set_new(o, "cost", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
 		"stopped", (json_int_t)stopped, "stop_us_max", stop_max,
 		"stop_us_mean", stopped ? stop_sum / stopped : 0.0,
 		"refresh_ms", (w_listed - w0) / 1000.0,
 		"unwind_ms", (w_unwound - w_listed) / 1000.0,
 		"symbolize_ms", (w_end - w_unwound) / 1000.0,
-		"wall_ms", (w_end - w0) / 1000.0));
+		"wall_ms", (w_end - w0) / 1000.0,
+		"python_us_max", py_max));
 	free(th);
 	free(all);
 	*line = o;
