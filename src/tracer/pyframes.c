@@ -245,8 +245,16 @@ struct dynsyms {
 };
 
 /* The few names we need, from .dynsym (always there, stripped or not):
- * a linear pass, a few microseconds for CPython's ~2000 exports. */
+ * a linear pass, a few microseconds for CPython's ~2000 exports.  An
+ * interpreter linked without exporting them (no -Xlinker -export-dynamic)
+ * still has them in .symtab when it is not stripped: looked at second. */
+static bool scan_syms(Elf *elf, uint64_t bias, struct dynsyms *d, Elf64_Word type);
 static bool scan_dynsym(Elf *elf, uint64_t bias, struct dynsyms *d)
+{
+	return scan_syms(elf, bias, d, SHT_DYNSYM) || scan_syms(elf, bias, d, SHT_SYMTAB);
+}
+
+static bool scan_syms(Elf *elf, uint64_t bias, struct dynsyms *d, Elf64_Word type)
 {
 	static const char *const gil_fns[] = { "PyEval_RestoreThread", "PyEval_AcquireThread",
 		"PyEval_AcquireLock", "PyGILState_Ensure", "_PyEval_ReInitThreads", NULL };
@@ -254,7 +262,7 @@ static bool scan_dynsym(Elf *elf, uint64_t bias, struct dynsyms *d)
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
 			continue;
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (!data)
