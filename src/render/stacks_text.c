@@ -381,7 +381,9 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 			fprintf(f, "%s... %zu more frames\n", md ? "" : "    ", skipped);
 		const json_t *unplaced = json_object_get(json_object_get(t, "python"), "unplaced");
 		if (json_array_size(unplaced)) {
-			fprintf(f, "%sPython frames below the native stack's end:\n", md ? "" : "    ");
+			fprintf(f, "%s%s\n", md ? "" : "    ", json_array_size(fr) ?
+				"Python frames below the native stack's end:" :
+				"Python frames (no native stack):");
 			gp_stacks_python_lines(f, t, md ? "      " : "          ");
 		}
 		kernel_lines(f, t, md, 8);

@@ -1186,8 +1186,12 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		}
 		if (s->flags & GP_STACKS_NO_PTRACE)
 			r->unwind = "off";
-		else if (r->state == 'D')
+		else if (r->state == 'D') {
 			r->unwind = "d-state"; /* never ptrace a thread in D */
+			/* ...but its Python frames hold still while it sleeps
+			 * there, and reading memory stops nothing. */
+			r->py = gp_py_read_thread(s->py, r->tid);
+		}
 		else if (r->state == 'Z' || r->state == 'X')
 			r->unwind = "zombie";
 		else if (r->state == 't')
