@@ -150,8 +150,7 @@ struct codeent {
 
 struct gp_py {
 	int pid;
-	bool found;                /* an interpreter module was looked for and found */
-	bool looked;               /* looked at least once */
+	bool found;                /* an interpreter module was found */
 	Dwfl_Module *mod;          /* where it was found */
 	char *module;              /* its path */
 	char version[32];          /* "3.11.2", "" unknown */
@@ -460,11 +459,9 @@ void gp_py_refresh(struct gp_py *py, Dwfl *dwfl)
 		if (fa.present)
 			return;
 		forget(py);
-	} else if (py->looked) {
-		/* Not a Python process, as far as its mappings said last time;
-		 * look again only when the module list changed size. */
 	}
-	py->looked = true;
+	/* Not (yet) a Python process: a name test per module, every
+	 * refresh (an interpreter dlopen'ed late is found). */
 	dwfl_getmodules(dwfl, find_cb, &fa, 0);
 }
 
