@@ -7,7 +7,8 @@
 # without .note.gnu.build-id / .gnu_debuglink, so that neither tool can
 # find /usr/lib/debug for it (libc's debug info stays, for both).
 # Usage: bench/stacks-python-cost.sh [ROUNDS] [PYTHON]   (after make)
-# EU_STACK=path (default: eu-stack on PATH); rows of a missing tool are left out.
+# EU_STACK=path (default: eu-stack on PATH); rows of a missing tool are left out;
+# NO_GDB=1 leaves gdb's py-bt out (50 s a round on a loaded 2-CPU machine).
 set -u
 top=$(cd "${0%/*}/.." && pwd)
 GP=${GPUPROBE:-$top/src/gpuprobe}
@@ -67,7 +68,7 @@ one() {  # one LABEL PYTHON
 	runall "$R"
 	TOOLS=
 	tool "gpuprobe stacks --all-lines|$GP stacks -q --all-lines --format json $T"
-	command -v gdb > /dev/null 2>&1 &&
+	[ -z "${NO_GDB:-}" ] && command -v gdb > /dev/null 2>&1 &&
 		tool "gdb -batch thread apply all py-bt|gdb -q -batch -ex 'thread apply all py-bt' -p $T"
 	runall $(( R < 3 ? R : 3 ))
 	echo
@@ -77,9 +78,11 @@ one() {  # one LABEL PYTHON
 		echo "modules: $(jq -c '[.modules[] | "\(.soname)=\(.debug)"]' "$tmp/s.json")"
 	fi
 	echo
-	echo "kept session, $((R * 10)) snapshots (what trace does):"
-	echo "    with Python frames: $("$GP" stacks -q --hot-window 0 --repeat $((R * 10)) $T 2>&1 > /dev/null)"
-	echo "    --no-python:        $("$GP" stacks -q --hot-window 0 --no-python --repeat $((R * 10)) $T 2>&1 > /dev/null)"
+	echo "kept session, $((R * 10)) snapshots (what trace does), twice each, alternating:"
+	for k in 1 2; do
+		echo "    with Python frames: $("$GP" stacks -q --hot-window 0 --repeat $((R * 10)) $T 2>&1 > /dev/null)"
+		echo "    --no-python:        $("$GP" stacks -q --hot-window 0 --no-python --repeat $((R * 10)) $T 2>&1 > /dev/null)"
+	done
 	echo
 	kill $T; wait $T 2>/dev/null; T=
 }
