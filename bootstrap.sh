@@ -14,12 +14,13 @@ cd "$(dirname "$0")"
 # mandoc (man page lint), cmark-gfm (the report's Markdown must parse),
 # xmllint/file/pngcheck (plots), bash-completion (the completion test);
 # clang (libFuzzer: make fuzz, the short pass in make check), valgrind
-# (make memcheck).
+# (make memcheck); gdb and python3-dbg (py-bt, the truth beside
+# tests/e2e/stacks-python-pybt.sh).
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
       libcmocka-dev jq procps sysstat elfutils util-linux coreutils
       libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
-      clang valgrind"
+      clang valgrind gdb python3-dbg"
 
 missing=""
 for p in $PKGS; do

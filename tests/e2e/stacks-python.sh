@@ -2,9 +2,8 @@
 # gpuprobe stacks on a CPython process: four threads in four Python
 # functions (a lock wait, time.sleep, computing, reading a pipe) and the
 # main thread in join.  Each thread's Python frames (function, file,
-# line) must be the script's, under the native frame of the evaluation
-# loop, and agree frame by frame with gdb's py-bt (Debian's python3-dbg),
-# when gdb and the interpreter's gdb extension are present.
+# line) must be the script's tagged lines, under the native frame of the
+# evaluation loop.  stacks-python-pybt.sh compares them with gdb's py-bt.
 # PYTHON: the interpreter (default /usr/bin/python3; SKIP when absent).
 # gdb's attach and python3 start-up are slow on a loaded 2-CPU machine.
 : "${E2E_TIMEOUT:=120}"; export E2E_TIMEOUT
@@ -87,16 +86,4 @@ ok "text: traceback lines" grep -q "$want" "$TMP/text"
 gp stacks --format json --no-python "$TPID" > "$TMP/nopy.json"
 ok "--no-python: no Python frames" sh -c "[ \"\$(jq '[.. | objects | select(has(\"python\"))] | length' '$TMP/nopy.json')\" = 0 ]"
 
-# gdb's py-bt, through the interpreter's own gdb extension (Debian's
-# python3-dbg installs it with the debug info), for the same process.
-command -v gdb > /dev/null 2>&1 || { say "no gdb: py-bt comparison skipped"; pass; }
-snap "$F"
-timeout 60 gdb -q -batch -p "$TPID" -ex 'thread apply all py-bt' > "$TMP/pybt" 2>&1
-if ! grep -q '^  File "' "$TMP/pybt"; then
-	say "gdb's py-bt printed no Python frame (no python3-dbg?): comparison skipped"
-	pass
-fi
-ok "no thread left stopped by gdb" no_stopped "$TPID"
-"$PY" "$top_srcdir/tests/e2e/pystacks-compare.py" "$F" "$TMP/pybt" "$SCRIPT"
-ok "every thread's Python frames agree with py-bt" [ $? -eq 0 ]
 pass
