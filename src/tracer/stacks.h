@@ -87,7 +87,8 @@ int gp_stacks_prepare(struct gp_stacks *s);
  *    "modules":[{"path","soname","build_id","debug":"dwarf"|"symtab"|"dynsym"|"none"|"not-read",
  *                "hint"}]   (the modules that appear in frames),
  *    "python":{"version","module","threads"|"error"} (a CPython process),
- *    "cost":{"stopped","stop_us_max","stop_us_mean","wall_ms"}}
+ *    "cost":{"stopped","stop_us_max","stop_us_mean","wall_ms",
+ *            "python_us_max" (the longest part of a stop spent reading Python frames)}}
  *
  * Frame fields: pc is the raw program counter ("0x..."); offset is the
  * address inside the module's ELF file ("0x...", what `eu-addr2line -e
