@@ -292,6 +292,8 @@ const struct argp gp_format_argp = { format_options, format_parse, NULL, NULL, N
 static const struct argp_option stack_options[] = {
 	{ "hot-threshold", GP_KEY_HOT_THRESHOLD, "PCT", 0, "CPU% at which a thread is hot (default 50)", 0 },
 	{ "no-kernel-stacks", GP_KEY_NO_KSTACKS, NULL, 0, "Never read /proc/TID/stack", 0 },
+	{ "no-python", GP_KEY_NO_PYTHON, NULL, 0, "No Python frames (function, file, line) in the "
+	  "stacks of a CPython 3.11-3.13 process", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -302,6 +304,8 @@ static error_t stack_parse(int key, char *arg, struct argp_state *state)
 		s->hot_pct = gp_arg_percent(state, key, arg, 0, 100);
 	else if (key == GP_KEY_NO_KSTACKS)
 		s->kstacks = false;
+	else if (key == GP_KEY_NO_PYTHON)
+		s->no_python = true;
 	else
 		return ARGP_ERR_UNKNOWN;
 	return 0;

@@ -60,7 +60,7 @@ error_t gp_parse_command(const struct argp *cmd, const struct gp_group *groups,
 
 /* The keys of the shared options (long-only, above 0x100). */
 enum { GP_KEY_FORMAT = 0x1F0, GP_KEY_HOT_THRESHOLD, GP_KEY_NO_KSTACKS, GP_KEY_HANG_AFTER,
-       GP_KEY_SLOW_RATE, GP_KEY_RUNTIME, GP_KEY_LIB };
+       GP_KEY_SLOW_RATE, GP_KEY_RUNTIME, GP_KEY_LIB, GP_KEY_NO_PYTHON };
 
 /* A command's own wording of a shared option in --help, {0, NULL} ended:
  * the first member of every group's struct.  NULL: the group's wording. */
@@ -93,6 +93,7 @@ struct gp_stack_args {
 	const struct gp_help *help;
 	double hot_pct;
 	bool kstacks;
+	bool no_python;              /* --no-python: no CPython frames (tracer/pyframes.c) */
 };
 extern const struct argp gp_stack_argp;
 

@@ -240,6 +240,28 @@ void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool firs
 	gp_point_end(b, pt);
 }
 
+/* A CPython thread (stacks.h "python"): the youngest Python frame after
+ * the native one, "long_mod <- spin (load.py:39)", as far as cap allows. */
+static void py_top_frame(const json_t *th, char *buf, size_t cap)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(th, "frames"), i, f) {
+		json_t *p = json_array_get(json_object_get(f, "python"), 0);
+		if (!json_is_object(p))
+			continue;
+		const char *fn = json_string_value(json_object_get(p, "function"));
+		const char *file = json_string_value(json_object_get(p, "file"));
+		const char *base = file ? strrchr(file, '/') : NULL;
+		json_t *l = json_object_get(p, "line");
+		size_t len = strlen(buf);
+		if (len < cap)
+			snprintf(buf + len, cap - len, " <- %s (%s:%" JSON_INTEGER_FORMAT ")", fn ? fn : "?",
+				 base ? base + 1 : file ? file : "?", json_is_integer(l) ? json_integer_value(l) : 0);
+		return;
+	}
+}
+
 bool gp_stacks_top_frame(const json_t *stacks, int tid, char *buf, size_t cap)
 {
 	size_t i;
@@ -251,16 +273,17 @@ bool gp_stacks_top_frame(const json_t *stacks, int tid, char *buf, size_t cap)
 		if (!f)
 			return false;
 		const char *sym = json_string_value(json_object_get(f, "symbol"));
-		if (sym) {
-			gp_strlcpy(buf, sym, cap);
-			return true;
-		}
 		const char *mod = json_string_value(json_object_get(f, "module"));
 		const char *off = json_string_value(json_object_get(f, "offset"));
-		if (!mod)
+		if (sym) {
+			gp_strlcpy(buf, sym, cap);
+		} else if (mod) {
+			const char *base = strrchr(mod, '/');
+			snprintf(buf, cap, "%s+%s", base ? base + 1 : mod, off ? off : "?");
+		} else {
 			return false;
-		const char *base = strrchr(mod, '/');
-		snprintf(buf, cap, "%s+%s", base ? base + 1 : mod, off ? off : "?");
+		}
+		py_top_frame(th, buf, cap);
 		return true;
 	}
 	return false;

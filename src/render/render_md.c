@@ -5,6 +5,7 @@
  * threads) and its "Environment" list. */
 #include "config.h"
 #include "render.h"
+#include "stacks_text.h"
 #include "arms.h"
 #include "hostinfo.h"
 #include "parse.h"
@@ -394,7 +395,9 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 				char fb[512];
 				frame_text(fb, sizeof fb, f);
 				fprintf(m, "#%-2zu %s\n", q, fb);
+				gp_stacks_python_lines(m, f, "        "); /* its Python frames */
 			}
+			gp_stacks_python_lines(m, th, "        ");
 			json_array_foreach(json_object_get(th, "kernel"), q, f)
 				fprintf(m, "[k] %s\n", json_is_string(f) ? json_string_value(f) : str(f, "symbol") ? str(f, "symbol") : "?");
 			fclose(m);

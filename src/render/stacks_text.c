@@ -43,6 +43,60 @@ static bool is_libc(const json_t *f)
 		      !strncmp(so, "libpthread.so", 13));
 }
 
+/* ---- Python frames (stacks.h, pyframes.h) ------------------------------ */
+
+/* One Python frame as Python's traceback prints it:
+ * File "load.py", line 12, in load_shard */
+static void py_frame_text(const json_t *p, char *buf, size_t cap)
+{
+	const char *fn = str(p, "function"), *file = str(p, "file");
+	const json_t *l = json_object_get(p, "line");
+	char line[24];
+	if (json_is_integer(l))
+		snprintf(line, sizeof line, "%" JSON_INTEGER_FORMAT, json_integer_value(l));
+	else
+		snprintf(line, sizeof line, "?");
+	snprintf(buf, cap, "File \"%s\", line %s, in %s", file ? file : "?", line, fn ? fn : "?");
+}
+
+void gp_stacks_python_lines(FILE *f, const json_t *frame, const char *indent)
+{
+	const json_t *py = json_object_get(frame, "python");
+	if (json_is_object(py)) /* a thread: the frames no native frame took */
+		py = json_object_get(py, "unplaced");
+	for (size_t i = 0; i < json_array_size(py); i++) {
+		char b[1024];
+		py_frame_text(json_array_get(py, i), b, sizeof b);
+		fprintf(f, "%s%s\n", indent, b);
+	}
+}
+
+/* The youngest Python frame of a thread, or NULL. */
+static const json_t *py_youngest(const json_t *t)
+{
+	const json_t *fr = json_object_get(t, "frames");
+	for (size_t i = 0; i < json_array_size(fr); i++) {
+		const json_t *p = json_object_get(json_array_get(fr, i), "python");
+		if (json_array_size(p))
+			return json_array_get(p, 0);
+	}
+	const json_t *u = json_object_get(json_object_get(t, "python"), "unplaced");
+	return json_array_size(u) ? json_array_get(u, 0) : NULL;
+}
+
+/* "holds the GIL", "waits for the GIL", or NULL. */
+static const char *gil_words(const json_t *t)
+{
+	const char *g = str(json_object_get(t, "python"), "gil");
+	if (!g)
+		return NULL;
+	if (!strcmp(g, "held"))
+		return "holds the GIL";
+	if (!strcmp(g, "waiting"))
+		return "waits for the GIL";
+	return NULL;
+}
+
 /* Where the thread is: its wait channel, else its syscall, else its state. */
 static void where(const json_t *t, char *buf, size_t cap)
 {
@@ -72,6 +126,9 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 			snprintf(buf + len, cap - len, " (no user stack: %s)", u);
 		return;
 	}
+	/* A Python thread: the native frame it waits or runs in, then the
+	 * youngest Python frame -- the user's own code. */
+	const json_t *yp = py_youngest(t);
 	/* The last libc frame before the first frame of the program (the
 	 * public entry it called: pthread_cond_wait), then up to two frames
 	 * of the program itself. */
@@ -88,13 +145,25 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
 	}
 	size_t start = first_user < n ? first_user : 0;
-	for (size_t i = start; i < n && shown < 2; i++, shown++) {
+	for (size_t i = start; i < n && shown < (yp ? 1u : 2u); i++, shown++) {
 		const json_t *f = json_array_get(fr, i);
 		if (i > start && is_libc(f))
 			break; /* start_thread, clone3: noise */
 		frame_label(f, lab, sizeof lab);
 		if (len < cap)
 			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
+	}
+	if (yp && len < cap) {
+		const char *fn = str(yp, "function"), *file = str(yp, "file");
+		const char *base = file ? strrchr(file, '/') : NULL;
+		const json_t *l = json_object_get(yp, "line");
+		len += (size_t)snprintf(buf + len, cap - len, " ← %s (%s", fn ? fn : "?",
+					base ? base + 1 : file ? file : "?");
+		if (json_is_integer(l) && len < cap)
+			len += (size_t)snprintf(buf + len, cap - len, ":%" JSON_INTEGER_FORMAT,
+						json_integer_value(l));
+		if (len < cap)
+			snprintf(buf + len, cap - len, ")");
 	}
 }
 
@@ -108,10 +177,23 @@ static char *stack_key(const json_t *t)
 	char *k = malloc(cap);
 	if (!k)
 		return NULL;
-	len = (size_t)snprintf(k, cap, "%s|%s", w, str(t, "unwind") ? str(t, "unwind") : "");
+	const char *gw = gil_words(t);
+	len = (size_t)snprintf(k, cap, "%s|%s|%s", w, str(t, "unwind") ? str(t, "unwind") : "",
+			       gw ? gw : "");
 	const json_t *fr = json_object_get(t, "frames");
 	for (size_t i = 0; i < json_array_size(fr); i++) {
-		frame_label(json_array_get(fr, i), lab, sizeof lab);
+		const json_t *fi = json_array_get(fr, i);
+		frame_label(fi, lab, sizeof lab);
+		/* Python frames by function and file: as native ones, two
+		 * threads at different lines of one function group. */
+		const json_t *py = json_object_get(fi, "python");
+		for (size_t q = 0; q < json_array_size(py); q++) {
+			size_t l = strlen(lab);
+			const json_t *p = json_array_get(py, q);
+			snprintf(lab + l, sizeof lab - l, "|py:%s@%s",
+				 str(p, "function") ? str(p, "function") : "?",
+				 str(p, "file") ? str(p, "file") : "?");
+		}
 		size_t need = len + strlen(lab) + 2;
 		if (need > cap) {
 			while (cap < need)
@@ -251,8 +333,10 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 		gp_stacks_chain(g[j].first, chain, sizeof chain);
 		bool is_hot = o->window_s > 0 && g[j].max_cpu >= o->hot_pct;
 		if (md) {
-			fprintf(f, "<details><summary>%zu thread%s%s: %s</summary>\n\n",
-				g[j].count, g[j].count == 1 ? "" : "s", is_hot ? " (hot)" : "", chain);
+			const char *gw = gil_words(g[j].first);
+			fprintf(f, "<details><summary>%zu thread%s%s%s%s: %s</summary>\n\n",
+				g[j].count, g[j].count == 1 ? "" : "s", is_hot ? " (hot)" : "",
+				gw ? ", " : "", gw ? gw : "", chain);
 			fprintf(f, "tids ");
 			tid_list(f, &g[j]);
 			fprintf(f, "\n\n```\n");
@@ -263,6 +347,9 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 				for (size_t i = 0; i < g[j].count && i < 4; i++)
 					fprintf(f, " %.0f%%", g[j].cpus[i]);
 			}
+			const char *gw = gil_words(g[j].first);
+			if (gw)
+				fprintf(f, " (%s)", gw);
 			fprintf(f, " in %s\n    tids ", chain);
 			tid_list(f, &g[j]);
 			fputc('\n', f);
@@ -275,10 +362,30 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 		if (err)
 			fprintf(f, "%s(user stack: %s: %s)\n", md ? "" : "    ", str(t, "unwind"), err);
 		const json_t *fr = json_object_get(t, "frames");
-		for (size_t i = 0; i < json_array_size(fr) && i < maxf; i++)
-			frame_line(f, i, json_array_get(fr, i), md);
-		if (json_array_size(fr) > maxf)
-			fprintf(f, "%s... %zu more frames\n", md ? "" : "    ", json_array_size(fr) - maxf);
+		/* The first maxf native frames, and past them every frame that
+		 * runs Python code, with its Python frames under it. */
+		size_t skipped = 0;
+		for (size_t i = 0; i < json_array_size(fr); i++) {
+			const json_t *fi = json_array_get(fr, i);
+			if (i >= maxf && !json_array_size(json_object_get(fi, "python"))) {
+				skipped++;
+				continue;
+			}
+			if (skipped)
+				fprintf(f, "%s... %zu frames\n", md ? "" : "    ", skipped);
+			skipped = 0;
+			frame_line(f, i, fi, md);
+			gp_stacks_python_lines(f, fi, md ? "      " : "          ");
+		}
+		if (skipped)
+			fprintf(f, "%s... %zu more frames\n", md ? "" : "    ", skipped);
+		const json_t *unplaced = json_object_get(json_object_get(t, "python"), "unplaced");
+		if (json_array_size(unplaced)) {
+			fprintf(f, "%s%s\n", md ? "" : "    ", json_array_size(fr) ?
+				"Python frames below the native stack's end:" :
+				"Python frames (no native stack):");
+			gp_stacks_python_lines(f, t, md ? "      " : "          ");
+		}
 		kernel_lines(f, t, md, 8);
 		fprintf(f, md ? "```\n\n</details>\n\n" : "\n");
 		free(g[j].key);

@@ -25,4 +25,10 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
  * ← ns::Queue::pop()" into buf.  Pure; exposed for tests. */
 void gp_stacks_chain(const json_t *thread, char *buf, size_t cap);
 
+/* The Python frames a native frame carries ("python", stacks.h), one line
+ * each in the traceback module's words: indent + File "load.py", line 12,
+ * in load_shard.  Given a thread: its "unplaced" Python frames.  Nothing
+ * for a frame or thread without them. */
+void gp_stacks_python_lines(FILE *f, const json_t *frame, const char *indent);
+
 #endif

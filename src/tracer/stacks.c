@@ -24,6 +24,7 @@
 #include "parse.h"
 #include "procfs.h"
 #include "procstat.h"
+#include "pyframes.h"
 #include "result.h"
 #include "syscalls.h"
 #include "timeutil.h"
@@ -97,7 +98,9 @@ struct modinfo {
 static bool is_c_runtime(const char *soname)
 {
 	static const char *const pfx[] = { "libc.so", "ld-linux", "libm.so", "libpthread.so",
-		"libstdc++.so", "libgcc_s.so", "libdl.so", "librt.so", "ld64.so", NULL };
+		"libstdc++.so", "libgcc_s.so", "libdl.so", "librt.so", "ld64.so",
+		/* CPython's own C frames: see no_lines() */
+		"libpython3", "python3", NULL };
 	for (size_t i = 0; pfx[i]; i++)
 		if (!strncmp(soname, pfx[i], strlen(pfx[i])))
 			return true;
@@ -146,6 +149,8 @@ struct rawthread {
 	size_t nframes;
 	uint64_t pc[GP_STACKS_MAX_FRAMES];
 	bool activation[GP_STACKS_MAX_FRAMES];
+	struct gp_pythread *py; /* Python frames read at the stop (pyframes.h), or NULL */
+	double py_us;           /* of the stop, spent reading them */
 };
 
 struct gp_stacks {
@@ -192,6 +197,8 @@ struct gp_stacks {
 
 	struct gp_stacks_totals tot;
 	unsigned stopped_now;
+
+	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
 
 	sigset_t chld;        /* {SIGCHLD}, blocked while threads are stopped */
 	bool took_sigchld;
@@ -272,6 +279,10 @@ static void session_end(struct gp_stacks *s)
 	s->dwfl = NULL;
 	s->attached = false;
 	sym_clear(s);
+	if (s->py) { /* its module and addresses were the old process's */
+		gp_py_close(s->py);
+		s->py = gp_py_open(s->pid);
+	}
 }
 
 /* dwfl_report_end's callback for modules that left the process.  Its
@@ -411,6 +422,7 @@ static int session_refresh(struct gp_stacks *s)
 	}
 	s->report_failed = false;
 	dwfl_getmodules(s->dwfl, warm_module_cb, s, 0);
+	gp_py_refresh(s->py, s->dwfl);
 	if (!s->attached && !(s->flags & GP_STACKS_NO_PTRACE)) {
 		/* true: never attach -- see the comment at the top. */
 		if (dwfl_linux_proc_attach(s->dwfl, s->pid, true) == 0)
@@ -631,6 +643,11 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 	} else {
 		ua.err = "libdwfl could not attach to the process state";
 	}
+	if (s->py) {
+		double p0 = now_us();
+		th->py = gp_py_read_thread(s->py, tid);
+		th->py_us = now_us() - p0;
+	}
 	detach(s, tid, inject);
 	double t1 = now_us();
 	s->stopped_now--;
@@ -727,11 +744,23 @@ static struct syment *symbolize(struct gp_stacks *s, Dwfl_Module *mod, uint64_t 
 	return e;
 }
 
+/* No source lines by default for the C runtime, and for the CPython
+ * interpreter whose Python frames are read: its frames are named from the
+ * symbol table, the Python frames carry the lines a user reads, and its
+ * DWARF (python3.11-dbg: 11 MB, compressed) cost 200 ms of a 205 ms
+ * snapshot of 5 threads, against 45 ms for eu-stack (Debian 12, 2 CPUs). */
+static bool no_lines(const struct gp_stacks *s, Dwfl_Module *mod, const struct modinfo *mi)
+{
+	if (s->flags & GP_STACKS_LINES_ALL)
+		return false;
+	return mi->c_runtime || gp_py_is_module(s->py, mod);
+}
+
 static void note_debug(struct gp_stacks *s, Dwfl_Module *mod, struct modinfo *mi)
 {
 	if (mi->debug)
 		return;
-	if (mi->c_runtime && !(s->flags & GP_STACKS_LINES_ALL)) {
+	if (no_lines(s, mod, mi)) {
 		mi->debug = "not-read";
 		return;
 	}
@@ -807,6 +836,35 @@ static const char *state_word(char c, char *buf)
 	return buf;
 }
 
+/* "_PyEval_EvalFrameDefault" and its split-off parts
+ * ("_PyEval_EvalFrameDefault.cold", from the symbol table). */
+static bool is_eval_symbol(const json_t *sym)
+{
+	return json_is_string(sym) &&
+	       !strncmp(json_string_value(sym), "_PyEval_EvalFrameDefault", 24);
+}
+
+/* The thread's "python" object (pyframes.h): the GIL, and the frames no
+ * evaluation-loop frame took (the native unwind stopped early). */
+static json_t *py_thread_json(const struct rawthread *th, size_t placed, bool gil_take)
+{
+	const char *gil = th->py->gil == 1 ? "held" : gil_take ? "waiting" :
+			  th->py->gil == 0 ? "not-held" : NULL;
+	json_t *o = json_pack("{s:o, s:I}", "gil", gil ? json_string(gil) : json_null(),
+			      "frames", (json_int_t)th->py->n);
+	if (th->py->truncated)
+		json_object_set_new(o, "truncated", json_true());
+	if (placed < th->py->n) {
+		json_t *rest = json_array();
+		size_t next = placed;
+		json_t *g;
+		while ((g = gp_py_group_json(th->py, next, &next)))
+			json_array_extend(rest, g), json_decref(g);
+		json_object_set_new(o, "unplaced", rest);
+	}
+	return o;
+}
+
 static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mods_seen)
 {
 	char sb[2], desc[256];
@@ -835,6 +893,9 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 		json_object_set_new(o, "unwind_error", gp_json_string(th->err));
 	if (th->stop_us >= 0)
 		json_object_set_new(o, "stop_us", json_real(th->stop_us));
+	size_t pynext = 0;    /* the next Python frame to place */
+	bool gil_take = false;
+	gp_py_resolve(s->py, th->py);
 	if (th->nframes > 0 && s->dwfl) {
 		json_t *fr = json_array();
 		for (size_t i = 0; i < th->nframes; i++) {
@@ -852,7 +913,7 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 				uint64_t off = elf ? addr - bias : addr;
 				note_debug(s, mod, mi);
 				struct syment *e = symbolize(s, mod, addr,
-					!mi->c_runtime || (s->flags & GP_STACKS_LINES_ALL));
+					!no_lines(s, mod, mi));
 				json_object_set_new(f, "module", gp_json_string(mi->path));
 				json_object_set_new(f, "soname", gp_json_string(mi->soname));
 				json_object_set_new(f, "offset", gp_json_hex(off));
@@ -879,6 +940,16 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 				json_object_set_new(f, "file", json_null());
 				json_object_set_new(f, "line", json_null());
 			}
+			/* Python frames at each call of the evaluation loop
+			 * (pyframes.h), and a wait inside the GIL's taking. */
+			if (th->py && pynext < th->py->n &&
+			    (gp_py_is_eval(s->py, addr) || is_eval_symbol(json_object_get(f, "symbol")))) {
+				json_t *pf = gp_py_group_json(th->py, pynext, &pynext);
+				if (pf)
+					json_object_set_new(f, "python", pf);
+			}
+			if (th->py && i < 8 && gp_py_is_gil_take(s->py, addr))
+				gil_take = true;
 			json_array_append_new(fr, f);
 		}
 		json_object_set_new(o, "frames", fr);
@@ -886,6 +957,11 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 		json_object_set_new(o, "frames", json_null());
 	}
 	json_object_set_new(o, "kernel", th->kstack ? kernel_json(th->kstack) : json_null());
+	if (th->py && th->sc.kind == GP_SC_IN &&
+	    gp_py_waits_gil(th->py, th->sc.nr, (uint64_t)th->sc.args[0]))
+		gil_take = true;
+	if (th->py)
+		json_object_set_new(o, "python", py_thread_json(th, pynext, gil_take));
 	return o;
 }
 
@@ -1026,6 +1102,8 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 		return NULL;
 	s->pid = pid;
 	s->flags = flags;
+	if (!(flags & (GP_STACKS_NO_PYTHON | GP_STACKS_NO_PTRACE)))
+		s->py = gp_py_open(pid);
 	sigemptyset(&s->chld);
 	sigaddset(&s->chld, SIGCHLD);
 	if (gp_root_open(&s->root, "/") < 0) {
@@ -1084,6 +1162,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		}
 		tids = all;
 	}
+	gp_py_begin(s->py); /* thread states, before any thread stops */
 	double w_listed = now_us();
 	struct rawthread *th = calloc(n ? n : 1, sizeof *th);
 	if (!th) {
@@ -1092,7 +1171,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		return -1;
 	}
 	unsigned stopped = 0;
-	double stop_max = 0, stop_sum = 0;
+	double stop_max = 0, stop_sum = 0, py_max = 0;
 	sigset_t old;
 	pthread_sigmask(SIG_BLOCK, &s->chld, &old);
 	s->took_sigchld = false;
@@ -1107,8 +1186,12 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		}
 		if (s->flags & GP_STACKS_NO_PTRACE)
 			r->unwind = "off";
-		else if (r->state == 'D')
+		else if (r->state == 'D') {
 			r->unwind = "d-state"; /* never ptrace a thread in D */
+			/* ...but its Python frames hold still while it sleeps
+			 * there, and reading memory stops nothing. */
+			r->py = gp_py_read_thread(s->py, r->tid);
+		}
 		else if (r->state == 'Z' || r->state == 'X')
 			r->unwind = "zombie";
 		else if (r->state == 't')
@@ -1124,6 +1207,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 				stop_sum += r->stop_us;
 				if (r->stop_us > stop_max)
 					stop_max = r->stop_us;
+				if (r->py_us > py_max)
+					py_max = r->py_us;
 			}
 		}
 	}
@@ -1141,6 +1226,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(arr, thread_json(s, &th[i], mods));
 		free(th[i].kstack);
+		free(th[i].py);
 	}
 	json_object_set_new(o, "threads", arr);
 	json_t *marr = json_array();
@@ -1150,15 +1236,19 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		json_array_append(marr, v);
 	json_decref(mods);
 	json_object_set_new(o, "modules", marr);
+	json_t *pyinfo = gp_py_info_json(s->py);
+	if (pyinfo)
+		json_object_set_new(o, "python", pyinfo);
 	s->tot.snapshots++;
 	double w_end = now_us();
-	json_object_set_new(o, "cost", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f}",
+	json_object_set_new(o, "cost", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
 		"stopped", (json_int_t)stopped, "stop_us_max", stop_max,
 		"stop_us_mean", stopped ? stop_sum / stopped : 0.0,
 		"refresh_ms", (w_listed - w0) / 1000.0,
 		"unwind_ms", (w_unwound - w_listed) / 1000.0,
 		"symbolize_ms", (w_end - w_unwound) / 1000.0,
-		"wall_ms", (w_end - w0) / 1000.0));
+		"wall_ms", (w_end - w0) / 1000.0,
+		"python_us_max", py_max));
 	free(th);
 	free(all);
 	*line = o;
@@ -1184,6 +1274,7 @@ void gp_stacks_close(struct gp_stacks *s)
 	for (int i = 0; i < 20 && gp_stacks_reap(s); i++)
 		nap(5000000);
 	session_end(s);
+	gp_py_close(s->py);
 	for (size_t i = 0; i < s->nnotes; i++)
 		free(s->notes[i]);
 	free(s->notes);

@@ -46,6 +46,8 @@ enum {
 	 * libstdc++, libgcc_s, libm): off by default, their debug info
 	 * costs ~150 ms to open (stacks.c says why). */
 	GP_STACKS_LINES_ALL = 1u << 3,
+	/* No Python frames (pyframes.h) for a CPython process. */
+	GP_STACKS_NO_PYTHON = 1u << 4,
 };
 
 #define GP_STACKS_STOP_TIMEOUT_MS 100
@@ -76,11 +78,17 @@ int gp_stacks_prepare(struct gp_stacks *s);
  *                "unwind_error" (when not ok, a reason),
  *                "stop_us" (how long this thread was stopped),
  *                "frames":[{"pc","module","soname","offset","build_id",
- *                           "symbol","file","line"}] (null unless unwound),
+ *                           "symbol","file","line",
+ *                           "python":[{"function","file","line"}] (only on an
+ *                             evaluation-loop frame of CPython; pyframes.h)}]
+ *                          (null unless unwound),
+ *                "python":{"gil","frames","unplaced"} (a CPython thread; pyframes.h),
  *                "kernel":["futex_wait_queue+0x5d/0x90", ...] (null: unreadable)}],
  *    "modules":[{"path","soname","build_id","debug":"dwarf"|"symtab"|"dynsym"|"none"|"not-read",
  *                "hint"}]   (the modules that appear in frames),
- *    "cost":{"stopped","stop_us_max","stop_us_mean","wall_ms"}}
+ *    "python":{"version","module","threads"|"error"} (a CPython process),
+ *    "cost":{"stopped","stop_us_max","stop_us_mean","wall_ms",
+ *            "python_us_max" (the longest part of a stop spent reading Python frames)}}
  *
  * Frame fields: pc is the raw program counter ("0x..."); offset is the
  * address inside the module's ELF file ("0x...", what `eu-addr2line -e

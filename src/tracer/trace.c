@@ -460,7 +460,8 @@ static struct gp_stacks *session(struct run *r, int pid)
 		r->sess = ns;
 		r->capsess = nc;
 	}
-	struct gp_stacks *stk = gp_stacks_open(pid, r->o->st.kstacks ? 0 : GP_STACKS_NO_KERNEL);
+	struct gp_stacks *stk = gp_stacks_open(pid, (r->o->st.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
+					       (r->o->st.no_python ? GP_STACKS_NO_PYTHON : 0));
 	if (!stk)
 		return NULL;
 	r->sess[r->nsess++] = (struct session){ pid, stk, true };
