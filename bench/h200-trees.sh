@@ -27,6 +27,9 @@ for l in open(sys.argv[1]):
 PY
 }
 
+CASES=${CASES:-A B C D E}
+has() { case " $CASES " in *" $1 "*) return 0;; esac; return 1; }
+if has A || has B; then
 echo "== make 12 GiB safetensors (one file) and 4 shards of 3 GiB"
 t=$(date +%s)
 python3 $W/st_make.py "$DATA/big.safetensors" 12 >/dev/null || exit 1
@@ -34,6 +37,8 @@ python3 $W/st_make.py "$DATA/shard.safetensors" 12 4 >/dev/null || exit 1
 echo "made in $(( $(date +%s) - t )) s"; ls -la "$DATA"
 sync; echo 3 > /proc/sys/vm/drop_caches
 
+fi
+if has A; then
 echo "== A: 12 GiB load to cuda:0, default options, then 45 s asleep"
 echo "   truth: progress while loading (GPU memory rising), then idle (main thread on a timer)"
 $GPUPROBE trace -o "$OUT/load12.jsonl" -- python3 $W/st_load.py 45 "$DATA/big.safetensors"
@@ -47,24 +52,29 @@ sync; echo 3 > /proc/sys/vm/drop_caches
 $GPUPROBE trace --seconds 8 -o "$OUT/load12-mid.jsonl" -- python3 $W/st_load.py 5 "$DATA/big.safetensors"
 echo "rc=$?"; verdict "$OUT/load12-mid.jsonl"
 
+fi
+if has B; then
 echo "== B: 4-shard load, default options, 5 s asleep after (the old abort was mid-load)"
 sync; echo 3 > /proc/sys/vm/drop_caches
 $GPUPROBE trace -o "$OUT/load4.jsonl" -- python3 $W/st_load.py 5 "$DATA"/shard-*.safetensors
 echo "rc=$?"; verdict "$OUT/load4.jsonl"
 
-for mode in ${WAIT_MODES-spin blocking}; do
+fi
+has C && for mode in ${WAIT_MODES-spin blocking}; do
 	echo "== C-$mode: one 70 s GPU kernel, $mode sync; truth: waiting-gpu (not a host hang)"
 	$GPUPROBE trace --hang-after 20 -o "$OUT/wait-$mode.jsonl" -- python3 $W/gpu_wait.py 70 $mode
 	echo "rc=$?"; verdict "$OUT/wait-$mode.jsonl"
 done
 
+if has D; then
 echo "== D: a deadlock after CUDA init; truth: hang-blocked, GPU idle"
 $GPUPROBE trace --hang-after 10 --seconds 25 -o "$OUT/cuda-deadlock.jsonl" -- python3 $W/cuda_deadlock.py
 echo "rc=$?"; verdict "$OUT/cuda-deadlock.jsonl"
 
-if [ -x bench/h200-python.sh ]; then
+fi
+if has E && [ -f bench/h200-python.sh ]; then
 	echo "== E: Python frames (issue 14)"
-	GPUPROBE=$GPUPROBE OUT=$OUT DATA=$DATA sh bench/h200-python.sh
+	GPUPROBE=$GPUPROBE EU_STACK=${EU_STACK:-} OUT=$OUT ROUNDS=${ROUNDS:-5} sh bench/h200-python.sh
 fi
 rm -rf "$DATA"
 echo "# done $(date -u +%FT%TZ)"
