@@ -37,7 +37,11 @@ objs=
 for s in $SRCS; do
 	o=$B/obj/$(echo "$s" | tr / _ | sed 's/\.c$/.o/')
 	objs="$objs $o"
-	[ "$o" -nt "$top_srcdir/$s" ] && continue
+	# Up to date only when newer than its source and every header: a
+	# struct that grew in a header changes every object that uses it
+	# (a stale object once read a point's new fields as garbage).
+	[ "$o" -nt "$top_srcdir/$s" ] && [ -z "$(find "$top_srcdir/src" "$top_builddir/src" \
+		-name '*.h' -newer "$o" 2>/dev/null | head -n 1)" ] && continue
 	echo "  CC(fuzz) $s"
 	# shellcheck disable=SC2086
 	$FUZZ_CC $CFLAGS -fsanitize=fuzzer-no-link -c "$top_srcdir/$s" -o "$o" || exit 99
