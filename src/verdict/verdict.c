@@ -823,6 +823,24 @@ static void build_evidence(const struct gp_point *p, size_t n, double from,
 		add_ev(v, "io_wchar", "process", "bytes", (double)a->io_wchar, (double)b->io_wchar, dur,
 		       GP_ROLE_PROGRESS, r);
 	}
+	/* GPU activity (NVML per process, DRM engine, KFD): utilisation
+	 * beside the memory, when a source could tell. */
+	unsigned known = 0, busy = 0;
+	float maxp = 0;
+	for (size_t i = ia + 1; i <= ib; i++) {
+		if (!p[i].gpu_act_known)
+			continue;
+		known++;
+		busy += p[i].gpu_act_busy;
+		if (p[i].gpu_act_pct > maxp)
+			maxp = p[i].gpu_act_pct;
+	}
+	if (known) {
+		snprintf(r, sizeof r, "this process's GPU work busy in %u of %u samples, peak %.0f%%",
+			 busy, known, maxp);
+		add_ev(v, "gpu_activity", "process", "percent", a->gpu_act_pct, b->gpu_act_pct, 0,
+		       GP_ROLE_ACTIVITY, r);
+	}
 	unsigned created = 0;
 	for (size_t i = ia + 1; i <= ib; i++)
 		created += p[i].threads_created;
