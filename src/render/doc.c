@@ -1,6 +1,7 @@
 #include "config.h"
 #include "doc.h"
 #include "parse.h"
+#include "strbuf.h"
 #include "syscalls.h"
 #include "units.h"
 
@@ -225,13 +226,14 @@ static void on_sample(struct scan *sc, json_t *line)
 		}
 		json_t *ks = json_object_get(th, "kernel");
 		if (json_array_size(ks)) {
-			size_t q, len = 0;
+			size_t q;
 			json_t *f;
-			a->kstack[0] = '\0';
+			struct strbuf sb = STRBUF_INIT;
 			json_array_foreach(ks, q, f)
-				if (json_is_string(f) && len < sizeof a->kstack)
-					len += (size_t)snprintf(a->kstack + len, sizeof a->kstack - len, "%s%s",
-								q ? "\n" : "", json_string_value(f));
+				if (json_is_string(f) && sb.len < sizeof a->kstack)
+					strbuf_addf(&sb, "%s%s", q ? "\n" : "", json_string_value(f));
+			strbuf_copy_to(&sb, a->kstack, sizeof a->kstack);
+			strbuf_release(&sb);
 		}
 	}
 }

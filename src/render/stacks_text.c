@@ -1,6 +1,7 @@
 /* Text and Markdown rendering of a `stacks` line; see stacks_text.h. */
 #include "config.h"
 #include "stacks_text.h"
+#include "strbuf.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -63,13 +64,16 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 {
 	char w[96], lab[256];
 	where(t, w, sizeof w);
-	size_t len = (size_t)snprintf(buf, cap, "%s", w);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, w);
 	const json_t *fr = json_object_get(t, "frames");
 	size_t n = json_array_size(fr);
 	if (!n) {
 		const char *u = str(t, "unwind");
-		if (u && strcmp(u, "ok") && len < cap)
-			snprintf(buf + len, cap - len, " (no user stack: %s)", u);
+		if (u && strcmp(u, "ok"))
+			strbuf_addf(&sb, " (no user stack: %s)", u);
+		strbuf_copy_to(&sb, buf, cap);
+		strbuf_release(&sb);
 		return;
 	}
 	/* The last libc frame before the first frame of the program (the
@@ -84,8 +88,7 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 	size_t shown = 0;
 	if (first_user > 0 && first_user < n) {
 		frame_label(json_array_get(fr, first_user - 1), lab, sizeof lab);
-		if (len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
+		strbuf_addf(&sb, " ← %s", lab);
 	}
 	size_t start = first_user < n ? first_user : 0;
 	for (size_t i = start; i < n && shown < 2; i++, shown++) {
@@ -93,9 +96,10 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 		if (i > start && is_libc(f))
 			break; /* start_thread, clone3: noise */
 		frame_label(f, lab, sizeof lab);
-		if (len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
+		strbuf_addf(&sb, " ← %s", lab);
 	}
+	strbuf_copy_to(&sb, buf, cap);
+	strbuf_release(&sb);
 }
 
 /* The identity of a stack: every frame's label (not the pc: two threads
@@ -104,26 +108,14 @@ static char *stack_key(const json_t *t)
 {
 	char w[96], lab[256];
 	where(t, w, sizeof w);
-	size_t cap = 256, len = 0;
-	char *k = malloc(cap);
-	if (!k)
-		return NULL;
-	len = (size_t)snprintf(k, cap, "%s|%s", w, str(t, "unwind") ? str(t, "unwind") : "");
+	struct strbuf k = STRBUF_INIT;
+	strbuf_addf(&k, "%s|%s", w, str(t, "unwind") ? str(t, "unwind") : "");
 	const json_t *fr = json_object_get(t, "frames");
 	for (size_t i = 0; i < json_array_size(fr); i++) {
 		frame_label(json_array_get(fr, i), lab, sizeof lab);
-		size_t need = len + strlen(lab) + 2;
-		if (need > cap) {
-			while (cap < need)
-				cap *= 2;
-			char *nk = realloc(k, cap);
-			if (!nk)
-				break;
-			k = nk;
-		}
-		len += (size_t)snprintf(k + len, cap - len, "|%s", lab);
+		strbuf_addf(&k, "|%s", lab);
 	}
-	return k;
+	return strbuf_detach(&k, NULL);
 }
 
 struct group {

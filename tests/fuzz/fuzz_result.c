@@ -3,8 +3,8 @@
  * line into the model (gp_load_result, gp_point_from_sample), the
  * verdict judged again, and the three renderers. */
 #include "config.h"
-#include "report/doc.h"
-#include "report/render.h"
+#include "doc.h"
+#include "render.h"
 
 #include <jansson.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "report/jsonw.h"
+#include "jsonw.h"
 
 static json_t *parse(const struct gp_jsonw *w)
 {

@@ -4,7 +4,7 @@
  * at most one thread is stopped at a time.  And the pure helpers. */
 #include "config.h"
 #include "stacks.h"
-#include "report/stacks_text.h"
+#include "stacks_text.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "report/verdict.h"
+#include "verdict.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
