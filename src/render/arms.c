@@ -18,6 +18,15 @@ static double num(const json_t *o, const char *k, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+/* A count from the file as an int: out of range or NaN is 0, never a
+ * cast of a double int cannot hold (undefined; tests/fuzz found
+ * refault_threads 2.1e9, regress/report/refault-threads-huge). */
+static int count(const json_t *o, const char *k)
+{
+	double v = num(o, k, 0);
+	return v >= 0 && v <= 1e6 ? (int)v : 0;
+}
+
 static const char *mapping_text(const char *m, bool md)
 {
 	if (!m)
@@ -71,7 +80,7 @@ void gp_arm_cells(const json_t *a, bool md, struct gp_arm_cells *c)
 
 	char r[96];
 	range_text(r, sizeof r, num(a, "bytes", 0));
-	int refault = (int)num(a, "refault_threads", 0);
+	int refault = count(a, "refault_threads");
 	if (refault > 0)
 		snprintf(c->range, sizeof c->range, "%s, %s, +%d thread%s re-faulting", r,
 			 mapping_text(str(a, "mapping"), md), refault, refault == 1 ? "" : "s");
@@ -260,7 +269,7 @@ static void effects_row(const json_t *a, row_t row)
 	json_t *mc = json_object_get(a, "mtime_changed");
 	snprintf(row[4], sizeof row[4], "%s", json_is_boolean(mc)
 		 ? (json_is_true(mc) ? "mtime CHANGED" : "mtime unchanged") : "-");
-	int rt = (int)num(a, "refault_threads", 0);
+	int rt = count(a, "refault_threads");
 	if (rt > 0)
 		snprintf(row[5], sizeof row[5], "%d threads, %.0f chunks", rt, num(a, "refault_chunks", 0));
 	else

@@ -94,11 +94,11 @@ size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, siz
 	for (size_t j = 0; j < width && sb.len + 4 < cap; j++) {
 		double v = cnt[j] ? b[j] : last;
 		last = v;
-		int lv = hi > lo ? (int)((v - lo) / (hi - lo) * 7.0 + 0.5) : 0;
-		if (lv < 0)
-			lv = 0;
-		if (lv > 7)
-			lv = 7;
+		/* Clamped before the cast: with values near +-1e308, hi - lo
+		 * and v - lo are inf and x NaN (tests/fuzz, regress/report/
+		 * sparkline-inf-span). */
+		double x = hi > lo ? (v - lo) / (hi - lo) * 7.0 + 0.5 : 0;
+		int lv = !(x >= 0) ? 0 : x >= 7 ? 7 : (int)x;
 		strbuf_addstr(&sb, blocks[lv]);
 	}
 	size_t len = strbuf_copy_to(&sb, buf, cap);

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Builds tests/fuzz/corpus/report/ (the seeds of fuzz_report) from real
+result files: the result corpus, tests/fixtures/results and the shapes of
+tests/fixtures/traces/gen-trace.awk.  Each seed keeps every line type and
+field of its file but is cut small (at most 4 samples, arrays of at most
+3, objects of at most 12 keys besides those the loader reads), so the
+target runs a thousand times a second; the mutator grows them again.
+Seeds named multi-* hold several files split by a "\\f" line (report A B).
+Run from the top of the tree: python3 tests/fuzz/make-report-corpus.py"""
+import glob, json, os, subprocess
+
+OUT = "tests/fuzz/corpus/report"
+KEEP = {"nr_dirtied", "nr_written", "pgsteal_file", "type", "t", "host", "runtimes"}
+
+def trim(v, depth=0):
+    if isinstance(v, list):
+        return [trim(x, depth + 1) for x in v[:3]]
+    if isinstance(v, dict):
+        out, n = {}, 0
+        for k, x in v.items():
+            if n < 12 or k in KEEP:
+                out[k] = trim(x, depth + 1)
+                n += 1
+        return out
+    return v
+
+def seed(lines):
+    samples = [i for i, l in enumerate(lines) if l.get("type") == "sample"]
+    if len(samples) > 4:
+        step = len(samples) / 4
+        keep = {samples[int(i * step)] for i in range(4)} | {samples[-1]}
+        lines = [l for i, l in enumerate(lines) if l.get("type") != "sample" or i in keep]
+    return "".join(json.dumps(trim(l), separators=(",", ":")) + "\n" for l in lines)
+
+def load(path):
+    out = []
+    for l in open(path):
+        try:
+            out.append(json.loads(l))
+        except ValueError:
+            pass
+    return out
+
+os.makedirs(OUT, exist_ok=True)
+seeds = {}
+for p in sorted(glob.glob("tests/fuzz/corpus/result/*.jsonl") + glob.glob("tests/fixtures/results/*.jsonl")):
+    seeds[os.path.basename(p)] = seed(load(p))
+awk = "tests/fixtures/traces/gen-trace.awk"
+for shape in ["seed004-import-hang", "seed000-idle-spin", "all-futex", "rssfile-84mibs",
+              "bursty-writer", "cpu-only", "slowdown", "stopped", "gpu-flat-io-moving",
+              "load-then-deadlock", "short-flat"]:
+    txt = subprocess.run(["awk", "-v", "shape=" + shape, "-f", awk], capture_output=True,
+                         text=True, check=True).stdout
+    seeds["gen-" + shape + ".jsonl"] = seed([json.loads(l) for l in txt.splitlines() if l])
+for n, s in seeds.items():
+    open(os.path.join(OUT, n), "w").write(s)
+# report A B: a trace beside an arm result, two traces, and three files
+for a, b, c in [("short-flat.jsonl", "lock-pool-all.jsonl", None),
+                ("real-stacks.jsonl", "gen-seed000-idle-spin.jsonl", None),
+                ("stopped.jsonl", "real-stacks.jsonl", "lock-pool-all.jsonl")]:
+    parts = [seeds[x] for x in (a, b, c) if x]
+    name = "multi-" + "+".join(x[:-6] for x in (a, b, c) if x)
+    open(os.path.join(OUT, name), "w").write("\f\n".join(parts))
