@@ -330,6 +330,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	size_t cap = 0;
 	ssize_t len;
 	bool first_sample = true;
+	char why[200] = "no header line";
 	while ((len = getline(&line, &cap, f)) > 0) {
 		out->lines++;
 		bool terminated = line[len - 1] == '\n';
@@ -345,8 +346,15 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 				break;
 			}
 			out->bad_lines++;
-			if (out->lines == 1)
+			if (out->lines == 1) {
+				/* Say why line 1 is no header: jansson's reason, bytes
+				 * of the file in it made printable (one line). */
+				snprintf(why, sizeof why, "line 1 is not JSON: %s", jerr.text);
+				for (char *c = why; *c; c++)
+					if ((unsigned char)*c < 0x20 || *c == 0x7f)
+						*c = '?';
 				break;
+			}
 			continue;
 		}
 		const char *type = json_string_value(json_object_get(j, "type"));
@@ -401,7 +409,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	bool read_error = ferror(f);
 	fclose(f);
 	if (!out->header) {
-		snprintf(err, errcap, "not a gpuprobe result (no header line)");
+		snprintf(err, errcap, "not a gpuprobe result (%s)", why);
 		gp_loaded_free(out);
 		return -1;
 	}
