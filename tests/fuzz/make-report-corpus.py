@@ -5,32 +5,33 @@ tests/fixtures/traces/gen-trace.awk.  Each seed keeps every line type and
 field of its file but is cut small (at most 4 samples, arrays of at most
 3, objects of at most 12 keys besides those the loader reads), so the
 target runs a thousand times a second; the mutator grows them again.
-Seeds named multi-* hold several files split by a "\\f" line (report A B).
+Seeds named mini-* are cut smaller still (2 samples, arrays of 2, 8
+keys). Seeds named multi-* hold several files split by a "\\f" line (report A B).
 Run from the top of the tree: python3 tests/fuzz/make-report-corpus.py"""
 import glob, json, os, subprocess
 
 OUT = "tests/fuzz/corpus/report"
 KEEP = {"nr_dirtied", "nr_written", "pgsteal_file", "type", "t", "host", "runtimes"}
 
-def trim(v, depth=0):
+def trim(v, arr=3, keys=12):
     if isinstance(v, list):
-        return [trim(x, depth + 1) for x in v[:3]]
+        return [trim(x, arr, keys) for x in v[:arr]]
     if isinstance(v, dict):
         out, n = {}, 0
         for k, x in v.items():
-            if n < 12 or k in KEEP:
-                out[k] = trim(x, depth + 1)
+            if n < keys or k in KEEP:
+                out[k] = trim(x, arr, keys)
                 n += 1
         return out
     return v
 
-def seed(lines):
+def seed(lines, nsamples=4, arr=3, keys=12):
     samples = [i for i, l in enumerate(lines) if l.get("type") == "sample"]
-    if len(samples) > 4:
-        step = len(samples) / 4
-        keep = {samples[int(i * step)] for i in range(4)} | {samples[-1]}
+    if len(samples) > nsamples:
+        step = len(samples) / nsamples
+        keep = {samples[int(i * step)] for i in range(nsamples)} | {samples[-1]}
         lines = [l for i, l in enumerate(lines) if l.get("type") != "sample" or i in keep]
-    return "".join(json.dumps(trim(l), separators=(",", ":")) + "\n" for l in lines)
+    return "".join(json.dumps(trim(l, arr, keys), separators=(",", ":")) + "\n" for l in lines)
 
 def load(path):
     out = []
@@ -45,6 +46,9 @@ os.makedirs(OUT, exist_ok=True)
 seeds = {}
 for p in sorted(glob.glob("tests/fuzz/corpus/result/*.jsonl") + glob.glob("tests/fixtures/results/*.jsonl")):
     seeds[os.path.basename(p)] = seed(load(p))
+    # mini-*: two samples, arrays of 2, objects of 8 keys: ~2 KB, for
+    # runs that count executions (FUZZ_MAX_LEN=4096)
+    seeds["mini-" + os.path.basename(p)] = seed(load(p), 2, 2, 8)
 awk = "tests/fixtures/traces/gen-trace.awk"
 for shape in ["seed004-import-hang", "seed000-idle-spin", "all-futex", "rssfile-84mibs",
               "bursty-writer", "cpu-only", "slowdown", "stopped", "gpu-flat-io-moving",
