@@ -381,9 +381,14 @@ static int by_cpu(const void *a, const void *b)
 	const struct gp_thread_agg *x = *(const struct gp_thread_agg *const *)a;
 	const struct gp_thread_agg *y = *(const struct gp_thread_agg *const *)b;
 	double cx = judged_cpu(x), cy = judged_cpu(y);
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
-	return x->tid - y->tid;
+	/* tids and CPU come from the file: no tid subtraction (overflows
+	 * for INT_MIN: tests/fuzz, regress/report/tid-int-min), and a NaN
+	 * (sums of +-1e308) sorts last, so the order stays consistent. */
+	if (cx > cy || (isnan(cy) && !isnan(cx)))
+		return -1;
+	if (cx < cy || (isnan(cx) && !isnan(cy)))
+		return 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 size_t gp_doc_top_threads(const struct gp_doc *d, const struct gp_thread_agg **out, size_t max)

@@ -134,7 +134,7 @@ static int cmp_group(const void *a, const void *b)
 		return x->max_cpu < y->max_cpu ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
-	return x->tids[0] - y->tids[0];
+	return (x->tids[0] > y->tids[0]) - (x->tids[0] < y->tids[0]); /* no overflow */
 }
 
 static void tid_list(FILE *f, const struct group *g)
