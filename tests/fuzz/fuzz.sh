@@ -5,7 +5,9 @@
 # A crash leaves its input in tests/fuzz/build/crash-TARGET-*: copy it to
 # tests/fuzz/regress/TARGET/ once fixed, and `make check` replays it.
 # Exit: 0 no finding, 1 a finding, 77 no clang/libFuzzer (skip).
-# FUZZ_TARGETS="fuzz_fdinfo ..." runs some; FUZZ_RUNS=N bounds by runs.
+# FUZZ_TARGETS="fuzz_fdinfo ..." runs some; FUZZ_RUNS=N bounds by runs;
+# FUZZ_MAX_LEN (default 65536) and FUZZ_ARGS (e.g. -fork=N: N processes)
+# pass on to libFuzzer.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -76,6 +78,8 @@ for t in $FUZZ_TARGETS; do
 		"$work" $seeds > "$B/$t.log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$t.log" | tail -n 1)
+	# -fork=N prints no final stats: its last "#N:" line counts the runs
+	[ -n "$execs" ] || execs=$(grep -aoE '^#[0-9]+' "$B/$t.log" | tail -n 1 | tr -d '#')
 	total_execs=$((total_execs + ${execs:-0}))
 	if [ $rc -ne 0 ]; then
 		findings=$((findings + 1))

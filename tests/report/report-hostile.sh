@@ -106,7 +106,10 @@ done
 # ---- what the fuzzers found, through the command (a "\f" line splits
 # a fuzz input into files; the command gets them as separate files)
 n=0
-for f in "$top_srcdir"/tests/fuzz/regress/report/* "$top_srcdir"/tests/fuzz/corpus/report/*; do
+# (the named seeds; the grown corpus, files named by hash, is replayed
+# in-process by tests/fuzz/replay.sh: a process each would take minutes)
+for f in "$top_srcdir"/tests/fuzz/regress/report/* "$top_srcdir"/tests/fuzz/corpus/report/*.jsonl \
+	 "$top_srcdir"/tests/fuzz/corpus/report/multi-*; do
 	[ -f "$f" ] || continue
 	rm -f "$TMP"/part.*
 	awk -v p="$TMP/part." 'BEGIN { k = 0 } $0 == "\f" { k++; next } { print > (p k) }' "$f"
