@@ -6,7 +6,8 @@ field of its file but is cut small (at most 4 samples, arrays of at most
 3, objects of at most 12 keys besides those the loader reads), so the
 target runs a thousand times a second; the mutator grows them again.
 Seeds named mini-* are cut smaller still (2 samples, arrays of 2, 8
-keys). Seeds named multi-* hold several files split by a "\\f" line (report A B).
+keys). Seeds named host-* carry full host facts (needs a built src/gpuprobe).
+Seeds named multi-* hold several files split by a "\\f" line (report A B).
 Run from the top of the tree: python3 tests/fuzz/make-report-corpus.py"""
 import glob, json, os, subprocess
 
@@ -58,6 +59,34 @@ for shape in ["seed004-import-hang", "seed000-idle-spin", "all-futex", "rssfile-
     seeds["gen-" + shape + ".jsonl"] = seed([json.loads(l) for l in txt.splitlines() if l])
 for n, s in seeds.items():
     open(os.path.join(OUT, n), "w").write(s)
+# host-*: the header's host facts in full (what `info` renders in the
+# report's Environment block), from src/gpuprobe info on seed 000's WSL2
+# tree, the NVIDIA tree and this machine (runtimes included), in place of
+# a mini trace's and the pinning probe's headers.  Needs a built gpuprobe.
+gp = "src/gpuprobe"
+if os.access(gp, os.X_OK):
+    import shutil, tempfile
+    hosts = {}
+    wsl = tempfile.mkdtemp()
+    try:
+        subprocess.run(["sh", "tests/fixtures/hostinfo-wsl.sh", wsl], check=True)
+        for name, args in [("wsl", ["--proc-root", wsl]),
+                           ("nvidia", ["--proc-root", "tests/fixtures/hostinfo-nvidia"]),
+                           ("live", [])]:
+            r = subprocess.run([gp, "info", "--format", "json"] + args, capture_output=True,
+                               text=True, env={"PATH": "/usr/bin:/bin", "HSA_ENABLE_INTERRUPT": "0"})
+            if r.returncode == 0:
+                hosts[name] = json.loads(r.stdout)
+    finally:
+        shutil.rmtree(wsl, ignore_errors=True)
+    for name, host in hosts.items():
+        for base in ["mini-short-flat.jsonl", "mini-lock-pool-all.jsonl"]:
+            lines = [json.loads(l) for l in seeds[base].splitlines()]
+            lines[0]["host"] = host
+            n = "host-%s-%s" % (name, base[5:])
+            seeds[n] = seed(lines, 2, 2, 64)
+            open(os.path.join(OUT, n), "w").write(seeds[n])
+
 # report A B: a trace beside an arm result, two traces, and three files
 for a, b, c in [("short-flat.jsonl", "lock-pool-all.jsonl", None),
                 ("real-stacks.jsonl", "gen-seed000-idle-spin.jsonl", None),
