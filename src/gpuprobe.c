@@ -2,6 +2,7 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "strbuf.h"
 
 #include <argp.h>
 #include <errno.h>
@@ -74,18 +75,13 @@ static char *global_help_filter(int key, const char *text, void *input)
 	if (key != ARGP_KEY_HELP_POST_DOC)
 		return (char *)text;
 	/* The command list, built from the table so it cannot go stale. */
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return (char *)text;
-	len += (size_t)snprintf(buf + len, cap - len, "Commands:\n");
-	for (size_t i = 0; i < NCOMMANDS && len < cap; i++)
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (commands[i].doc)
-			len += (size_t)snprintf(buf + len, cap - len, "  %-10s %s\n",
-					commands[i].name, commands[i].doc);
-	if (len < cap)
-		snprintf(buf + len, cap - len, "\n%s", text);
-	return buf;
+			strbuf_addf(&sb, "  %-10s %s\n", commands[i].name, commands[i].doc);
+	strbuf_addf(&sb, "\n%s", text ? text : "");
+	return strbuf_detach(&sb, NULL); /* argp frees it */
 }
 
 static const struct argp global_argp = {

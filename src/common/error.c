@@ -1,5 +1,6 @@
 #include "config.h"
 #include "error.h"
+#include "strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,18 +12,16 @@ static void vmsg(const char *ctx, int errnum, const char *fmt, va_list ap)
 {
 	/* Build the line first, then write it once: a message never
 	 * interleaves with another process writing to the same terminal. */
-	char line[1024];
-	int n = snprintf(line, sizeof line, "gpuprobe: ");
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "gpuprobe: ");
 	if (ctx && *ctx)
-		n += snprintf(line + n, sizeof line - (size_t)n, "%s: ", ctx);
-	if ((size_t)n < sizeof line)
-		n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-	if (errnum && (size_t)n < sizeof line)
-		n += snprintf(line + n, sizeof line - (size_t)n, ": %s", strerror(errnum));
-	if ((size_t)n >= sizeof line - 1)
-		n = (int)sizeof line - 2;
-	line[n++] = '\n';
-	fwrite(line, 1, (size_t)n, stderr);
+		strbuf_addf(&sb, "%s: ", ctx);
+	strbuf_vaddf(&sb, fmt, ap);
+	if (errnum)
+		strbuf_addf(&sb, ": %s", strerror(errnum));
+	strbuf_addch(&sb, '\n');
+	fwrite(sb.buf, 1, sb.len, stderr);
+	strbuf_release(&sb);
 }
 
 void gp_err(const char *ctx, const char *fmt, ...)

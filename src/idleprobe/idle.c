@@ -18,6 +18,7 @@
 #include "tasks.h"
 #include "timeutil.h"
 #include "sampler.h"
+#include "strbuf.h"
 #include "stacks.h"
 #include "hostinfo.h"
 #include "gpu_args.h"
@@ -724,13 +725,11 @@ static void print_ab(FILE *f, struct run_result *rr, int n, const struct idle_op
 	double clk = (double)sysconf(_SC_CLK_TCK);
 	fprintf(f, "\n| library | build | build-id | idle CPU | spinners |\n|---|---|---|---:|---|\n");
 	for (int i = 0; i < n; i++) {
-		char spin[256] = "";
-		size_t len = 0;
-		for (size_t k = 0; k < rr[i].nth && len < sizeof spin - 16; k++) {
+		struct strbuf spin = STRBUF_INIT;
+		for (size_t k = 0; k < rr[i].nth; k++) {
 			double u, s, v, cpu = acc_cpu(&rr[i].th[k], clk, &u, &s, &v);
 			if (cpu >= o->threshold)
-				len += (size_t)snprintf(spin + len, sizeof spin - len, "%s%.1f%%",
-							len ? " / " : "", cpu);
+				strbuf_addf(&spin, "%s%.1f%%", spin.len ? " / " : "", cpu);
 		}
 		if (rr[i].error[0])
 			fprintf(f, "| %s | (failed: %.60s) | | | |\n", rr[i].lib_arg ? rr[i].lib_arg : "(default)",
@@ -738,7 +737,8 @@ static void print_ab(FILE *f, struct run_result *rr, int n, const struct idle_op
 		else
 			fprintf(f, "| %s | %s | %.12s | %.1f%% | %s |\n",
 				rr[i].lib[0] ? rr[i].lib : rr[i].lib_arg, rr[i].build[0] ? rr[i].build : rr[i].version,
-				rr[i].build_id[0] ? rr[i].build_id : "-", rr[i].cpu_pct, len ? spin : "none");
+				rr[i].build_id[0] ? rr[i].build_id : "-", rr[i].cpu_pct, spin.len ? spin.buf : "none");
+		strbuf_release(&spin);
 	}
 }
 

@@ -3,6 +3,7 @@
 #include "dl.h"
 #include "hostinfo.h"
 #include "parse.h"
+#include "strbuf.h"
 #include "sysinfo.h"
 #include "units.h"
 
@@ -418,9 +419,14 @@ bool gp_elf_build_id(const char *path, char *buf, size_t cap)
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4
 			    && !memcmp((char *)d->d_buf + noff, "GNU", 4)) {
 				const unsigned char *id = (const unsigned char *)d->d_buf + doff;
+				static const char hex[] = "0123456789abcdef";
 				size_t k = 0;
-				for (size_t i = 0; i < nh.n_descsz && k + 3 <= cap; i++)
-					k += (size_t)snprintf(buf + k, cap - k, "%02x", id[i]);
+				for (size_t i = 0; i < nh.n_descsz && k + 3 <= cap; i++) {
+					buf[k++] = hex[id[i] >> 4];
+					buf[k++] = hex[id[i] & 15];
+				}
+				if (k)
+					buf[k] = '\0';
 				found = k > 0;
 				break;
 			}
@@ -662,17 +668,15 @@ typedef void (*fact_fn)(void *ctx, const char *label, const char *value, bool co
 static void walk(const json_t *h, fact_fn fn, void *ctx)
 {
 	char b[1024];
+	struct strbuf sb = STRBUF_INIT;
 	const json_t *os = json_object_get(h, "os");
 	const char *kernel = s_of(os, "kernel") ? s_of(os, "kernel") : s_of(h, "kernel");
-	snprintf(b, sizeof b, "%s%s%s%s%s", s_of(os, "name") ? s_of(os, "name") : "",
-		 s_of(os, "name") ? ", " : "", kernel ? "kernel " : "", kernel ? kernel : "",
-		 s_of(h, "machine") ? "" : "");
-	if (s_of(h, "machine")) {
-		size_t l = strlen(b);
-		snprintf(b + l, sizeof b - l, " (%s)", s_of(h, "machine"));
-	}
-	if (b[0])
-		fn(ctx, "OS", b, false);
+	strbuf_addf(&sb, "%s%s%s%s", s_of(os, "name") ? s_of(os, "name") : "",
+		    s_of(os, "name") ? ", " : "", kernel ? "kernel " : "", kernel ? kernel : "");
+	if (s_of(h, "machine"))
+		strbuf_addf(&sb, " (%s)", s_of(h, "machine"));
+	if (sb.len)
+		fn(ctx, "OS", sb.buf, false);
 	const json_t *cpu = json_object_get(h, "cpu");
 	json_t *ncpu = json_object_get(h, "cpus");
 	if (s_of(cpu, "model") || ncpu) {
@@ -685,28 +689,23 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 	if (gs) {
 		size_t i;
 		const json_t *g;
-		size_t l = 0;
-		b[0] = '\0';
+		strbuf_reset(&sb);
 		json_array_foreach(gs, i, g) {
 			const char *vn = s_of(g, "vendor_name") ? s_of(g, "vendor_name") : s_of(g, "vendor");
 			if (s_of(g, "model")) {
-				l += (size_t)snprintf(b + l, sizeof b - l, "%s%s, driver %s%s%s", i ? "; " : "",
-						      s_of(g, "model"), s_of(g, "driver") ? s_of(g, "driver") : "?",
-						      s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
-				if (l >= sizeof b)
-					break;
+				strbuf_addf(&sb, "%s%s, driver %s%s%s", i ? "; " : "",
+					    s_of(g, "model"), s_of(g, "driver") ? s_of(g, "driver") : "?",
+					    s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
 				continue;
 			}
-			l += (size_t)snprintf(b + l, sizeof b - l, "%s%s: %s %s:%s, driver %s%s%s",
-					      i ? "; " : "", s_of(g, "card"), vn ? vn : "?",
-					      s_of(g, "vendor") ? s_of(g, "vendor") : "?",
-					      s_of(g, "device") ? s_of(g, "device") : "?",
-					      s_of(g, "driver") ? s_of(g, "driver") : "none",
-					      s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
-			if (l >= sizeof b)
-				break;
+			strbuf_addf(&sb, "%s%s: %s %s:%s, driver %s%s%s",
+				    i ? "; " : "", s_of(g, "card") ? s_of(g, "card") : "?", vn ? vn : "?",
+				    s_of(g, "vendor") ? s_of(g, "vendor") : "?",
+				    s_of(g, "device") ? s_of(g, "device") : "?",
+				    s_of(g, "driver") ? s_of(g, "driver") : "none",
+				    s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
 		}
-		fn(ctx, "GPUs", json_array_size(gs) ? b : "none in /sys/class/drm or /proc/driver/nvidia", false);
+		fn(ctx, "GPUs", json_array_size(gs) ? sb.buf : "none in /sys/class/drm or /proc/driver/nvidia", false);
 	}
 	const json_t *drv = json_object_get(h, "drivers");
 	if (drv) {
@@ -717,47 +716,49 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 	}
 	const json_t *w = json_object_get(h, "wsl");
 	if (w) {
-		size_t l = (size_t)snprintf(b, sizeof b, "%s", json_is_true(json_object_get(w, "detected"))
-					    ? "yes" : "no");
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, json_is_true(json_object_get(w, "detected")) ? "yes" : "no");
 		size_t i;
 		const json_t *e;
 		json_array_foreach(json_object_get(w, "evidence"), i, e)
-			l += (size_t)snprintf(b + l, l < sizeof b ? sizeof b - l : 0, "%s%s",
-					      i ? ", " : " (", json_string_value(e));
-		if (json_array_size(json_object_get(w, "evidence")) && l < sizeof b - 1)
-			snprintf(b + l, sizeof b - l, ")");
-		fn(ctx, "WSL", b, false);
+			strbuf_addf(&sb, "%s%s", i ? ", " : " (",
+				    json_string_value(e) ? json_string_value(e) : "?");
+		if (json_array_size(json_object_get(w, "evidence")))
+			strbuf_addch(&sb, ')');
+		fn(ctx, "WSL", sb.buf, false);
 	}
 	const json_t *ds = json_object_get(h, "devices");
 	if (ds) {
-		size_t i, l = 0;
+		size_t i;
 		const json_t *d;
-		b[0] = '\0';
+		strbuf_reset(&sb);
 		json_array_foreach(ds, i, d) {
 			bool r = json_is_true(json_object_get(d, "read")), wr = json_is_true(json_object_get(d, "write"));
-			l += (size_t)snprintf(b + l, l < sizeof b ? sizeof b - l : 0, "%s%s %s %s (%s)",
-					      i ? "; " : "", s_of(d, "path"), s_of(d, "mode"),
-					      s_of(d, "group") ? s_of(d, "group") : "?",
-					      r && wr ? "rw" : r ? "read only" : wr ? "write only" : "no access");
+			strbuf_addf(&sb, "%s%s %s %s (%s)",
+				    i ? "; " : "", s_of(d, "path") ? s_of(d, "path") : "?",
+				    s_of(d, "mode") ? s_of(d, "mode") : "?",
+				    s_of(d, "group") ? s_of(d, "group") : "?",
+				    r && wr ? "rw" : r ? "read only" : wr ? "write only" : "no access");
 		}
-		fn(ctx, "Devices", json_array_size(ds) ? b : "none of /dev/kfd, /dev/dri/*, /dev/nvidia*, /dev/dxg", false);
+		fn(ctx, "Devices", json_array_size(ds) ? sb.buf : "none of /dev/kfd, /dev/dri/*, /dev/nvidia*, /dev/dxg", false);
 	}
 	const json_t *u = json_object_get(h, "user");
 	if (u) {
-		size_t i, l = (size_t)snprintf(b, sizeof b, "%s (uid %" JSON_INTEGER_FORMAT "), groups",
-					       s_of(u, "name") ? s_of(u, "name") : "?",
-					       json_integer_value(json_object_get(u, "uid")));
+		size_t i;
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s (uid %" JSON_INTEGER_FORMAT "), groups",
+			    s_of(u, "name") ? s_of(u, "name") : "?",
+			    json_integer_value(json_object_get(u, "uid")));
 		const json_t *g;
 		json_array_foreach(json_object_get(u, "groups"), i, g) {
 			if (json_is_string(g))
-				l += (size_t)snprintf(b + l, l < sizeof b ? sizeof b - l : 0, " %s", json_string_value(g));
+				strbuf_addf(&sb, " %s", json_string_value(g));
 			else
-				l += (size_t)snprintf(b + l, l < sizeof b ? sizeof b - l : 0, " %" JSON_INTEGER_FORMAT,
-						      json_integer_value(g));
+				strbuf_addf(&sb, " %" JSON_INTEGER_FORMAT, json_integer_value(g));
 		}
 		if (!json_array_size(json_object_get(u, "groups")))
-			snprintf(b + l, l < sizeof b ? sizeof b - l : 0, " none");
-		fn(ctx, "User", b, false);
+			strbuf_addstr(&sb, " none");
+		fn(ctx, "User", sb.buf, false);
 	}
 	const json_t *rt = json_object_get(h, "runtimes");
 	static const char *const rts[] = { "hsa", "cuda", NULL };
@@ -765,52 +766,51 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 		const json_t *r = json_object_get(rt, rts[k]);
 		if (!r)
 			continue;
+		strbuf_reset(&sb);
 		if (s_of(r, "path")) {
-			size_t l = (size_t)snprintf(b, sizeof b, "%s", s_of(r, "path"));
+			strbuf_addstr(&sb, s_of(r, "path"));
 			if (s_of(r, "file_version"))
-				l += (size_t)snprintf(b + l, sizeof b - l, " (version %s)", s_of(r, "file_version"));
+				strbuf_addf(&sb, " (version %s)", s_of(r, "file_version"));
 			if (s_of(r, "version"))
-				l += (size_t)snprintf(b + l, sizeof b - l, ", driver API %s", s_of(r, "version"));
+				strbuf_addf(&sb, ", driver API %s", s_of(r, "version"));
 			if (s_of(r, "build_id"))
-				l += (size_t)snprintf(b + l, l < sizeof b ? sizeof b - l : 0, ", build-id %s", s_of(r, "build_id"));
-			if (s_of(r, "build") && l < sizeof b)
-				snprintf(b + l, sizeof b - l, ", built by %s", s_of(r, "build"));
+				strbuf_addf(&sb, ", build-id %s", s_of(r, "build_id"));
+			if (s_of(r, "build"))
+				strbuf_addf(&sb, ", built by %s", s_of(r, "build"));
 		} else {
-			snprintf(b, sizeof b, "%s not loadable", s_of(r, "name") ? s_of(r, "name") : rts[k]);
+			strbuf_addf(&sb, "%s not loadable", s_of(r, "name") ? s_of(r, "name") : rts[k]);
 		}
-		fn(ctx, k == 0 ? "HSA runtime" : "CUDA driver", b, false);
+		fn(ctx, k == 0 ? "HSA runtime" : "CUDA driver", sb.buf, false);
 	}
 	const json_t *env = json_object_get(h, "env");
 	if (env) {
-		size_t l = 0;
 		const char *key;
 		const json_t *v;
-		b[0] = '\0';
+		strbuf_reset(&sb);
 		json_object_foreach((json_t *)env, key, v)
-			l += (size_t)snprintf(b + l, l < sizeof b ? sizeof b - l : 0, "%s%s=%s",
-					      l ? " " : "", key, json_string_value(v));
-		fn(ctx, "Environment", l ? b : "no HSA_/ROCR_/HIP_/CUDA_ variables", l > 0);
+			strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", key,
+				    json_string_value(v) ? json_string_value(v) : "?");
+		fn(ctx, "Environment", sb.len ? sb.buf : "no HSA_/ROCR_/HIP_/CUDA_ variables", sb.len > 0);
 	}
 	const json_t *vm = json_object_get(h, "vm");
 	json_t *dr = vm ? json_object_get(vm, "vm.dirty_ratio") : json_object_get(h, "vm.dirty_ratio");
 	json_t *dbr = vm ? json_object_get(vm, "vm.dirty_background_ratio")
 			 : json_object_get(h, "vm.dirty_background_ratio");
 	if (dr || dbr) {
-		size_t l = (size_t)snprintf(b, sizeof b, "dirty_ratio=%" JSON_INTEGER_FORMAT
-					    " dirty_background_ratio=%" JSON_INTEGER_FORMAT,
-					    json_integer_value(dr), json_integer_value(dbr));
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "dirty_ratio=%" JSON_INTEGER_FORMAT " dirty_background_ratio=%" JSON_INTEGER_FORMAT,
+			    json_integer_value(dr), json_integer_value(dbr));
 		json_t *x = json_object_get(vm, "vm.dirty_bytes");
 		if (json_integer_value(x))
-			l += (size_t)snprintf(b + l, sizeof b - l, " dirty_bytes=%" JSON_INTEGER_FORMAT, json_integer_value(x));
+			strbuf_addf(&sb, " dirty_bytes=%" JSON_INTEGER_FORMAT, json_integer_value(x));
 		x = json_object_get(vm, "vm.dirty_background_bytes");
 		if (json_integer_value(x))
-			l += (size_t)snprintf(b + l, sizeof b - l, " dirty_background_bytes=%" JSON_INTEGER_FORMAT,
-					      json_integer_value(x));
+			strbuf_addf(&sb, " dirty_background_bytes=%" JSON_INTEGER_FORMAT, json_integer_value(x));
 		const json_t *thp = json_object_get(h, "thp");
 		if (s_of(thp, "enabled"))
-			snprintf(b + l, sizeof b - l, "; THP %s, defrag %s", s_of(thp, "enabled"),
-				 s_of(thp, "defrag") ? s_of(thp, "defrag") : "?");
-		fn(ctx, "Writeback", b, true);
+			strbuf_addf(&sb, "; THP %s, defrag %s", s_of(thp, "enabled"),
+				    s_of(thp, "defrag") ? s_of(thp, "defrag") : "?");
+		fn(ctx, "Writeback", sb.buf, true);
 	}
 	json_t *ys = json_object_get(h, "kernel.yama.ptrace_scope");
 	if (json_object_get(h, "os")) {
@@ -837,6 +837,7 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 		snprintf(b, sizeof b, "%s of %s", s1, s2);
 		fn(ctx, "MemAvailable", b, false);
 	}
+	strbuf_release(&sb);
 }
 
 static void text_fact(void *ctx, const char *label, const char *value, bool code)

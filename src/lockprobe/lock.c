@@ -17,6 +17,7 @@
 #include "procstat.h"
 #include "arms.h"
 #include "result.h"
+#include "strbuf.h"
 #include "sysinfo.h"
 #include "timeutil.h"
 #include "watchdog.h"
@@ -590,12 +591,12 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		}
 		nsel = gp_pool_select(g->agents, g->pools, g->npools, o.pool, sel, GP_GPU_MAX_POOLS);
 		if (nsel < 0) {
-			char names[1024] = "";
+			struct strbuf names = STRBUF_INIT;
 			for (int i = 0; i < g->npools; i++)
-				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-					 i ? ", " : "", g->pools[i].name);
+				strbuf_addf(&names, "%s%s", i ? ", " : "", g->pools[i].name);
 			gp_err("--pool", "no pool named '%s' (this runtime has: %s; or all, cpu, gpu, none)",
-			       o.pool, names[0] ? names : "none");
+			       o.pool, names.len ? names.buf : "none");
+			strbuf_release(&names);
 			gp_gpu_close(g);
 			return GP_EXIT_USAGE;
 		}

@@ -20,8 +20,11 @@ static uint64_t get_u64(const json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 	if (json_is_integer(v))
 		return json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	/* 2^64 and past: the cast would be undefined (tests/fuzz,
+	 * regress/report/u64-real-max); NaN is not > 0. */
 	if (json_is_real(v))
-		return json_real_value(v) > 0 ? (uint64_t)json_real_value(v) : 0;
+		return json_real_value(v) > 0 ? json_real_value(v) < 18446744073709551616.0
+			? (uint64_t)json_real_value(v) : UINT64_MAX : 0;
 	return 0;
 }
 
@@ -343,6 +346,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	ssize_t len;
 	bool first_sample = true;
 	struct gp_point_builder *pb = NULL;
+	char why[200] = "no header line";
 	while ((len = getline(&line, &cap, f)) > 0) {
 		out->lines++;
 		bool terminated = line[len - 1] == '\n';
@@ -358,8 +362,15 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 				break;
 			}
 			out->bad_lines++;
-			if (out->lines == 1)
+			if (out->lines == 1) {
+				/* Say why line 1 is no header: jansson's reason, bytes
+				 * of the file in it made printable (one line). */
+				snprintf(why, sizeof why, "line 1 is not JSON: %s", jerr.text);
+				for (char *c = why; *c; c++)
+					if ((unsigned char)*c < 0x20 || *c == 0x7f)
+						*c = '?';
 				break;
+			}
 			continue;
 		}
 		const char *type = json_string_value(json_object_get(j, "type"));
@@ -395,8 +406,8 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		} else if (!strcmp(type, "kmsg")) {
 			gp_kmsg_note_add(out->kmsg, &out->nkmsg, j);
 		} else if (!strcmp(type, "stacks") && out->series.n) {
-			const char *why = json_string_value(json_object_get(j, "why"));
-			if (why && (!strcmp(why, "hang") || !strcmp(why, "end")))
+			const char *swhy = json_string_value(json_object_get(j, "why"));
+			if (swhy && (!strcmp(swhy, "hang") || !strcmp(swhy, "end")))
 				gp_stuck_add(&out->stuck, j);
 			struct gp_point *last = &out->series.pt[out->series.n - 1];
 			if (last->top_tid)
@@ -432,7 +443,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	bool read_error = ferror(f);
 	fclose(f);
 	if (!out->header) {
-		snprintf(err, errcap, "not a gpuprobe result (no header line)");
+		snprintf(err, errcap, "not a gpuprobe result (%s)", why);
 		gp_loaded_free(out);
 		return -1;
 	}

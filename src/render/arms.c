@@ -1,6 +1,7 @@
 #include "config.h"
 #include "arms.h"
 #include "render.h"
+#include "strbuf.h"
 #include "units.h"
 
 #include <stdlib.h>
@@ -15,6 +16,15 @@ static double num(const json_t *o, const char *k, double dflt)
 {
 	json_t *v = json_object_get(o, k);
 	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* A count from the file as an int: out of range or NaN is 0, never a
+ * cast of a double int cannot hold (undefined; tests/fuzz found
+ * refault_threads 2.1e9, regress/report/refault-threads-huge). */
+static int count(const json_t *o, const char *k)
+{
+	double v = num(o, k, 0);
+	return v >= 0 && v <= 1e6 ? (int)v : 0;
 }
 
 static const char *mapping_text(const char *m, bool md)
@@ -60,15 +70,17 @@ void gp_arm_cells(const json_t *a, bool md, struct gp_arm_cells *c)
 	const char *q = md ? "`" : "";
 	const char *call = str(a, "call"), *pool = str(a, "pool"), *flags = str(a, "flags");
 	snprintf(c->arm, sizeof c->arm, "%s", str(a, "name") ? str(a, "name") : "?");
-	size_t l = (size_t)snprintf(c->call, sizeof c->call, "%s%s%s", q, call ? call : "?", q);
-	if (pool && *pool && l < sizeof c->call)
-		l += (size_t)snprintf(c->call + l, sizeof c->call - l, " (pool %s)", pool);
-	if (flags && strcmp(flags, "0") && l < sizeof c->call)
-		snprintf(c->call + l, sizeof c->call - l, " flags=%s", flags);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s%s%s", q, call ? call : "?", q);
+	if (pool && *pool)
+		strbuf_addf(&sb, " (pool %s)", pool);
+	if (flags && strcmp(flags, "0"))
+		strbuf_addf(&sb, " flags=%s", flags);
+	strbuf_copy_to(&sb, c->call, sizeof c->call);
 
 	char r[96];
 	range_text(r, sizeof r, num(a, "bytes", 0));
-	int refault = (int)num(a, "refault_threads", 0);
+	int refault = count(a, "refault_threads");
 	if (refault > 0)
 		snprintf(c->range, sizeof c->range, "%s, %s, +%d thread%s re-faulting", r,
 			 mapping_text(str(a, "mapping"), md), refault, refault == 1 ? "" : "s");
@@ -99,32 +111,32 @@ void gp_arm_cells(const json_t *a, bool md, struct gp_arm_cells *c)
 	 * spelling), CUDA's in decimal (cuGetErrorName's CUDA_ERROR_* = 1..999). */
 	json_t *code = json_object_get(a, "status_code");
 	bool hex = !(str(a, "runtime") && !strcmp(str(a, "runtime"), "cuda"));
+	strbuf_reset(&sb);
 	if (json_is_integer(code) && json_integer_value(code) == 0)
-		l = (size_t)snprintf(c->result, sizeof c->result, "%src=0%s", q, q);
+		strbuf_addf(&sb, "%src=0%s", q, q);
 	else if (json_is_integer(code) && hex)
-		l = (size_t)snprintf(c->result, sizeof c->result, "%s0x%llx = %s%s", q,
-				     (unsigned long long)json_integer_value(code), status ? status : "?", q);
+		strbuf_addf(&sb, "%s0x%llx = %s%s", q,
+			    (unsigned long long)json_integer_value(code), status ? status : "?", q);
 	else if (json_is_integer(code))
-		l = (size_t)snprintf(c->result, sizeof c->result, "%s%lld = %s%s", q,
-				     (long long)json_integer_value(code), status ? status : "?", q);
+		strbuf_addf(&sb, "%s%lld = %s%s", q,
+			    (long long)json_integer_value(code), status ? status : "?", q);
 	else
-		l = (size_t)snprintf(c->result, sizeof c->result, "%s", status ? status : "?");
-	if (hung && l < sizeof c->result) {
+		strbuf_addstr(&sb, status ? status : "?");
+	if (hung) {
 		const json_t *st = json_object_get(a, "stuck");
 		const char *w = str(st, "wchan"), *sc = str(st, "syscall");
 		if (st)
-			l += (size_t)snprintf(c->result + l, sizeof c->result - l, ": stuck in %s, %s",
-					      w && *w ? w : "-", sc && *sc ? sc : "-");
+			strbuf_addf(&sb, ": stuck in %s, %s", w && *w ? w : "-", sc && *sc ? sc : "-");
 	}
 	double unl = num(a, "unlock_s", -1), dm = num(a, "dirtied_mib", -1), wm = num(a, "written_mib", -1);
-	if (unl >= 0 && l < sizeof c->result)
-		l += (size_t)snprintf(c->result + l, sizeof c->result - l, ", unlock %.3f s", unl);
-	if ((dm > 0.5 || wm > 0.5) && l < sizeof c->result)
-		l += (size_t)snprintf(c->result + l, sizeof c->result - l,
-				      "; system dirtied %.0f MiB, wrote back %.0f MiB", dm, wm);
-	if (json_is_true(json_object_get(a, "mtime_changed")) && l < sizeof c->result)
-		snprintf(c->result + l, sizeof c->result - l, md ? "; **file mtime changed**"
-								 : "; FILE MTIME CHANGED");
+	if (unl >= 0)
+		strbuf_addf(&sb, ", unlock %.3f s", unl);
+	if (dm > 0.5 || wm > 0.5)
+		strbuf_addf(&sb, "; system dirtied %.0f MiB, wrote back %.0f MiB", dm, wm);
+	if (json_is_true(json_object_get(a, "mtime_changed")))
+		strbuf_addstr(&sb, md ? "; **file mtime changed**" : "; FILE MTIME CHANGED");
+	strbuf_copy_to(&sb, c->result, sizeof c->result);
+	strbuf_release(&sb);
 }
 
 /* One line on top for a result that is arms only. */
@@ -154,16 +166,19 @@ void gp_arms_summary(char *buf, size_t cap, const json_t *arms)
 			}
 		}
 	}
-	size_t l = (size_t)snprintf(buf, cap, "%zu arm%s: %zu returned 0", n, n == 1 ? "" : "s", ok);
-	if (n - ok - hung && l < cap)
-		l += (size_t)snprintf(buf + l, cap - l, ", %zu failed%s%s%s", n - ok - hung,
-				      fail_status ? " (" : "", fail_status ? fail_status : "",
-				      fail_status ? (fail_same == n - ok - hung ? ")" : ", ...)") : "");
-	if (hung && l < cap)
-		l += (size_t)snprintf(buf + l, cap - l, ", %zu never returned", hung);
-	if (slow >= 0 && l < cap)
-		snprintf(buf + l, cap - l, "; slowest successful lock %.3f s (%s)", slow,
-			 slow_name ? slow_name : "?");
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%zu arm%s: %zu returned 0", n, n == 1 ? "" : "s", ok);
+	if (n - ok - hung)
+		strbuf_addf(&sb, ", %zu failed%s%s%s", n - ok - hung,
+			    fail_status ? " (" : "", fail_status ? fail_status : "",
+			    fail_status ? (fail_same == n - ok - hung ? ")" : ", ...)") : "");
+	if (hung)
+		strbuf_addf(&sb, ", %zu never returned", hung);
+	if (slow >= 0)
+		strbuf_addf(&sb, "; slowest successful lock %.3f s (%s)", slow,
+			    slow_name ? slow_name : "?");
+	strbuf_copy_to(&sb, buf, cap);
+	strbuf_release(&sb);
 }
 
 /* The probe's own notes: seed 004 lost two arms to its own mistakes (a GPU
@@ -254,7 +269,7 @@ static void effects_row(const json_t *a, row_t row)
 	json_t *mc = json_object_get(a, "mtime_changed");
 	snprintf(row[4], sizeof row[4], "%s", json_is_boolean(mc)
 		 ? (json_is_true(mc) ? "mtime CHANGED" : "mtime unchanged") : "-");
-	int rt = (int)num(a, "refault_threads", 0);
+	int rt = count(a, "refault_threads");
 	if (rt > 0)
 		snprintf(row[5], sizeof row[5], "%d threads, %.0f chunks", rt, num(a, "refault_chunks", 0));
 	else

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "doc.h"
 #include "parse.h"
+#include "strbuf.h"
 #include "syscalls.h"
 #include "units.h"
 
@@ -226,13 +227,14 @@ static void on_sample(struct scan *sc, json_t *line)
 		}
 		json_t *ks = json_object_get(th, "kernel");
 		if (json_array_size(ks)) {
-			size_t q, len = 0;
+			size_t q;
 			json_t *f;
-			a->kstack[0] = '\0';
+			struct strbuf sb = STRBUF_INIT;
 			json_array_foreach(ks, q, f)
-				if (json_is_string(f) && len < sizeof a->kstack)
-					len += (size_t)snprintf(a->kstack + len, sizeof a->kstack - len, "%s%s",
-								q ? "\n" : "", json_string_value(f));
+				if (json_is_string(f) && sb.len < sizeof a->kstack)
+					strbuf_addf(&sb, "%s%s", q ? "\n" : "", json_string_value(f));
+			strbuf_copy_to(&sb, a->kstack, sizeof a->kstack);
+			strbuf_release(&sb);
 		}
 	}
 }
@@ -380,9 +382,14 @@ static int by_cpu(const void *a, const void *b)
 	const struct gp_thread_agg *x = *(const struct gp_thread_agg *const *)a;
 	const struct gp_thread_agg *y = *(const struct gp_thread_agg *const *)b;
 	double cx = judged_cpu(x), cy = judged_cpu(y);
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
-	return x->tid - y->tid;
+	/* tids and CPU come from the file: no tid subtraction (overflows
+	 * for INT_MIN: tests/fuzz, regress/report/tid-int-min), and a NaN
+	 * (sums of +-1e308) sorts last, so the order stays consistent. */
+	if (cx > cy || (isnan(cy) && !isnan(cx)))
+		return -1;
+	if (cx < cy || (isnan(cx) && !isnan(cy)))
+		return 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 size_t gp_doc_top_threads(const struct gp_doc *d, const struct gp_thread_agg **out, size_t max)

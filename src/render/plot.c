@@ -176,7 +176,11 @@ static void draw_panel(cairo_t *cr, const struct frame *f, const struct gp_doc *
 	cairo_fill(cr);
 	draw_phases(cr, f, d, p->y0, p->y1);
 	cairo_set_line_width(cr, 1);
-	for (double y = 0; y <= top + step * 0.01; y += step) {
+	/* At most 100 grid lines: with times or values from a hostile file
+	 * (t near 1e17, a step under the ulp) t += step never moves and the
+	 * loop never ended (tests/fuzz, regress/report/plot-ulp-step). */
+	int lines = 0;
+	for (double y = 0; y <= top + step * 0.01 && lines++ < 100; y += step) {
 		double py = p->y1 - y / top * (p->y1 - p->y0);
 		cairo_set_source_rgba(cr, 0, 0, 0, 0.10);
 		cairo_move_to(cr, f->x0, floor(py) + 0.5);
@@ -188,7 +192,8 @@ static void draw_panel(cairo_t *cr, const struct frame *f, const struct gp_doc *
 		text(cr, f->x0 - 6, py + 4, lab, 12, 2, false);
 	}
 	double tstep = nice_step(f->t1 - f->t0, 10);
-	for (double t = ceil(f->t0 / tstep) * tstep; t <= f->t1 + 1e-9; t += tstep) {
+	lines = 0;
+	for (double t = ceil(f->t0 / tstep) * tstep; t <= f->t1 + 1e-9 && lines++ < 100; t += tstep) {
 		double px = floor(xpix(f, t)) + 0.5;
 		cairo_set_source_rgba(cr, 0, 0, 0, 0.10);
 		cairo_move_to(cr, px, p->y0);

@@ -28,4 +28,11 @@ void gp_md_threads(FILE *out, const struct gp_doc *d);
  * 0, or -1 with a reason in err (no cairo in this build: -1 too). */
 int gp_plot(const char *path, const struct gp_doc *d, char *err, size_t errcap);
 
+/* What `gpuprobe report` writes for docs[0..n) in format (markdown, text
+ * or json; json: one merged document), and the plot of the first of them
+ * that is a trace (-1 with a reason in err where none is, or it failed). */
+void gp_render_report(FILE *out, const char *format, const struct gp_doc *docs, size_t n);
+int gp_plot_first_trace(const char *path, const struct gp_doc *docs, size_t n, char *err,
+			size_t errcap);
+
 #endif

@@ -9,6 +9,7 @@
 #include "arms.h"
 #include "hostinfo.h"
 #include "parse.h"
+#include "strbuf.h"
 #include "units.h"
 
 #include <math.h>
@@ -84,23 +85,25 @@ size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, siz
 	/* Rates from zero, so "0.5 GiB/s all along" is a full bar, not flat. */
 	if (mt->kind == GP_MK_RATE && lo > 0)
 		lo = 0;
-	size_t len = 0;
+	struct strbuf sb = STRBUF_INIT;
 	double last = lo;
 	for (size_t j = 0; j < width; j++)
 		if (cnt[j]) {
 			last = b[j]; /* leading empty buckets take the first value */
 			break;
 		}
-	for (size_t j = 0; j < width && len + 4 < cap; j++) {
+	for (size_t j = 0; j < width && sb.len + 4 < cap; j++) {
 		double v = cnt[j] ? b[j] : last;
 		last = v;
-		int lv = hi > lo ? (int)((v - lo) / (hi - lo) * 7.0 + 0.5) : 0;
-		if (lv < 0)
-			lv = 0;
-		if (lv > 7)
-			lv = 7;
-		len += (size_t)snprintf(buf + len, cap - len, "%s", blocks[lv]);
+		/* Clamped before the cast: with values near +-1e308, hi - lo
+		 * and v - lo are inf and x NaN (tests/fuzz, regress/report/
+		 * sparkline-inf-span). */
+		double x = hi > lo ? (v - lo) / (hi - lo) * 7.0 + 0.5 : 0;
+		int lv = !(x >= 0) ? 0 : x >= 7 ? 7 : (int)x;
+		strbuf_addstr(&sb, blocks[lv]);
 	}
+	size_t len = strbuf_copy_to(&sb, buf, cap);
+	strbuf_release(&sb);
 	if (vmin)
 		*vmin = isfinite(lo) ? lo : 0;
 	if (vmax)
@@ -327,19 +330,21 @@ static void frame_text(char *buf, size_t cap, const json_t *f)
 	const char *sym = str(f, "symbol"), *mod = str(f, "module"), *file = str(f, "file");
 	const char *base = mod ? strrchr(mod, '/') : NULL;
 	base = base ? base + 1 : mod;
+	struct strbuf sb = STRBUF_INIT;
 	if (sym)
-		snprintf(buf, cap, "%s", sym);
+		strbuf_addstr(&sb, sym);
 	else if (json_object_get(f, "offset"))
-		snprintf(buf, cap, "?? %s+%s", base ? base : "?",
-			 str(f, "offset") ? str(f, "offset") : "?");
+		strbuf_addf(&sb, "?? %s+%s", base ? base : "?",
+			    str(f, "offset") ? str(f, "offset") : "?");
 	else
-		snprintf(buf, cap, "?? %s", str(f, "pc") ? str(f, "pc") : "?");
-	size_t l = strlen(buf);
-	if (base && sym && l < cap)
-		l += (size_t)snprintf(buf + l, cap - l, " (%s)", base);
-	if (file && l < cap)
-		snprintf(buf + l, cap - l, " at %s:%" JSON_INTEGER_FORMAT, file,
-			 json_integer_value(json_object_get(f, "line")));
+		strbuf_addf(&sb, "?? %s", str(f, "pc") ? str(f, "pc") : "?");
+	if (base && sym)
+		strbuf_addf(&sb, " (%s)", base);
+	if (file)
+		strbuf_addf(&sb, " at %s:%" JSON_INTEGER_FORMAT, file,
+			    json_integer_value(json_object_get(f, "line")));
+	strbuf_copy_to(&sb, buf, cap);
+	strbuf_release(&sb);
 }
 
 struct stack_group {

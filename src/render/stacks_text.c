@@ -1,6 +1,7 @@
 /* Text and Markdown rendering of a `stacks` line; see stacks_text.h. */
 #include "config.h"
 #include "stacks_text.h"
+#include "strbuf.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -117,13 +118,16 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 {
 	char w[96], lab[256];
 	where(t, w, sizeof w);
-	size_t len = (size_t)snprintf(buf, cap, "%s", w);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, w);
 	const json_t *fr = json_object_get(t, "frames");
 	size_t n = json_array_size(fr);
 	if (!n) {
 		const char *u = str(t, "unwind");
-		if (u && strcmp(u, "ok") && len < cap)
-			snprintf(buf + len, cap - len, " (no user stack: %s)", u);
+		if (u && strcmp(u, "ok"))
+			strbuf_addf(&sb, " (no user stack: %s)", u);
+		strbuf_copy_to(&sb, buf, cap);
+		strbuf_release(&sb);
 		return;
 	}
 	/* A Python thread: the native frame it waits or runs in, then the
@@ -141,8 +145,7 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 	size_t shown = 0;
 	if (first_user > 0 && first_user < n) {
 		frame_label(json_array_get(fr, first_user - 1), lab, sizeof lab);
-		if (len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
+		strbuf_addf(&sb, " ← %s", lab);
 	}
 	size_t start = first_user < n ? first_user : 0;
 	for (size_t i = start; i < n && shown < (yp ? 1u : 2u); i++, shown++) {
@@ -150,21 +153,19 @@ void gp_stacks_chain(const json_t *t, char *buf, size_t cap)
 		if (i > start && is_libc(f))
 			break; /* start_thread, clone3: noise */
 		frame_label(f, lab, sizeof lab);
-		if (len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, " ← %s", lab);
+		strbuf_addf(&sb, " ← %s", lab);
 	}
-	if (yp && len < cap) {
+	if (yp) {
 		const char *fn = str(yp, "function"), *file = str(yp, "file");
 		const char *base = file ? strrchr(file, '/') : NULL;
 		const json_t *l = json_object_get(yp, "line");
-		len += (size_t)snprintf(buf + len, cap - len, " ← %s (%s", fn ? fn : "?",
-					base ? base + 1 : file ? file : "?");
-		if (json_is_integer(l) && len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, ":%" JSON_INTEGER_FORMAT,
-						json_integer_value(l));
-		if (len < cap)
-			snprintf(buf + len, cap - len, ")");
+		strbuf_addf(&sb, " ← %s (%s", fn ? fn : "?", base ? base + 1 : file ? file : "?");
+		if (json_is_integer(l))
+			strbuf_addf(&sb, ":%" JSON_INTEGER_FORMAT, json_integer_value(l));
+		strbuf_addch(&sb, ')');
 	}
+	strbuf_copy_to(&sb, buf, cap);
+	strbuf_release(&sb);
 }
 
 /* The identity of a stack: every frame's label (not the pc: two threads
@@ -173,39 +174,24 @@ static char *stack_key(const json_t *t)
 {
 	char w[96], lab[256];
 	where(t, w, sizeof w);
-	size_t cap = 256, len = 0;
-	char *k = malloc(cap);
-	if (!k)
-		return NULL;
+	struct strbuf k = STRBUF_INIT;
 	const char *gw = gil_words(t);
-	len = (size_t)snprintf(k, cap, "%s|%s|%s", w, str(t, "unwind") ? str(t, "unwind") : "",
-			       gw ? gw : "");
+	strbuf_addf(&k, "%s|%s|%s", w, str(t, "unwind") ? str(t, "unwind") : "", gw ? gw : "");
 	const json_t *fr = json_object_get(t, "frames");
 	for (size_t i = 0; i < json_array_size(fr); i++) {
 		const json_t *fi = json_array_get(fr, i);
 		frame_label(fi, lab, sizeof lab);
+		strbuf_addf(&k, "|%s", lab);
 		/* Python frames by function and file: as native ones, two
 		 * threads at different lines of one function group. */
 		const json_t *py = json_object_get(fi, "python");
 		for (size_t q = 0; q < json_array_size(py); q++) {
-			size_t l = strlen(lab);
-			const json_t *p = json_array_get(py, q);
-			snprintf(lab + l, sizeof lab - l, "|py:%s@%s",
-				 str(p, "function") ? str(p, "function") : "?",
-				 str(p, "file") ? str(p, "file") : "?");
+			const json_t *pq = json_array_get(py, q);
+			strbuf_addf(&k, "|py:%s@%s", str(pq, "function") ? str(pq, "function") : "?",
+				    str(pq, "file") ? str(pq, "file") : "?");
 		}
-		size_t need = len + strlen(lab) + 2;
-		if (need > cap) {
-			while (cap < need)
-				cap *= 2;
-			char *nk = realloc(k, cap);
-			if (!nk)
-				break;
-			k = nk;
-		}
-		len += (size_t)snprintf(k + len, cap - len, "|%s", lab);
 	}
-	return k;
+	return strbuf_detach(&k, NULL);
 }
 
 struct group {
@@ -224,7 +210,7 @@ static int cmp_group(const void *a, const void *b)
 		return x->max_cpu < y->max_cpu ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
-	return x->tids[0] - y->tids[0];
+	return (x->tids[0] > y->tids[0]) - (x->tids[0] < y->tids[0]); /* no overflow */
 }
 
 static void tid_list(FILE *f, const struct group *g)

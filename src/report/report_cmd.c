@@ -111,32 +111,11 @@ int cmd_report(int argc, char **argv, const struct gp_global *g)
 		}
 		n++;
 	}
-	if (o.fmt.fmt == GP_FMT_JSON) {
-		json_t *res = json_array();
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(res, gp_render_json(&docs[i]));
-		json_t *doc = json_pack("{s:s, s:o}", "gpuprobe", PACKAGE_VERSION, "results", res);
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-		putchar('\n');
-		json_decref(doc);
-	} else if (o.fmt.fmt == GP_FMT_TEXT) {
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				putchar('\n');
-			gp_render_text(stdout, &docs[i]);
-		}
-	} else if (n) {
-		gp_render_markdown(stdout, docs, n);
-	}
+	gp_render_report(stdout, o.fmt.fmt == GP_FMT_JSON ? "json" : o.fmt.fmt == GP_FMT_TEXT ? "text"
+			 : "markdown", docs, n);
 	if (o.plot) {
-		size_t k = 0;
-		while (k < n && !docs[k].is_trace)
-			k++;
 		char err[256];
-		if (k == n) {
-			gp_err(o.plot, "no trace to plot (no file with samples)");
-			rc = GP_EXIT_ERROR;
-		} else if (gp_plot(o.plot, &docs[k], err, sizeof err) < 0) {
+		if (gp_plot_first_trace(o.plot, docs, n, err, sizeof err) < 0) {
 			gp_err(o.plot, "%s", err);
 			rc = GP_EXIT_ERROR;
 		}

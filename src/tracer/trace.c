@@ -17,6 +17,7 @@
 #include "stuck.h"
 #include "kmsg.h"
 #include "stacks.h"
+#include "strbuf.h"
 #include "tasks.h"
 #include "load.h"
 #include "sysinfo.h"
@@ -752,12 +753,12 @@ static int resolve_name(struct trace_opts *o)
 			free(pids);
 			return 0;
 		}
-		char list[256] = "";
-		size_t len = 0;
-		for (int i = 0; i < n && len < sizeof list - 16; i++)
-			len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? ", " : "", pids[i]);
-		gp_err(o->name, "%d processes of that name (%s%s): give a PID", n, list,
+		struct strbuf list = STRBUF_INIT;
+		for (int i = 0; i < n && i < 16; i++)
+			strbuf_addf(&list, "%s%d", i ? ", " : "", pids[i]);
+		gp_err(o->name, "%d processes of that name (%s%s): give a PID", n, list.buf,
 		       n > 16 ? ", ..." : "");
+		strbuf_release(&list);
 		free(pids);
 		return -1;
 	}

@@ -5,12 +5,14 @@
 # A crash leaves its input in tests/fuzz/build/crash-TARGET-*: copy it to
 # tests/fuzz/regress/TARGET/ once fixed, and `make check` replays it.
 # Exit: 0 no finding, 1 a finding, 77 no clang/libFuzzer (skip).
-# FUZZ_TARGETS="fuzz_fdinfo ..." runs some; FUZZ_RUNS=N bounds by runs.
+# FUZZ_TARGETS="fuzz_fdinfo ..." runs some; FUZZ_RUNS=N bounds by runs;
+# FUZZ_MAX_LEN (default 65536) and FUZZ_ARGS (e.g. -fork=N: N processes)
+# pass on to libFuzzer.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 : "${FUZZ_SECONDS:=60}"
-: "${FUZZ_TARGETS:=fuzz_procstat fuzz_fdinfo fuzz_result}"
+: "${FUZZ_TARGETS:=fuzz_procstat fuzz_fdinfo fuzz_result fuzz_report fuzz_kmsg}"
 : "${FUZZ_CC:=clang}"
 B=$top_builddir/tests/fuzz/build
 mkdir -p "$B/obj" || exit 99
@@ -26,8 +28,8 @@ fi
 PKGS="jansson libproc2 libdw libelf"
 pkg-config --exists cairo && PKGS="$PKGS cairo"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-CFLAGS="-g -O1 $SAN -I$top_builddir -I$top_srcdir/src -I$top_srcdir/src/common \
-  -I$top_builddir/src/common -I$top_srcdir/src/model -I$top_srcdir/src/verdict -I$top_srcdir/src/render -I$top_srcdir/src/gpu -I$top_srcdir/src/tracer -I$top_srcdir/src/info $(pkg-config --cflags $PKGS)"
+CFLAGS="-g -O1 $SAN -I$top_builddir -I$top_srcdir/src -I$top_builddir/src/common \
+  -I$top_srcdir/src/common -I$top_srcdir/src/model -I$top_srcdir/src/verdict -I$top_srcdir/src/render -I$top_srcdir/src/gpu -I$top_srcdir/src/tracer -I$top_srcdir/src/info $(pkg-config --cflags $PKGS)"
 LIBS="$(pkg-config --libs $PKGS) -ldl -lpthread -lm"
 
 # The library's sources, as src/Makemodule.am lists them.
@@ -51,6 +53,9 @@ rm -f "$B/libgp-fuzz.a"
 ar rcs "$B/libgp-fuzz.a" $objs || exit 99
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+# fontconfig (under cairo's plot) keeps its configuration for the life of
+# the process: tests/report/lsan.supp says so.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top_srcdir/tests/report/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 findings=0
 total_execs=0
@@ -69,11 +74,16 @@ for t in $FUZZ_TARGETS; do
 	[ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
 	dict=
 	[ -f "$top_srcdir/tests/fuzz/$name.dict" ] && dict="-dict=$top_srcdir/tests/fuzz/$name.dict"
+	# FUZZ_MAX_LEN: the largest input (default 64 KiB); FUZZ_ARGS: more
+	# libFuzzer flags (-jobs, -dict, ...).
 	# shellcheck disable=SC2086
-	"$B/$t" $limit -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$B/crash-$name-" $dict "$work" $seeds > "$B/$t.log" 2>&1
+	"$B/$t" $limit -max_len="${FUZZ_MAX_LEN:-65536}" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$B/crash-$name-" $dict ${FUZZ_ARGS:-} \
+		"$work" $seeds > "$B/$t.log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$t.log" | tail -n 1)
+	# -fork=N prints no final stats: its last "#N:" line counts the runs
+	[ -n "$execs" ] || execs=$(grep -aoE '^#[0-9]+' "$B/$t.log" | tail -n 1 | tr -d '#')
 	total_execs=$((total_execs + ${execs:-0}))
 	if [ $rc -ne 0 ]; then
 		findings=$((findings + 1))

@@ -4,7 +4,7 @@
 # --enable-sanitizers): a crash once found stays fixed.
 E2E_TIMEOUT=${E2E_TIMEOUT:-900}
 . "${0%/*}/../e2e/lib.sh"
-for name in procstat fdinfo result kmsg; do
+for name in procstat fdinfo result kmsg report; do
 	bin=$top_builddir/tests/fuzz/replay_$name
 	[ -x "$bin" ] || framework_failure "no $bin"
 	dirs=
