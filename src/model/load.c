@@ -298,23 +298,35 @@ static void keep(json_t **slot, json_t *line)
 	*slot = json_incref(line);
 }
 
-int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t errcap)
+/* A `stacks` line: the snapshot the verdict carries (why hang/end), and
+ * the busiest threads' hot frames for the sample it follows. */
+static void stacks_line(struct gp_loaded *out, const json_t *j)
 {
-	memset(out, 0, sizeof *out);
-	gp_stuck_init(&out->stuck);
-	out->page_size = 4096;
-	out->fd = -1;
+	const char *why = json_string_value(json_object_get(j, "why"));
+	if (why && (!strcmp(why, "hang") || !strcmp(why, "end")))
+		gp_stuck_add(&out->stuck, j);
+	struct gp_point *last = &out->series.pt[out->series.n - 1];
+	if (last->top_tid)
+		gp_stacks_top_frame(j, last->top_tid, last->top_frame, sizeof last->top_frame);
+	if (last->top2_tid)
+		gp_stacks_top_frame(j, last->top2_tid, last->top2_frame, sizeof last->top2_frame);
+}
+
+/* The file, opened for the first pass and kept for the second (out->fd):
+ * a regular file that holds something.  NULL with err filled. */
+static FILE *open_result(const char *path, struct gp_loaded *out, char *err, size_t errcap)
+{
 	/* O_NONBLOCK: a FIFO must not block the open; it is refused below. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(err, errcap, "%s", strerror(errno));
-		return -1;
+		return NULL;
 	}
 	struct stat sb;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		snprintf(err, errcap, "not a regular file");
 		close(fd);
-		return -1;
+		return NULL;
 	}
 	if (sb.st_size == 0) {
 		/* Size 0 is an empty file -- or a /proc or /sys one, which
@@ -328,7 +340,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 				snprintf(err, errcap, "not a gpuprobe result (%s)",
 					 k < 0 ? strerror(errno) : "cannot read it from the start");
 			close(fd);
-			return -1;
+			return NULL;
 		}
 	}
 	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -339,8 +351,20 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		if (out->fd >= 0)
 			close(out->fd);
 		out->fd = -1;
-		return -1;
+		return NULL;
 	}
+	return f;
+}
+
+int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t errcap)
+{
+	memset(out, 0, sizeof *out);
+	gp_stuck_init(&out->stuck);
+	out->page_size = 4096;
+	out->fd = -1;
+	FILE *f = open_result(path, out, err, errcap);
+	if (!f)
+		return -1;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -406,14 +430,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		} else if (!strcmp(type, "kmsg")) {
 			gp_kmsg_note_add(out->kmsg, &out->nkmsg, j);
 		} else if (!strcmp(type, "stacks") && out->series.n) {
-			const char *swhy = json_string_value(json_object_get(j, "why"));
-			if (swhy && (!strcmp(swhy, "hang") || !strcmp(swhy, "end")))
-				gp_stuck_add(&out->stuck, j);
-			struct gp_point *last = &out->series.pt[out->series.n - 1];
-			if (last->top_tid)
-				gp_stacks_top_frame(j, last->top_tid, last->top_frame, sizeof last->top_frame);
-			if (last->top2_tid)
-				gp_stacks_top_frame(j, last->top2_tid, last->top2_frame, sizeof last->top2_frame);
+			stacks_line(out, j);
 		} else if (!strcmp(type, "sample")) {
 			struct gp_point pt;
 			if (!pb)

@@ -917,6 +917,33 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	free(verdict);
 }
 
+/* The kernel log from the start, and the five minutes before it for
+ * context (DESIGN: driver messages are the first thing asked for). */
+static void open_kmsg(struct run *r)
+{
+	uint64_t kstart = gp_kmsg_now_us();
+	/* A replayed root's log has its own clock: the capture says where
+	 * its trace began (tests/fixtures/kmsg/README.md). */
+	const char *ks = r->root.live ? NULL : getenv("GPUPROBE_KMSG_START_US");
+	if (ks)
+		kstart = strtoull(ks, NULL, 10);
+	r->kmsg = gp_kmsg_open(&r->root, kstart, 300, r->kmsg_why, sizeof r->kmsg_why);
+	if (!r->kmsg && r->kmsg_why[0])
+		gp_hint("kernel log: %s", r->kmsg_why);
+}
+
+static void run_free(struct run *r)
+{
+	gp_series_free(&r->series);
+	for (size_t i = 0; i < r->nsess; i++)
+		gp_stacks_close(r->sess[i].stk);
+	free(r->sess);
+	free(r->announced);
+	gp_kmsg_close(r->kmsg);
+	free(r->places);
+	gp_tree_free(r->tree);
+}
+
 /* trace's wording of the shared options. */
 static const struct gp_help trace_help[] = {
 	{ GP_KEY_HOT_THRESHOLD, "CPU% over which a thread is hot (default 50)" },
@@ -1018,17 +1045,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	/* User stacks only of the live system (a replayed tree has no
 	 * process to ptrace). */
 	r.stacks_on = o.stacks != STACKS_NONE && r.root.live;
-	/* The kernel log from the start, and the five minutes before it for
-	 * context (DESIGN: driver messages are the first thing asked for). */
-	uint64_t kstart = gp_kmsg_now_us();
-	/* A replayed root's log has its own clock: the capture says where
-	 * its trace began (tests/fixtures/kmsg/README.md). */
-	const char *ks = r.root.live ? NULL : getenv("GPUPROBE_KMSG_START_US");
-	if (ks)
-		kstart = strtoull(ks, NULL, 10);
-	r.kmsg = gp_kmsg_open(&r.root, kstart, 300, r.kmsg_why, sizeof r.kmsg_why);
-	if (!r.kmsg && r.kmsg_why[0])
-		gp_hint("kernel log: %s", r.kmsg_why);
+	open_kmsg(&r);
 	char comm[64] = "?";
 	write_target(&r, comm, sizeof comm);
 
@@ -1048,14 +1065,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	}
 
 	finish(&r, reason, t_end, comm);
-	gp_series_free(&r.series);
-	for (size_t i = 0; i < r.nsess; i++)
-		gp_stacks_close(r.sess[i].stk);
-	free(r.sess);
-	free(r.announced);
-	gp_kmsg_close(r.kmsg);
-	free(r.places);
-	gp_tree_free(r.tree);
+	run_free(&r);
 	gp_root_close(&r.root);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	return r.rc;
