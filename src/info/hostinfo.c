@@ -665,10 +665,11 @@ static void fmt_size(char *buf, size_t cap, const json_t *v)
 /* One fact a line: (label, value) pairs, rendered as text or Markdown. */
 typedef void (*fact_fn)(void *ctx, const char *label, const char *value, bool code);
 
-static void walk(const json_t *h, fact_fn fn, void *ctx)
+/* The machine: OS, CPU, GPUs, drivers, WSL. */
+static void walk_system(const json_t *h, fact_fn fn, void *ctx)
 {
-	char b[1024];
 	struct strbuf sb = STRBUF_INIT;
+	char b[1024];
 	const json_t *os = json_object_get(h, "os");
 	const char *kernel = s_of(os, "kernel") ? s_of(os, "kernel") : s_of(h, "kernel");
 	strbuf_addf(&sb, "%s%s%s%s", s_of(os, "name") ? s_of(os, "name") : "",
@@ -727,6 +728,13 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 			strbuf_addch(&sb, ')');
 		fn(ctx, "WSL", sb.buf, false);
 	}
+	strbuf_release(&sb);
+}
+
+/* What gpuprobe and the runtime may use: devices, user, runtimes, environment. */
+static void walk_access(const json_t *h, fact_fn fn, void *ctx)
+{
+	struct strbuf sb = STRBUF_INIT;
 	const json_t *ds = json_object_get(h, "devices");
 	if (ds) {
 		size_t i;
@@ -792,6 +800,14 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 				    json_string_value(v) ? json_string_value(v) : "?");
 		fn(ctx, "Environment", sb.len ? sb.buf : "no HSA_/ROCR_/HIP_/CUDA_ variables", sb.len > 0);
 	}
+	strbuf_release(&sb);
+}
+
+/* Memory and writeback settings, ptrace, memlock. */
+static void walk_memory(const json_t *h, fact_fn fn, void *ctx)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char b[1024];
 	const json_t *vm = json_object_get(h, "vm");
 	json_t *dr = vm ? json_object_get(vm, "vm.dirty_ratio") : json_object_get(h, "vm.dirty_ratio");
 	json_t *dbr = vm ? json_object_get(vm, "vm.dirty_background_ratio")
@@ -838,6 +854,13 @@ static void walk(const json_t *h, fact_fn fn, void *ctx)
 		fn(ctx, "MemAvailable", b, false);
 	}
 	strbuf_release(&sb);
+}
+
+static void walk(const json_t *h, fact_fn fn, void *ctx)
+{
+	walk_system(h, fn, ctx);
+	walk_access(h, fn, ctx);
+	walk_memory(h, fn, ctx);
 }
 
 static void text_fact(void *ctx, const char *label, const char *value, bool code)
