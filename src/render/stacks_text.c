@@ -245,16 +245,12 @@ static void kernel_lines(FILE *f, const json_t *t, bool md, unsigned max)
 		fprintf(f, "%s[k] %s\n", md ? "" : "    ", json_string_value(json_array_get(k, i)));
 }
 
-void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o)
+/* Threads with the same stack (stack_key) into groups; *hot counts those
+ * over the threshold.  Returns the number of groups. */
+static size_t group_threads(const json_t *threads, size_t n, const struct gp_stacks_render_opts *o,
+			    struct group *g, size_t *hotp)
 {
-	const json_t *threads = json_object_get(line, "threads");
-	size_t n = json_array_size(threads);
-	bool md = o->format == GP_STACKS_MARKDOWN;
-	unsigned maxf = o->max_frames ? o->max_frames : 16;
-	struct group *g = calloc(n ? n : 1, sizeof *g);
 	size_t ng = 0, hot = 0;
-	if (!g)
-		return;
 	for (size_t i = 0; i < n; i++) {
 		const json_t *t = json_array_get(threads, i);
 		const json_t *c = json_object_get(t, "cpu_pct");
@@ -284,6 +280,86 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 		if (cpu > g[j].max_cpu)
 			g[j].max_cpu = cpu;
 	}
+	*hotp = hot;
+	return ng;
+}
+
+/* One group's representative thread: its syscall, frames (the first
+ * maxf native ones, and every one that runs Python code), kernel stack. */
+static void group_detail(FILE *f, const json_t *t, bool md, unsigned maxf)
+{
+	const char *sc = str(t, "syscall");
+	if (sc && strcmp(sc, "running") && strcmp(sc, "user"))
+		fprintf(f, "%ssyscall %s\n", md ? "" : "    ", sc);
+	const char *err = str(t, "unwind_error");
+	if (err)
+		fprintf(f, "%s(user stack: %s: %s)\n", md ? "" : "    ", str(t, "unwind"), err);
+	const json_t *fr = json_object_get(t, "frames");
+	/* The first maxf native frames, and past them every frame that
+	 * runs Python code, with its Python frames under it. */
+	size_t skipped = 0;
+	for (size_t i = 0; i < json_array_size(fr); i++) {
+		const json_t *fi = json_array_get(fr, i);
+		if (i >= maxf && !json_array_size(json_object_get(fi, "python"))) {
+			skipped++;
+			continue;
+		}
+		if (skipped)
+			fprintf(f, "%s... %zu frames\n", md ? "" : "    ", skipped);
+		skipped = 0;
+		frame_line(f, i, fi, md);
+		gp_stacks_python_lines(f, fi, md ? "      " : "          ");
+	}
+	if (skipped)
+		fprintf(f, "%s... %zu more frames\n", md ? "" : "    ", skipped);
+	const json_t *unplaced = json_object_get(json_object_get(t, "python"), "unplaced");
+	if (json_array_size(unplaced)) {
+		fprintf(f, "%s%s\n", md ? "" : "    ", json_array_size(fr) ?
+			"Python frames below the native stack's end:" :
+			"Python frames (no native stack):");
+		gp_stacks_python_lines(f, t, md ? "      " : "          ");
+	}
+	kernel_lines(f, t, md, 8);
+}
+
+/* Once per module the debug-info hints, and what the snapshot cost. */
+static void trailer(FILE *f, const json_t *line, bool md)
+{
+	/* Once per module: where separate debug info would help. */
+	const json_t *mods = json_object_get(line, "modules");
+	bool head = false;
+	for (size_t i = 0; i < json_array_size(mods); i++) {
+		const char *h = str(json_array_get(mods, i), "hint");
+		if (!h)
+			continue;
+		if (!head)
+			fprintf(f, md ? "Debug info would help:\n\n" : "Debug info would help:\n");
+		head = true;
+		fprintf(f, md ? "- %s\n" : "  %s\n", h);
+	}
+	if (head)
+		fputc('\n', f);
+	const json_t *cost = json_object_get(line, "cost");
+	if (cost && !md && json_integer_value(json_object_get(cost, "stopped")) > 0)
+		fprintf(f, "(%lld thread%s stopped one at a time, %.0f us mean, %.0f us max; %.1f ms)\n",
+			(long long)json_integer_value(json_object_get(cost, "stopped")),
+			json_integer_value(json_object_get(cost, "stopped")) == 1 ? "" : "s",
+			json_number_value(json_object_get(cost, "stop_us_mean")),
+			json_number_value(json_object_get(cost, "stop_us_max")),
+			json_number_value(json_object_get(cost, "wall_ms")));
+}
+
+void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o)
+{
+	const json_t *threads = json_object_get(line, "threads");
+	size_t n = json_array_size(threads);
+	bool md = o->format == GP_STACKS_MARKDOWN;
+	unsigned maxf = o->max_frames ? o->max_frames : 16;
+	struct group *g = calloc(n ? n : 1, sizeof *g);
+	size_t ng = 0, hot = 0;
+	if (!g)
+		return;
+	ng = group_threads(threads, n, o, g, &hot);
 	qsort(g, ng, sizeof *g, cmp_group);
 
 	json_int_t pid = json_integer_value(json_object_get(line, "pid"));
@@ -340,39 +416,7 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 			tid_list(f, &g[j]);
 			fputc('\n', f);
 		}
-		const json_t *t = g[j].first;
-		const char *sc = str(t, "syscall");
-		if (sc && strcmp(sc, "running") && strcmp(sc, "user"))
-			fprintf(f, "%ssyscall %s\n", md ? "" : "    ", sc);
-		const char *err = str(t, "unwind_error");
-		if (err)
-			fprintf(f, "%s(user stack: %s: %s)\n", md ? "" : "    ", str(t, "unwind"), err);
-		const json_t *fr = json_object_get(t, "frames");
-		/* The first maxf native frames, and past them every frame that
-		 * runs Python code, with its Python frames under it. */
-		size_t skipped = 0;
-		for (size_t i = 0; i < json_array_size(fr); i++) {
-			const json_t *fi = json_array_get(fr, i);
-			if (i >= maxf && !json_array_size(json_object_get(fi, "python"))) {
-				skipped++;
-				continue;
-			}
-			if (skipped)
-				fprintf(f, "%s... %zu frames\n", md ? "" : "    ", skipped);
-			skipped = 0;
-			frame_line(f, i, fi, md);
-			gp_stacks_python_lines(f, fi, md ? "      " : "          ");
-		}
-		if (skipped)
-			fprintf(f, "%s... %zu more frames\n", md ? "" : "    ", skipped);
-		const json_t *unplaced = json_object_get(json_object_get(t, "python"), "unplaced");
-		if (json_array_size(unplaced)) {
-			fprintf(f, "%s%s\n", md ? "" : "    ", json_array_size(fr) ?
-				"Python frames below the native stack's end:" :
-				"Python frames (no native stack):");
-			gp_stacks_python_lines(f, t, md ? "      " : "          ");
-		}
-		kernel_lines(f, t, md, 8);
+		group_detail(f, g[j].first, md, maxf);
 		fprintf(f, md ? "```\n\n</details>\n\n" : "\n");
 		free(g[j].key);
 		free(g[j].tids);
@@ -380,26 +424,5 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 	}
 	free(g);
 
-	/* Once per module: where separate debug info would help. */
-	const json_t *mods = json_object_get(line, "modules");
-	bool head = false;
-	for (size_t i = 0; i < json_array_size(mods); i++) {
-		const char *h = str(json_array_get(mods, i), "hint");
-		if (!h)
-			continue;
-		if (!head)
-			fprintf(f, md ? "Debug info would help:\n\n" : "Debug info would help:\n");
-		head = true;
-		fprintf(f, md ? "- %s\n" : "  %s\n", h);
-	}
-	if (head)
-		fputc('\n', f);
-	const json_t *cost = json_object_get(line, "cost");
-	if (cost && !md && json_integer_value(json_object_get(cost, "stopped")) > 0)
-		fprintf(f, "(%lld thread%s stopped one at a time, %.0f us mean, %.0f us max; %.1f ms)\n",
-			(long long)json_integer_value(json_object_get(cost, "stopped")),
-			json_integer_value(json_object_get(cost, "stopped")) == 1 ? "" : "s",
-			json_number_value(json_object_get(cost, "stop_us_mean")),
-			json_number_value(json_object_get(cost, "stop_us_max")),
-			json_number_value(json_object_get(cost, "wall_ms")));
+	trailer(f, line, md);
 }
