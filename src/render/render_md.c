@@ -354,6 +354,30 @@ struct stack_group {
 	size_t n, ntids;
 };
 
+/* Each thread's latest stack: `trace --stacks hot|all` stacks a quiet
+ * thread once per place it waits in, not in every line.  A new array. */
+static json_t *latest_stacks(const json_t *stacks)
+{
+	json_t *latest = json_array();
+	json_t *by_tid = json_object();
+	size_t li, i;
+	const json_t *ln, *th;
+	json_array_foreach(stacks, li, ln)
+		json_array_foreach(json_object_get(ln, "threads"), i, th) {
+			char key[24];
+			snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "tid")));
+			if (!json_object_get(by_tid, key))
+				json_array_append_new(latest, json_string(key));
+			json_object_set(by_tid, key, (json_t *)th);
+		}
+	json_t *arr = json_array();
+	json_array_foreach(latest, i, th)
+		json_array_append(arr, json_object_get(by_tid, json_string_value(th)));
+	json_decref(latest);
+	json_decref(by_tid);
+	return arr;
+}
+
 static void md_stacks(FILE *out, const struct gp_doc *d)
 {
 	const json_t *last = json_array_get(d->stacks, json_array_size(d->stacks) - 1);
@@ -361,28 +385,7 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 	size_t ng = 0;
 	double t = 0;
 	const char *from;
-	/* Each thread's latest stack: `trace --stacks hot|all` stacks a quiet
-	 * thread once per place it waits in, not in every line. */
-	json_t *latest = json_array();
-	{
-		json_t *by_tid = json_object();
-		size_t li, i;
-		const json_t *ln, *th;
-		json_array_foreach(d->stacks, li, ln)
-			json_array_foreach(json_object_get(ln, "threads"), i, th) {
-				char key[24];
-				snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "tid")));
-				if (!json_object_get(by_tid, key))
-					json_array_append_new(latest, json_string(key));
-				json_object_set(by_tid, key, (json_t *)th);
-			}
-		json_t *arr = json_array();
-		json_array_foreach(latest, i, th)
-			json_array_append(arr, json_object_get(by_tid, json_string_value(th)));
-		json_decref(latest);
-		json_decref(by_tid);
-		latest = arr;
-	}
+	json_t *latest = latest_stacks(d->stacks);
 	if (last) {
 		from = "`stacks` lines, each thread's latest";
 		t = json_number_value(json_object_get(last, "t"));
