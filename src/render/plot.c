@@ -150,6 +150,40 @@ static void draw_phases(cairo_t *cr, const struct frame *f, const struct gp_doc 
 	}
 }
 
+/* The legend: top right, on a white box. */
+static void draw_legend(cairo_t *cr, const struct frame *f, const struct panel *p)
+{
+	double lw = 0;
+	for (size_t k = 0; k < p->ns; k++) {
+		double w = text_width(cr, p->s[k].label, 12);
+		lw = w > lw ? w : lw;
+	}
+	if (p->ns) {
+		double bx = f->x1 - lw - 46, by = p->y0 + 8, bh = 18.0 * (double)p->ns + 8;
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.88);
+		cairo_rectangle(cr, bx, by, lw + 38, bh);
+		cairo_fill_preserve(cr);
+		cairo_set_source_rgba(cr, 0, 0, 0, 0.25);
+		cairo_set_line_width(cr, 1);
+		cairo_stroke(cr);
+		for (size_t k = 0; k < p->ns; k++) {
+			double y = by + 16 + 18.0 * (double)k;
+			cairo_set_source_rgb(cr, p->s[k].c.r, p->s[k].c.g, p->s[k].c.b);
+			cairo_set_line_width(cr, 3);
+			if (p->s[k].dashed) {
+				static const double dash[] = { 5, 3 };
+				cairo_set_dash(cr, dash, 2, 0);
+			}
+			cairo_move_to(cr, bx + 6, y - 4);
+			cairo_line_to(cr, bx + 28, y - 4);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+			text(cr, bx + 33, y, p->s[k].label, 12, 0, false);
+		}
+	}
+}
+
 static void draw_panel(cairo_t *cr, const struct frame *f, const struct gp_doc *d, struct panel *p,
 		       bool xlabels)
 {
@@ -251,36 +285,7 @@ static void draw_panel(cairo_t *cr, const struct frame *f, const struct gp_doc *
 	}
 	cairo_restore(cr);
 
-	/* legend: top right, on a white box */
-	double lw = 0;
-	for (size_t k = 0; k < p->ns; k++) {
-		double w = text_width(cr, p->s[k].label, 12);
-		lw = w > lw ? w : lw;
-	}
-	if (p->ns) {
-		double bx = f->x1 - lw - 46, by = p->y0 + 8, bh = 18.0 * (double)p->ns + 8;
-		cairo_set_source_rgba(cr, 1, 1, 1, 0.88);
-		cairo_rectangle(cr, bx, by, lw + 38, bh);
-		cairo_fill_preserve(cr);
-		cairo_set_source_rgba(cr, 0, 0, 0, 0.25);
-		cairo_set_line_width(cr, 1);
-		cairo_stroke(cr);
-		for (size_t k = 0; k < p->ns; k++) {
-			double y = by + 16 + 18.0 * (double)k;
-			cairo_set_source_rgb(cr, p->s[k].c.r, p->s[k].c.g, p->s[k].c.b);
-			cairo_set_line_width(cr, 3);
-			if (p->s[k].dashed) {
-				static const double dash[] = { 5, 3 };
-				cairo_set_dash(cr, dash, 2, 0);
-			}
-			cairo_move_to(cr, bx + 6, y - 4);
-			cairo_line_to(cr, bx + 28, y - 4);
-			cairo_stroke(cr);
-			cairo_set_dash(cr, NULL, 0, 0);
-			cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-			text(cr, bx + 33, y, p->s[k].label, 12, 0, false);
-		}
-	}
+	draw_legend(cr, f, p);
 }
 
 static struct series *add(struct panel *p, const char *label, size_t n)
