@@ -215,6 +215,7 @@ struct activity {
 	bool same_arg0;
 	/* The GPU in the phase (waiting-gpu) */
 	unsigned gpu_known, gpu_busy, samples;
+	bool gpu_last_busy;        /* the latest sample that measured it: busy */
 	float gpu_pct;
 	int gpu_pid;
 	char gpu_comm[16];
@@ -291,6 +292,7 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
 		if (!p[i].gpu_act_known)
 			continue;
 		a->gpu_known++;
+		a->gpu_last_busy = p[i].gpu_act_busy;
 		if (p[i].gpu_act_busy) {
 			a->gpu_busy++;
 			a->gpu_pct = p[i].gpu_act_pct;
@@ -409,10 +411,10 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	}
 	/* Busy in at least half the phase's samples, the last one among
 	 * them: the GPU still runs the work the host waits for. */
-	if (a->samples && a->gpu_busy * 2 >= a->samples && l->gpu_act_busy) {
+	if (a->gpu_known && a->gpu_busy * 2 >= a->gpu_known && a->gpu_last_busy) {
 		a->host_kind = a->kind;
 		a->kind = "waiting-gpu";
-		a->conf_cap = a->gpu_busy * 10 >= a->samples * 9 ? NULL : "medium";
+		a->conf_cap = a->gpu_busy * 10 >= a->gpu_known * 9 ? NULL : "medium";
 	}
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
@@ -587,8 +589,8 @@ static void describe_gpu_wait(char *buf, size_t cap, const struct activity *a)
 	cat(buf, cap, "the GPU runs this process's work: ");
 	if (a->procs > 1 && a->gpu_pid)
 		cat(buf, cap, "pid %d (%s) ", a->gpu_pid, a->gpu_comm);
-	cat(buf, cap, "%.0f%% busy at the last sample, busy in %u of %u samples; the host waits",
-	    a->gpu_pct, a->gpu_busy, a->samples);
+	cat(buf, cap, "%.0f%% busy at the last sample, busy in %u of %u samples that measured it; "
+	    "the host waits", a->gpu_pct, a->gpu_busy, a->gpu_known);
 	if (a->host_kind && strcmp(a->host_kind, "hang-busy-user") == 0 && a->tid) {
 		cat(buf, cap, ", ");
 		name_thread(buf, cap, a, a->tid, a->comm, a->pid, a->pcomm);
