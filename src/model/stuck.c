@@ -11,16 +11,23 @@ void gp_stuck_init(struct gp_stuck *s)
 	s->t = -1;
 }
 
+/* "load_shard (load.py:12)": a Python frame (stacks.h: a native frame's
+ * "python" array, youngest first: function, file, line). */
+static bool py_label(const json_t *p, char *buf, size_t cap)
+{
+	const char *fn = json_string_value(json_object_get(p, "function"));
+	const char *file = json_string_value(json_object_get(p, "file"));
+	const json_t *line = json_object_get(p, "line");
+	if (!fn && !file)
+		return false;
+	const char *base = file ? strrchr(file, '/') : NULL;
+	snprintf(buf, cap, "%s (%s:%lld)", fn ? fn : "?", base ? base + 1 : file ? file : "?",
+		 json_is_integer(line) ? (long long)json_integer_value(line) : 0LL);
+	return true;
+}
+
 bool gp_frame_label(const json_t *f, char *buf, size_t cap)
 {
-	const char *pyfn = json_string_value(json_object_get(f, "py_function"));
-	if (pyfn) {
-		const char *file = json_string_value(json_object_get(f, "py_file"));
-		const char *base = file ? strrchr(file, '/') : NULL;
-		snprintf(buf, cap, "%s (%s:%lld)", pyfn, base ? base + 1 : file ? file : "?",
-			 (long long)json_integer_value(json_object_get(f, "py_line")));
-		return true;
-	}
 	const char *sym = json_string_value(json_object_get(f, "symbol"));
 	if (sym && *sym) {
 		gp_strlcpy(buf, sym, cap);
@@ -60,7 +67,7 @@ static void wait_frame(const json_t *frames, char *buf, size_t cap)
 	char lab[64];
 	/* A Python frame first: what the user's code waits in. */
 	json_array_foreach(frames, i, f)
-		if (json_object_get(f, "py_function") && gp_frame_label(f, buf, cap))
+		if (py_label(json_array_get(json_object_get(f, "python"), 0), buf, cap))
 			return;
 	json_array_foreach(frames, i, f) {
 		const char *sym = json_string_value(json_object_get(f, "symbol"));
@@ -115,6 +122,13 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 				break;
 			if (gp_frame_label(f, x->frames[x->nframes], sizeof x->frames[0]))
 				x->nframes++;
+			/* its Python frames, interleaved where the interpreter ran them */
+			size_t q;
+			json_t *pf;
+			json_array_foreach(json_object_get(f, "python"), q, pf)
+				if (x->nframes < GP_STUCK_FRAMES
+				    && py_label(pf, x->frames[x->nframes], sizeof x->frames[0]))
+					x->nframes++;
 		}
 		wait_frame(frames, x->wait_frame, sizeof x->wait_frame);
 		const char *k0 = json_string_value(json_array_get(json_object_get(th, "kernel"), 0));

@@ -204,6 +204,8 @@ struct activity {
 	int main_lock_pid;         /* a main thread waits on a lock */
 	bool main_outside;         /* the target's main thread waits outside */
 	char main_frame[64];       /* that main thread's wait frame, from the stacks */
+	char waits3[3][64];        /* the first distinct wait frames of the stacks */
+	unsigned nwaits3;
 	char common_frame[64];
 	unsigned common_count, stuck_n;
 	double stuck_t;
@@ -269,6 +271,7 @@ static void tally(struct tid_tally *t, size_t *nt, size_t cap, int tid, double c
 
 static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 			   struct activity *a);
+static void stuck_waits(const struct gp_stuck *stuck, struct activity *a);
 
 static bool has_waits(const struct gp_point *p)
 {
@@ -408,6 +411,7 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 		a->stuck_t = stuck->t;
 		a->stuck_n = (unsigned)stuck->total;
 		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
+		stuck_waits(stuck, a);
 	}
 	/* Busy in at least half the phase's samples, the last one among
 	 * them: the GPU still runs the work the host waits for. */
@@ -432,6 +436,22 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	if ((p[ia].have & GP_PT_SYS_RECLAIM) && (l->have & GP_PT_SYS_RECLAIM)) {
 		a->have_reclaim = true;
 		a->reclaim = (double)(l->sys_pgsteal_file - p[ia].sys_pgsteal_file) * ps / a->dur;
+	}
+}
+
+/* The distinct wait frames of the first sleeping threads of the stacks. */
+static void stuck_waits(const struct gp_stuck *stuck, struct activity *a)
+{
+	a->nwaits3 = 0;
+	for (size_t i = 0; i < stuck->n && a->nwaits3 < 3; i++) {
+		const char *w = stuck->th[i].wait_frame;
+		if (!*w || stuck->th[i].state == 'R')
+			continue;
+		bool seen = false;
+		for (unsigned k = 0; k < a->nwaits3; k++)
+			seen |= !strcmp(a->waits3[k], w);
+		if (!seen)
+			gp_strlcpy(a->waits3[a->nwaits3++], w, sizeof a->waits3[0]);
 	}
 }
 
@@ -485,6 +505,7 @@ static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuc
 		a->stuck_t = stuck->t;
 		a->stuck_n = (unsigned)stuck->total;
 		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
+		stuck_waits(stuck, a);
 		for (size_t i = 0; i < stuck->n && !a->lockish; i++)
 			for (unsigned k = 0; k < stuck->th[i].nframes; k++)
 				if (stuck->th[i].state != 'R' && lockish_frame(stuck->th[i].frames[k]))
@@ -584,6 +605,21 @@ static void name_thread(char *buf, size_t cap, const struct activity *a, int tid
 /* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
  * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
  * reclaim" */
+/* The stacks taken at the hang: the frame most threads wait in, or, when
+ * none is shared, the frames of the first few (an ABBA pair's two
+ * acquire lines). */
+static void describe_stuck(char *buf, size_t cap, const struct activity *a)
+{
+	if (a->common_count >= 2 && a->common_frame[0]) {
+		cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
+		    a->common_count, a->stuck_n, a->common_frame);
+	} else if (a->nwaits3) {
+		cat(buf, cap, "; stacks at +%.1f s: threads in ", a->stuck_t);
+		for (unsigned i = 0; i < a->nwaits3; i++)
+			cat(buf, cap, "%s%s", i ? ", " : "", a->waits3[i]);
+	}
+}
+
 static void describe_gpu_wait(char *buf, size_t cap, const struct activity *a)
 {
 	cat(buf, cap, "the GPU runs this process's work: ");
@@ -609,9 +645,7 @@ static void describe_gpu_wait(char *buf, size_t cap, const struct activity *a)
 			describe_waits(buf, cap, a);
 		}
 	}
-	if (a->common_count && a->common_frame[0])
-		cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
-		    a->common_count, a->stuck_n, a->common_frame);
+	describe_stuck(buf, cap, a);
 	cat(buf, cap, ": a long GPU job, not a host hang");
 }
 
@@ -659,9 +693,7 @@ static void describe_activity(char *buf, size_t cap, const struct activity *a)
 		if (a->procs > 1 && a->outside && a->outside_pid && !strcmp(a->kind, "idle"))
 			cat(buf, cap, "; the waits for the outside are in pid %d (%s)", a->outside_pid,
 			    a->outside_comm);
-		if (a->common_count >= 1 && a->common_frame[0])
-			cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
-			    a->common_count, a->stuck_n, a->common_frame);
+		describe_stuck(buf, cap, a);
 		if (a->main_lock_pid) {
 			cat(buf, cap, "; the main thread of pid %d waits on a lock with no timeout",
 			    a->main_lock_pid);
