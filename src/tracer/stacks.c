@@ -1107,6 +1107,7 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 	sigemptyset(&s->chld);
 	sigaddset(&s->chld, SIGCHLD);
 	if (gp_root_open(&s->root, "/") < 0) {
+		gp_py_close(s->py);
 		free(s);
 		return NULL;
 	}
@@ -1122,6 +1123,7 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 	if (read_identity(s, &st, &dev, &ino) < 0) {
 		int e = errno == ENOENT ? ESRCH : errno;
 		gp_root_close(&s->root);
+		gp_py_close(s->py);
 		free(s);
 		errno = e;
 		return NULL;

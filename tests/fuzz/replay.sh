@@ -4,6 +4,10 @@
 # --enable-sanitizers): a crash once found stays fixed.
 E2E_TIMEOUT=${E2E_TIMEOUT:-900}
 . "${0%/*}/../e2e/lib.sh"
+# report's plots go through cairo: fontconfig keeps its configuration for
+# the life of the process (tests/report/lsan.supp).
+LSAN_OPTIONS=suppressions=$top_srcdir/tests/report/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+export LSAN_OPTIONS
 for name in procstat fdinfo result kmsg report; do
 	bin=$top_builddir/tests/fuzz/replay_$name
 	[ -x "$bin" ] || framework_failure "no $bin"
