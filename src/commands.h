@@ -24,5 +24,6 @@ int cmd_workload(int argc, char **argv, const struct gp_global *g);
 int cmd_idle(int argc, char **argv, const struct gp_global *g);
 int cmd_idle_child(int argc, char **argv, const struct gp_global *g);
 int cmd_stacks(int argc, char **argv, const struct gp_global *g);
+int cmd_unwind(int argc, char **argv, const struct gp_global *g);
 
 #endif

@@ -31,6 +31,8 @@ static const struct command commands[] = {
 	{ "__workload", cmd_workload, NULL },
 	/* hidden: the runtime side of gpuprobe idle */
 	{ "__idle-child", cmd_idle_child, NULL },
+	/* hidden: unwinds a stuck lock/pools call from outside (lockprobe/unwind.h) */
+	{ "__unwind", cmd_unwind, NULL },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

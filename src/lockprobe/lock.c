@@ -19,7 +19,9 @@
 #include "result.h"
 #include "strbuf.h"
 #include "sysinfo.h"
+#include "stacks_text.h"
 #include "timeutil.h"
+#include "unwind.h"
 #include "watchdog.h"
 
 #include <argp.h>
@@ -272,6 +274,8 @@ static json_t *stuck_json(const struct gp_wd_stuck *s)
 		free(copy);
 		json_object_set_new(j, "kernel", arr);
 	}
+	/* Where in the runtime it waits: frames unwound from outside. */
+	gp_unwind_stuck(j, s->tid, GP_UNWIND_BUDGET_NS);
 	return j;
 }
 
@@ -422,6 +426,44 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 	return a;
 }
 
+/* The stuck call's thread, frames and kernel stack, through the stacks
+ * renderer (a `stacks` line of one thread): the arms table has one cell
+ * for it.  TODO(lead): move into src/render/arms.c so that `report`
+ * shows it from a saved result too. */
+static void print_stuck_frames(const json_t *arms, bool md)
+{
+	size_t i;
+	json_t *a;
+	json_array_foreach(arms, i, a) {
+		json_t *st = json_object_get(a, "stuck");
+		if (!json_is_object(st))
+			continue;
+		const char *call = json_string_value(json_object_get(a, "call"));
+		const char *u = json_string_value(json_object_get(st, "unwind"));
+		const char *why = json_string_value(json_object_get(st, "unwind_error"));
+		printf(md ? "\n**Where %s waits** (arm %s):\n\n" : "\nWhere %s waits (arm %s):\n",
+		       call ? call : "the call", json_string_value(json_object_get(a, "name")));
+		if (u && strcmp(u, "ok"))
+			printf(md ? "user frames not read: %s%s%s\n\n" : "  user frames not read: %s%s%s\n", u,
+			       why ? ": " : "", why ? why : "");
+		json_t *t = json_deep_copy(st);
+		/* /proc/TID/stack's "[<0>] " prefix: the stacks line has none. */
+		json_t *k = json_object_get(t, "kernel"), *kl;
+		size_t ki;
+		json_array_foreach(k, ki, kl) {
+			const char *ks = json_string_value(kl), *e = ks ? strstr(ks, "] ") : NULL;
+			if (ks && ks[0] == '[' && e)
+				json_array_set_new(k, ki, json_string(e + 2));
+		}
+		json_t *line = json_pack("{s:s, s:f, s:i, s:[o]}", "type", "stacks", "t", 0.0, "pid",
+					 (int)getpid(), "threads", t);
+		struct gp_stacks_render_opts ro = { .format = md ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
+						    .hot_pct = 101, .comm = "gpuprobe", .max_frames = 24 };
+		gp_render_stacks(stdout, line, &ro);
+		json_decref(line);
+	}
+}
+
 static void print_arms(struct lock_ctx *x)
 {
 	enum gp_format fmt = x->o->fmt.fmt;
@@ -439,6 +481,8 @@ static void print_arms(struct lock_ctx *x)
 	} else {
 		gp_arms_text(stdout, x->arms);
 	}
+	if (fmt != GP_FMT_JSON)
+		print_stuck_frames(x->arms, fmt == GP_FMT_MARKDOWN);
 	fflush(stdout);
 }
 
@@ -498,9 +542,14 @@ int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, 
 	double secs;
 	struct gp_wd_stuck stuck;
 	if (!gp_watchdog_run(do_open, &c, timeout_ns, &r, &secs, &stuck)) {
+		json_t *sj = json_object();
+		gp_unwind_stuck(sj, stuck.tid, GP_UNWIND_BUDGET_NS);
+		char chain[512];
+		gp_unwind_chain(sj, 6, chain, sizeof chain);
+		json_decref(sj);
 		gp_err("runtime", "opening the GPU runtime did not return within %g s "
-		       "(stuck in %s, %s)", (double)timeout_ns / 1e9, stuck.wchan[0] ? stuck.wchan : "?",
-		       stuck.syscall[0] ? stuck.syscall : "?");
+		       "(stuck in %s, %s%s%s)", (double)timeout_ns / 1e9, stuck.wchan[0] ? stuck.wchan : "?",
+		       stuck.syscall[0] ? stuck.syscall : "?", chain[0] ? "; frames: " : "", chain);
 		fflush(stdout);
 		_exit(GP_EXIT_ERROR);
 	}
@@ -661,6 +710,19 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 				       ? json_string_value(json_object_get(s, "wchan")) : "(no wchan)",
 				       json_string_value(json_object_get(s, "syscall"))[0]
 				       ? json_string_value(json_object_get(s, "syscall")) : "(syscall unknown)");
+				char chain[512];
+				gp_unwind_chain(s, 6, chain, sizeof chain);
+				const char *uw = json_string_value(json_object_get(s, "unwind"));
+				if (chain[0])
+					gp_err(name, "its frames: %s", chain);
+				else if (uw && !strcmp(uw, "ok"))
+					gp_err(name, "its user stack had no frames");
+				else
+					gp_err(name, "its user frames were not read: %s%s%s",
+					       uw ? uw : "?",
+					       json_is_string(json_object_get(s, "unwind_error")) ? ": " : "",
+					       json_is_string(json_object_get(s, "unwind_error"))
+					       ? json_string_value(json_object_get(s, "unwind_error")) : "");
 				if (x.out)
 					gp_result_close(x.out);
 				fflush(stdout);

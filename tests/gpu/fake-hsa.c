@@ -8,6 +8,9 @@
  *   HSA_USE_SVM=0 in the environment             -> lock calls give 0x1000
  *   GPUPROBE_FAKE_HSA_HANG_ABOVE=SIZE            -> a lock above SIZE bytes never
  *                                                   returns (blocks in read(2))
+ *   GPUPROBE_FAKE_HSA_PIN_HANG=1                 -> every lock call blocks for ever
+ *        in fake_kfd_register_memory() (read(2) under it), a named frame the
+ *        way ROCr's KfdDriver::RegisterMemory sits under the lock call (seed 004)
  *   GPUPROBE_FAKE_HSA_INIT_FAIL=1                -> hsa_init gives 0x1008
  *   GPUPROBE_FAKE_HSA_INIT_HANG=1                -> hsa_init never returns (blocks
  *                                                   in read(2), as a wedged driver)
@@ -99,6 +102,16 @@ static void block_for_ever(void)
 	}
 	for (;;)
 		pause();
+}
+
+/* Not inlined, not a tail call away: the frame the unwind must name.
+ * Global (hidden visibility) so the symbol table keeps its name even in
+ * a build that strips local symbols. */
+void fake_kfd_register_memory(void *host, size_t size) __attribute__((noinline, noreturn));
+void fake_kfd_register_memory(void *host, size_t size)
+{
+	logf_("fake_kfd_register_memory host=%p size=%zu: blocking", host, size);
+	block_for_ever();
 }
 
 API hsa_status_t hsa_init(void)
@@ -301,6 +314,8 @@ static hsa_status_t common_lock(const char *call, void *host, size_t size, hsa_a
 	/* Seed 004 arm 1: the fleet's no-SVM knob refuses the call. */
 	if (env_is("HSA_USE_SVM", "0"))
 		return ERROR;
+	if (env_is("GPUPROBE_FAKE_HSA_PIN_HANG", "1"))
+		fake_kfd_register_memory(host, size);
 	const char *hang = getenv("GPUPROBE_FAKE_HSA_HANG_ABOVE");
 	if (hang && size > strtoull(hang, NULL, 0))
 		block_for_ever();
@@ -310,7 +325,9 @@ static hsa_status_t common_lock(const char *call, void *host, size_t size, hsa_a
 
 API hsa_status_t hsa_amd_memory_lock(void *host, size_t size, hsa_agent_t *ag, int nag, void **out)
 {
-	return common_lock("hsa_amd_memory_lock", host, size, ag, nag, NULL, 0, out);
+	hsa_status_t r = common_lock("hsa_amd_memory_lock", host, size, ag, nag, NULL, 0, out);
+	__asm__ volatile("" ::: "memory");
+	return r;
 }
 
 API hsa_status_t hsa_amd_memory_lock_to_pool(void *host, size_t size, hsa_agent_t *ag, int nag,
@@ -326,7 +343,11 @@ API hsa_status_t hsa_amd_memory_lock_to_pool(void *host, size_t size, hsa_agent_
 		return INVALID_MEMORY_POOL;
 	if (flags != 0)
 		return INVALID_ARGUMENT; /* "Reserved parameter, must be 0" */
-	return common_lock("hsa_amd_memory_lock_to_pool", host, size, ag, nag, p, flags, out);
+	hsa_status_t r = common_lock("hsa_amd_memory_lock_to_pool", host, size, ag, nag, p, flags, out);
+	/* No tail call: this frame stays on the stack, as the API entry
+	 * does in ROCr (the unwind test names it). */
+	__asm__ volatile("" ::: "memory");
+	return r;
 }
 
 API hsa_status_t hsa_amd_memory_unlock(void *host)
