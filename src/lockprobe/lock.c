@@ -426,44 +426,6 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 	return a;
 }
 
-/* The stuck call's thread, frames and kernel stack, through the stacks
- * renderer (a `stacks` line of one thread): the arms table has one cell
- * for it.  TODO(lead): move into src/render/arms.c so that `report`
- * shows it from a saved result too. */
-static void print_stuck_frames(const json_t *arms, bool md)
-{
-	size_t i;
-	json_t *a;
-	json_array_foreach(arms, i, a) {
-		json_t *st = json_object_get(a, "stuck");
-		if (!json_is_object(st))
-			continue;
-		const char *call = json_string_value(json_object_get(a, "call"));
-		const char *u = json_string_value(json_object_get(st, "unwind"));
-		const char *why = json_string_value(json_object_get(st, "unwind_error"));
-		printf(md ? "\n**Where %s waits** (arm %s):\n\n" : "\nWhere %s waits (arm %s):\n",
-		       call ? call : "the call", json_string_value(json_object_get(a, "name")));
-		if (u && strcmp(u, "ok"))
-			printf(md ? "user frames not read: %s%s%s\n\n" : "  user frames not read: %s%s%s\n", u,
-			       why ? ": " : "", why ? why : "");
-		json_t *t = json_deep_copy(st);
-		/* /proc/TID/stack's "[<0>] " prefix: the stacks line has none. */
-		json_t *k = json_object_get(t, "kernel"), *kl;
-		size_t ki;
-		json_array_foreach(k, ki, kl) {
-			const char *ks = json_string_value(kl), *e = ks ? strstr(ks, "] ") : NULL;
-			if (ks && ks[0] == '[' && e)
-				json_array_set_new(k, ki, json_string(e + 2));
-		}
-		json_t *line = json_pack("{s:s, s:f, s:i, s:[o]}", "type", "stacks", "t", 0.0, "pid",
-					 (int)getpid(), "threads", t);
-		struct gp_stacks_render_opts ro = { .format = md ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
-						    .hot_pct = 101, .comm = "gpuprobe", .max_frames = 24 };
-		gp_render_stacks(stdout, line, &ro);
-		json_decref(line);
-	}
-}
-
 static void print_arms(struct lock_ctx *x)
 {
 	enum gp_format fmt = x->o->fmt.fmt;
@@ -482,7 +444,6 @@ static void print_arms(struct lock_ctx *x)
 		gp_arms_text(stdout, x->arms);
 	}
 	if (fmt != GP_FMT_JSON)
-		print_stuck_frames(x->arms, fmt == GP_FMT_MARKDOWN);
 	fflush(stdout);
 }
 

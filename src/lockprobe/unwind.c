@@ -232,6 +232,7 @@ void gp_unwind_stuck(json_t *stuck, int tid, int64_t budget_ns)
 		return;
 	}
 	json_t *u = json_object_get(t, "unwind");
+	json_object_set_new(stuck, "pid", json_integer(getpid())); /* the process that waits */
 	json_object_set_new(stuck, "unwind", json_is_string(u) ? json_incref(u) : json_string("failed"));
 	json_t *ue = json_object_get(t, "unwind_error");
 	if (json_is_string(ue))

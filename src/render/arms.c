@@ -1,6 +1,7 @@
 #include "config.h"
 #include "arms.h"
 #include "render.h"
+#include "stacks_text.h"
 #include "strbuf.h"
 #include "units.h"
 
@@ -212,6 +213,43 @@ static void notes(FILE *out, const json_t *arms, bool md)
 		fputc('\n', out);
 }
 
+/* A stuck call's thread, frames and kernel stack (arm.stuck, unwound
+ * from outside by lockprobe/unwind.c), through the stacks renderer (a
+ * `stacks` line of one thread): live and in `report` alike. */
+static void stuck_frames(FILE *out, const json_t *arms, bool md)
+{
+	size_t i;
+	json_t *a;
+	json_array_foreach(arms, i, a) {
+		json_t *st = json_object_get(a, "stuck");
+		if (!json_is_object(st))
+			continue;
+		const char *call = json_string_value(json_object_get(a, "call"));
+		const char *u = json_string_value(json_object_get(st, "unwind"));
+		const char *why = json_string_value(json_object_get(st, "unwind_error"));
+		fprintf(out, md ? "\n**Where %s waits** (arm %s):\n\n" : "\nWhere %s waits (arm %s):\n",
+		       call ? call : "the call", json_string_value(json_object_get(a, "name")));
+		if (u && strcmp(u, "ok"))
+			fprintf(out, md ? "user frames not read: %s%s%s\n\n" : "  user frames not read: %s%s%s\n", u,
+			       why ? ": " : "", why ? why : "");
+		json_t *t = json_deep_copy(st);
+		/* /proc/TID/stack's "[<0>] " prefix: the stacks line has none. */
+		json_t *k = json_object_get(t, "kernel"), *kl;
+		size_t ki;
+		json_array_foreach(k, ki, kl) {
+			const char *ks = json_string_value(kl), *e = ks ? strstr(ks, "] ") : NULL;
+			if (ks && ks[0] == '[' && e)
+				json_array_set_new(k, ki, json_string(e + 2));
+		}
+		json_t *line = json_pack("{s:s, s:f, s:I, s:[o]}", "type", "stacks", "t", 0.0, "pid",
+					 json_integer_value(json_object_get(st, "pid")), "threads", t);
+		struct gp_stacks_render_opts ro = { .format = md ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
+						    .hot_pct = 101, .comm = "gpuprobe", .max_frames = 24 };
+		gp_render_stacks(out, line, &ro);
+		json_decref(line);
+	}
+}
+
 void gp_arms_markdown(FILE *out, const json_t *arms)
 {
 	if (!json_array_size(arms))
@@ -231,6 +269,7 @@ void gp_arms_markdown(FILE *out, const json_t *arms)
 	}
 	fputc('\n', out);
 	notes(out, arms, true);
+	stuck_frames(out, arms, true);
 }
 
 /* ---- text: aligned columns ------------------------------------------------- */
@@ -317,5 +356,6 @@ void gp_arms_text(FILE *out, const json_t *arms)
 	if (any)
 		fputc('\n', out);
 	notes(out, arms, false);
+	stuck_frames(out, arms, false);
 	free(rows);
 }
