@@ -114,3 +114,45 @@ check_jsonl() {
 
 # count TYPE FILE
 count() { jq -r --arg t "$1" 'select(.type == $t) | .type' "$2" | wc -l; }
+
+# no_stopped PID: no thread of PID is in state t or T (stat field 3).
+no_stopped() {
+	for f in /proc/$1/task/*/stat; do
+		read -r line < "$f" 2>/dev/null || continue
+		st=${line##*) }
+		st=${st%% *}
+		case $st in t|T) say "thread ${f#/proc/$1/task/} is in state $st"; return 1 ;; esac
+	done
+	return 0
+}
+
+# require_python: $PY and its $PY_VERSION (3.11), a CPython whose frames gpuprobe reads (3.11-3.13;
+# PYTHON, default /usr/bin/python3), or SKIP saying why not.
+require_python() {
+	PY=${PYTHON:-/usr/bin/python3}
+	[ -x "$PY" ] || skip "no $PY"
+	PY_VERSION=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || skip "$PY does not run"
+	case $PY_VERSION in 3.11|3.12|3.13) ;; *) skip "$PY is Python $PY_VERSION (3.11-3.13 are read)" ;; esac
+}
+
+# wait_target FILE: sets $pid, the traced command's, from the target line
+# that trace -o FILE writes once the command started (fails after 5 s).
+wait_target() {
+	_target_pid() { pid=$(jq -r 'select(.type == "target") | .pid' "$1" 2>/dev/null); [ -n "$pid" ]; }
+	wait_until 5 _target_pid "$1" || fail "no target line within 5 s"
+}
+
+# bad_input WANT ARGS...: gpuprobe ARGS exits WANT within 5 s, with a first
+# line on stderr (hints aside) that starts with "gpuprobe"; failed=1 if not.
+bad_input() {
+	_want=$1; shift
+	timeout -k 1 5 "$GPUPROBE" "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
+	_rc=$?
+	_first=$(grep -v '^gpuprobe: hint' "$TMP/err" | head -n 1)
+	case $_first in
+	gpuprobe*) if [ $_rc -eq "$_want" ]; then say "ok: $* -> $_rc: $_first"; return 0; fi ;;
+	esac
+	say "FAIL: $* -> exit $_rc (want $_want), stderr: ${_first:-<empty>}"
+	[ $_rc -ge 124 ] && say "      (timed out or crashed)"
+	failed=1
+}

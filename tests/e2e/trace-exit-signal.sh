@@ -7,9 +7,7 @@ F=$TMP/t.jsonl
 
 "$GPUPROBE" trace -q --interval 0.2 -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2>&1 &
 GP=$!; bg_track $GP
-target() { jq -r 'select(.type == "target") | .pid' "$F" 2>/dev/null | grep -q .; }
-wait_until 5 target || fail "no target line within 5 s"
-pid=$(jq -r 'select(.type == "target") | .pid' "$F")
+wait_target "$F"
 say "command pid $pid; kill -KILL $pid after 1 s"
 bg_track "$pid"
 sleep 1

@@ -11,9 +11,7 @@ F=$TMP/t.jsonl
 env --default-signal=INT "$GPUPROBE" trace -q --interval 0.5 -o "$F" -- "$WORKLOADS/spin" 1 \
 	> "$TMP/out" 2> "$TMP/err" &
 GP=$!; bg_track $GP
-target() { jq -r 'select(.type == "target") | .pid' "$F" 2>/dev/null | grep -q .; }
-wait_until 5 target || fail "no target line within 5 s"
-pid=$(jq -r 'select(.type == "target") | .pid' "$F")
+wait_target "$F"
 bg_track "$pid"
 say "gpuprobe pid $GP, spinner pid $pid; SIGINT to gpuprobe after 2 s"
 sleep 2

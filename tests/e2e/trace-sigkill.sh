@@ -8,9 +8,7 @@ F=$TMP/t.jsonl
 
 "$GPUPROBE" trace -q --interval 0.1 -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2>&1 &
 GP=$!; bg_track $GP
-target() { jq -r 'select(.type == "target") | .pid' "$F" 2>/dev/null | grep -q .; }
-wait_until 5 target || fail "no target line within 5 s"
-pid=$(jq -r 'select(.type == "target") | .pid' "$F")
+wait_target "$F"
 bg_track "$pid"
 sleep 1.03
 ok "spinner $pid alive before" alive "$pid"
