@@ -1,5 +1,6 @@
 #include "config.h"
 #include "point.h"
+#include "grow.h"
 #include "parse.h"
 
 #include <stdlib.h>
@@ -65,14 +66,8 @@ static struct proc_entry *entry(struct gp_point_builder *b, int pid, bool create
 			return &b->e[i];
 	if (!create)
 		return NULL;
-	if (b->n == b->cap) {
-		size_t nc = b->cap ? 2 * b->cap : 16;
-		struct proc_entry *ne = realloc(b->e, nc * sizeof *ne);
-		if (!ne)
-			return NULL;
-		b->e = ne;
-		b->cap = nc;
-	}
+	if (!gp_grow(&b->e, &b->cap, b->n + 1, sizeof *b->e, 16))
+		return NULL;
 	struct proc_entry *e = &b->e[b->n++];
 	memset(e, 0, sizeof *e);
 	e->pid = pid;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sampler.h"
+#include "grow.h"
 #include "gpumem.h"
 #include "parse.h"
 #include "procstat.h"
@@ -437,14 +438,8 @@ static void largest_file_mapping(struct gp_sampler *s, json_t *proc, struct gp_p
 /* The threads array (streamed) and the thread views of this sample. */
 static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, double dt)
 {
-	if (n > s->tvcap) {
-		size_t nc = n + 16;
-		struct gp_tview *tv = realloc(s->tv, nc * sizeof *tv);
-		if (!tv)
-			return -1;
-		s->tv = tv;
-		s->tvcap = nc;
-	}
+	if (!gp_grow(&s->tv, &s->tvcap, n, sizeof *s->tv, 16))
+		return -1;
 	struct gp_jsonw *w = &s->jw;
 	gp_jw_reset(w);
 	gp_jw_arr_begin(w);

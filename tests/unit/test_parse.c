@@ -5,9 +5,11 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
+#include "grow.h"
 
 static void test_u64(void **st)
 {
@@ -210,6 +212,26 @@ static void test_pid(void **st)
 	assert_false(gp_parse_pid(" 1", &p));
 }
 
+static void test_grow(void **st)
+{
+	(void)st;
+	long *a = NULL;
+	size_t cap = 0;
+	assert_true(gp_grow(&a, &cap, 1, sizeof *a, 4));
+	assert_int_equal(cap, 4);
+	a[3] = 7;
+	assert_true(gp_grow(&a, &cap, 4, sizeof *a, 4));   /* room already */
+	assert_int_equal(cap, 4);
+	assert_true(gp_grow(&a, &cap, 9, sizeof *a, 4));   /* doubles past need */
+	assert_int_equal(cap, 16);
+	assert_int_equal(a[3], 7);
+	long *keep = a;
+	assert_false(gp_grow(&a, &cap, SIZE_MAX / 2, sizeof *a, 4)); /* overflow */
+	assert_ptr_equal(a, keep);
+	assert_int_equal(cap, 16);
+	free(a);
+}
+
 static void test_strlcpy(void **st)
 {
 	char b[4];
@@ -231,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_percent_count),
 		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_strlcpy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
