@@ -336,24 +336,12 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	if (have_status && (m.have & GP_HAVE_VM_SIZE))
 		s->had_mm = true;
 	if (have_status) {
-		static const struct {
-			const char *key;
-			size_t off;
-			unsigned bit;
-		} mem[] = {
-			{ "rss_anon", offsetof(struct gp_status_mem, rss_anon), GP_HAVE_RSS_ANON },
-			{ "rss_file", offsetof(struct gp_status_mem, rss_file), GP_HAVE_RSS_FILE },
-			{ "rss_shmem", offsetof(struct gp_status_mem, rss_shmem), GP_HAVE_RSS_SHMEM },
-			{ "vm_lck", offsetof(struct gp_status_mem, vm_lck), GP_HAVE_VM_LCK },
-			{ "vm_pin", offsetof(struct gp_status_mem, vm_pin), GP_HAVE_VM_PIN },
-			{ "vm_rss", offsetof(struct gp_status_mem, vm_rss), GP_HAVE_VM_RSS },
-			{ "vm_hwm", offsetof(struct gp_status_mem, vm_hwm), GP_HAVE_VM_HWM },
-			{ "vm_size", offsetof(struct gp_status_mem, vm_size), GP_HAVE_VM_SIZE },
-		};
-		for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
-			if (m.have & mem[i].bit)
-				json_object_set_new(proc, mem[i].key, json_integer(
-					(json_int_t)*(uint64_t *)((char *)&m + mem[i].off)));
+		for (size_t i = 0; i < GP_STATUS_MEM_NFIELDS; i++) {
+			const struct gp_status_mem_field *f = &gp_status_mem_fields[i];
+			if (m.have & f->bit)
+				json_object_set_new(proc, f->json_key,
+						    json_integer((json_int_t)gp_status_mem_value(&m, f)));
+		}
 		if (m.have & GP_HAVE_THREADS)
 			json_object_set_new(proc, "threads", json_integer(m.threads));
 		pt->rss_file = m.rss_file;
