@@ -7,15 +7,12 @@
 #include "nvml.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+
+#include "unit.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"
@@ -23,8 +20,6 @@
 #ifndef FAKE_NVML
 #define FAKE_NVML "tests/gpu/libnvidia-ml.so.1"
 #endif
-
-#define UNUSED __attribute__((unused))
 
 static const char *fx(const char *name)
 {
@@ -370,14 +365,11 @@ static void test_json_busy(void **state UNUSED)
 
 static void test_throttle_text(void **state UNUSED)
 {
-	char b[128];
-	gp_nvml_throttle_text(0, b, sizeof b);
-	assert_string_equal(b, "");
-	gp_nvml_throttle_text(0x48, b, sizeof b);
-	assert_string_equal(b, "hw-slowdown,hw-thermal");
-	gp_nvml_throttle_text(0x1001, b, sizeof b);
-	assert_string_equal(b, "idle,0x1000");
-	gp_nvml_throttle_text(0x1ff, b, 8);	/* bounded */
+	char b[8];
+	TEXT_IS(gp_nvml_throttle_text, 0, "");
+	TEXT_IS(gp_nvml_throttle_text, 0x48, "hw-slowdown,hw-thermal");
+	TEXT_IS(gp_nvml_throttle_text, 0x1001, "idle,0x1000");
+	gp_nvml_throttle_text(0x1ff, b, sizeof b);	/* bounded */
 	assert_true(strlen(b) < 8);
 }
 
