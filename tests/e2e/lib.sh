@@ -156,3 +156,25 @@ bad_input() {
 	[ $_rc -ge 124 ] && say "      (timed out or crashed)"
 	failed=1
 }
+
+# trace_spin INTERVAL: gpuprobe trace -o $F of the spin workload in the
+# background ($GP; its stdout in $TMP/out, stderr in $TMP/err), once the
+# target line names the spinner ($pid).  SIGINT has its default action,
+# as from a terminal: a background job of a non-interactive shell would
+# start with it ignored.
+trace_spin() {
+	require_workload spin
+	env --default-signal=INT "$GPUPROBE" trace -q --interval "$1" -o "$F" -- "$WORKLOADS/spin" 1 \
+		> "$TMP/out" 2> "$TMP/err" &
+	GP=$!; bg_track $GP
+	wait_target "$F"
+	bg_track "$pid"
+}
+
+# exit_is FILE KEYS WANT: the exit line of FILE, cut to KEYS (jq's
+# `{status, signal}`), is WANT (compact JSON).
+exit_is() {
+	_ex=$(jq -c "select(.type == \"exit\") | {$2}" "$1")
+	say "exit line: $_ex"
+	ok "exit line is $3" test "$_ex" = "$3"
+}
