@@ -68,10 +68,8 @@ static struct proc_entry *entry(struct gp_point_builder *b, int pid, bool create
 		return NULL;
 	if (!gp_grow(&b->e, &b->cap, b->n + 1, sizeof *b->e, 16))
 		return NULL;
-	struct proc_entry *e = &b->e[b->n++];
-	memset(e, 0, sizeof *e);
-	e->pid = pid;
-	return e;
+	b->e[b->n] = (struct proc_entry){ .pid = pid };
+	return &b->e[b->n++];
 }
 
 void gp_point_begin(struct gp_point_builder *b, struct gp_point *pt, double t, bool first)
