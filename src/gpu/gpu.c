@@ -11,6 +11,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int gp_gpu_load(struct gp_gpu *g, const char *dflt, const char *hint)
+{
+	const char *lib = g->lib[0] ? g->lib : dflt;
+	if (!g->dl) {
+		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		if (!g->dl) {
+			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, gp_dlerror());
+			snprintf(g->hint, sizeof g->hint, "%s", hint);
+			return -1;
+		}
+		snprintf(g->lib, sizeof g->lib, "%s", lib);
+	}
+	g->loaded = true;
+	return 0;
+}
+
 bool gp_gpu_parse_runtime(const char *s, enum gp_rt *rt)
 {
 	if (!strcmp(s, "auto"))

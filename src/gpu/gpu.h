@@ -97,6 +97,10 @@ struct gp_gpu {
 };
 
 extern const struct gp_gpu_backend gp_hsa_backend;
+/* For a backend's open: dlopens --lib, else dflt, unless already loaded;
+ * g->lib then names it and g->loaded is set.  -1 with g->err and the
+ * install hint in g->hint when it does not load. */
+int gp_gpu_load(struct gp_gpu *g, const char *dflt, const char *hint);
 extern const struct gp_gpu_backend gp_cuda_backend;
 
 /* Picks and opens the runtime.  rt AUTO: by --lib's exports, else by

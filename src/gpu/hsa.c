@@ -177,22 +177,13 @@ static hsa_status_t on_agent(hsa_agent_t agent, void *data)
 
 /* One name per entry point (ROCr exports no versioned names); the
  * required ones in the order their absence is reported. */
-#define ONE(name) ((const char *const[]){ name, NULL })
+#define ONE(name) GP_DL_NAMES(name)
 
 static int hsa_open(struct gp_gpu *g)
 {
-	const char *lib = g->lib[0] ? g->lib : "libhsa-runtime64.so.1";
-	if (!g->dl) {
-		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-		if (!g->dl) {
-			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, gp_dlerror());
-			snprintf(g->hint, sizeof g->hint,
-				 "install libhsa-runtime64-1 (Debian/Ubuntu) or ROCm, or give --lib PATH");
-			return -1;
-		}
-		snprintf(g->lib, sizeof g->lib, "%s", lib);
-	}
-	g->loaded = true;
+	if (gp_gpu_load(g, "libhsa-runtime64.so.1",
+			"install libhsa-runtime64-1 (Debian/Ubuntu) or ROCm, or give --lib PATH") < 0)
+		return -1;
 	struct hsa_fns *f = &fns_storage;
 	memset(f, 0, sizeof *f);
 	g->priv = f;
