@@ -75,37 +75,33 @@ static int fail(struct gp_gpu *g, const char *call, CUresult r)
 	return -1;
 }
 
+/* The driver API entry points: the required ones first, in the order
+ * their absence is reported; a versioned name before the bare one. */
+static const struct gp_dl_sym cuda_syms[] = {
+	{ GP_DL_NAMES("cuInit"), (void **)&fns_storage.init, true },
+	{ GP_DL_NAMES("cuDeviceGet"), (void **)&fns_storage.device_get, true },
+	{ GP_DL_NAMES("cuDevicePrimaryCtxRetain"), (void **)&fns_storage.primary_retain, true },
+	{ GP_DL_NAMES("cuCtxSetCurrent"), (void **)&fns_storage.ctx_set_current, true },
+	{ GP_DL_NAMES("cuMemHostRegister_v2"), (void **)&fns_storage.host_register, true },
+	{ GP_DL_NAMES("cuMemHostUnregister"), (void **)&fns_storage.host_unregister, true },
+	{ GP_DL_NAMES("cuDriverGetVersion"), (void **)&fns_storage.driver_version, false },
+	{ GP_DL_NAMES("cuDeviceGetCount"), (void **)&fns_storage.device_count, false },
+	{ GP_DL_NAMES("cuDeviceGetName"), (void **)&fns_storage.device_name, false },
+	{ GP_DL_NAMES("cuDeviceTotalMem_v2"), (void **)&fns_storage.device_total_mem, false },
+	{ GP_DL_NAMES("cuDeviceGetAttribute"), (void **)&fns_storage.device_attr, false },
+	{ GP_DL_NAMES("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
+	  (void **)&fns_storage.primary_release, false },
+	{ GP_DL_NAMES("cuGetErrorName"), (void **)&fns_storage.error_name, false },
+};
+
 static int cuda_open(struct gp_gpu *g)
 {
-	if (gp_gpu_load(g, "libcuda.so.1", "install the NVIDIA driver, or give --lib PATH") < 0)
-		return -1;
 	struct cuda_fns *f = &fns_storage;
 	memset(f, 0, sizeof *f);
 	g->priv = f;
-	/* The required entry points first, in the order their absence is
-	 * reported; a versioned name before the bare one. */
-	const struct gp_dl_sym syms[] = {
-		{ GP_DL_NAMES("cuInit"), (void **)&f->init, true },
-		{ GP_DL_NAMES("cuDeviceGet"), (void **)&f->device_get, true },
-		{ GP_DL_NAMES("cuDevicePrimaryCtxRetain"), (void **)&f->primary_retain, true },
-		{ GP_DL_NAMES("cuCtxSetCurrent"), (void **)&f->ctx_set_current, true },
-		{ GP_DL_NAMES("cuMemHostRegister_v2"), (void **)&f->host_register, true },
-		{ GP_DL_NAMES("cuMemHostUnregister"), (void **)&f->host_unregister, true },
-		{ GP_DL_NAMES("cuDriverGetVersion"), (void **)&f->driver_version, false },
-		{ GP_DL_NAMES("cuDeviceGetCount"), (void **)&f->device_count, false },
-		{ GP_DL_NAMES("cuDeviceGetName"), (void **)&f->device_name, false },
-		{ GP_DL_NAMES("cuDeviceTotalMem_v2"), (void **)&f->device_total_mem, false },
-		{ GP_DL_NAMES("cuDeviceGetAttribute"), (void **)&f->device_attr, false },
-		{ GP_DL_NAMES("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
-		  (void **)&f->primary_release, false },
-		{ GP_DL_NAMES("cuGetErrorName"), (void **)&f->error_name, false },
-	};
-	const char *missing = NULL;
-	gp_dl_bind(g->dl, syms, sizeof syms / sizeof syms[0], &missing);
-	if (missing) {
-		snprintf(g->err, sizeof g->err, "%s: no %s: not a usable CUDA driver", g->lib, missing);
+	if (gp_gpu_load(g, "libcuda.so.1", "install the NVIDIA driver, or give --lib PATH",
+			cuda_syms, sizeof cuda_syms / sizeof cuda_syms[0], "CUDA driver") < 0)
 		return -1;
-	}
 	CUresult r = f->init(0);
 	if (r)
 		return fail(g, "cuInit", r);

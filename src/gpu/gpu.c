@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gp_gpu_load(struct gp_gpu *g, const char *dflt, const char *hint)
+int gp_gpu_load(struct gp_gpu *g, const char *dflt, const char *hint,
+		const struct gp_dl_sym *syms, size_t n, const char *what)
 {
 	const char *lib = g->lib[0] ? g->lib : dflt;
 	if (!g->dl) {
@@ -24,6 +25,12 @@ int gp_gpu_load(struct gp_gpu *g, const char *dflt, const char *hint)
 		snprintf(g->lib, sizeof g->lib, "%s", lib);
 	}
 	g->loaded = true;
+	const char *missing = NULL;
+	gp_dl_bind(g->dl, syms, n, &missing);
+	if (missing) {
+		snprintf(g->err, sizeof g->err, "%s: no %s: not a usable %s", g->lib, missing, what);
+		return -1;
+	}
 	return 0;
 }
 
