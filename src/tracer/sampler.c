@@ -143,15 +143,13 @@ static void syscall_write(struct gp_jsonw *w, const struct gp_syscall *sc)
 {
 	switch (sc->kind) {
 	case GP_SC_RUNNING:
-		gp_jw_key(w, "syscall");
-		gp_jw_str(w, "running");
+		gp_jw_kstr(w, "syscall", "running");
 		break;
 	case GP_SC_USER:
 	case GP_SC_IN:
 		gp_jw_key(w, "syscall");
 		gp_jw_obj_begin(w);
-		gp_jw_key(w, "nr");
-		gp_jw_int(w, sc->kind == GP_SC_USER ? -1 : sc->nr);
+		gp_jw_kint(w, "nr", sc->kind == GP_SC_USER ? -1 : sc->nr);
 		if (sc->kind == GP_SC_IN) {
 			gp_jw_key(w, "args");
 			gp_jw_arr_begin(w);
@@ -159,10 +157,8 @@ static void syscall_write(struct gp_jsonw *w, const struct gp_syscall *sc)
 				gp_jw_hex(w, sc->args[i]);
 			gp_jw_arr_end(w);
 		}
-		gp_jw_key(w, "sp");
-		gp_jw_hex(w, sc->sp);
-		gp_jw_key(w, "pc");
-		gp_jw_hex(w, sc->pc);
+		gp_jw_khex(w, "sp", sc->sp);
+		gp_jw_khex(w, "pc", sc->pc);
 		gp_jw_obj_end(w);
 		break;
 	default:
@@ -221,64 +217,41 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 			 enum gp_wait wait)
 {
 	gp_jw_obj_begin(w);
-	gp_jw_key(w, "tid");
-	gp_jw_int(w, th->tid);
-	gp_jw_key(w, "comm");
-	gp_jw_str(w, th->st.comm);
+	gp_jw_kint(w, "tid", th->tid);
+	gp_jw_kstr(w, "comm", th->st.comm);
 	char state[2] = { th->st.state, 0 };
-	gp_jw_key(w, "state");
-	gp_jw_str(w, state);
-	if (th->have_wchan) {
-		gp_jw_key(w, "wchan");
-		gp_jw_str(w, th->wchan);
-	}
-	gp_jw_key(w, "utime");
-	gp_jw_real(w, (double)th->st.utime / clk);
-	gp_jw_key(w, "stime");
-	gp_jw_real(w, (double)th->st.stime / clk);
+	gp_jw_kstr(w, "state", state);
+	if (th->have_wchan)
+		gp_jw_kstr(w, "wchan", th->wchan);
+	gp_jw_kreal(w, "utime", (double)th->st.utime / clk);
+	gp_jw_kreal(w, "stime", (double)th->st.stime / clk);
 	if (!th->is_new && dt > 0) {
 		double cpu, sys;
 		thread_cpu(th, clk, dt, &cpu, &sys);
-		gp_jw_key(w, "cpu_pct");
-		gp_jw_real(w, cpu);
-		gp_jw_key(w, "sys_pct");
-		gp_jw_real(w, sys);
+		gp_jw_kreal(w, "cpu_pct", cpu);
+		gp_jw_kreal(w, "sys_pct", sys);
 	}
 	if (th->have_sched) {
-		gp_jw_key(w, "run_ns");
-		gp_jw_uint(w, th->run_ns);
-		gp_jw_key(w, "wait_ns");
-		gp_jw_uint(w, th->wait_ns);
+		gp_jw_kuint(w, "run_ns", th->run_ns);
+		gp_jw_kuint(w, "wait_ns", th->wait_ns);
 	}
-	gp_jw_key(w, "minflt");
-	gp_jw_uint(w, th->st.minflt);
-	gp_jw_key(w, "majflt");
-	gp_jw_uint(w, th->st.majflt);
-	gp_jw_key(w, "processor");
-	gp_jw_int(w, th->st.processor);
-	gp_jw_key(w, "starttime");
-	gp_jw_uint(w, th->st.starttime);
+	gp_jw_kuint(w, "minflt", th->st.minflt);
+	gp_jw_kuint(w, "majflt", th->st.majflt);
+	gp_jw_kint(w, "processor", th->st.processor);
+	gp_jw_kuint(w, "starttime", th->st.starttime);
 	if (th->have_ctxt) {
-		gp_jw_key(w, "voluntary");
-		gp_jw_uint(w, th->vcsw);
-		gp_jw_key(w, "involuntary");
-		gp_jw_uint(w, th->nvcsw);
+		gp_jw_kuint(w, "voluntary", th->vcsw);
+		gp_jw_kuint(w, "involuntary", th->nvcsw);
 	}
 	syscall_write(w, &th->sc);
-	if (wait != GP_WAIT_NONE) {
-		gp_jw_key(w, "wait");
-		gp_jw_str(w, gp_wait_name(wait));
-	}
+	if (wait != GP_WAIT_NONE)
+		gp_jw_kstr(w, "wait", gp_wait_name(wait));
 	if (th->kstack)
 		kstack_write(w, th->kstack);
-	if (th->is_new) {
-		gp_jw_key(w, "new");
-		gp_jw_bool(w, true);
-	}
-	if (th->unchanged) {
-		gp_jw_key(w, "unchanged");
-		gp_jw_bool(w, true);
-	}
+	if (th->is_new)
+		gp_jw_kbool(w, "new", true);
+	if (th->unchanged)
+		gp_jw_kbool(w, "unchanged", true);
 	gp_jw_obj_end(w);
 }
 
