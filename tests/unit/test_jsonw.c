@@ -20,29 +20,6 @@ static json_t *parse(const struct gp_jsonw *w)
 	return j;
 }
 
-static void test_members(void **st)
-{
-	struct gp_jsonw w = { 0 };
-	gp_jw_reset(&w);
-	gp_jw_obj_begin(&w);
-	gp_jw_kstr(&w, "comm", "a\"b");
-	gp_jw_kint(&w, "nr", -1);
-	gp_jw_kuint(&w, "n", 7);
-	gp_jw_kreal(&w, "pct", 12.5);
-	gp_jw_kbool(&w, "new", true);
-	gp_jw_khex(&w, "pc", 0x1f);
-	gp_jw_obj_end(&w);
-	json_t *j = parse(&w);
-	assert_string_equal(json_string_value(json_object_get(j, "comm")), "a\"b");
-	assert_int_equal(json_integer_value(json_object_get(j, "nr")), -1);
-	assert_int_equal(json_integer_value(json_object_get(j, "n")), 7);
-	assert_true(json_real_value(json_object_get(j, "pct")) == 12.5);
-	assert_true(json_is_true(json_object_get(j, "new")));
-	assert_string_equal(json_string_value(json_object_get(j, "pc")), "0x1f");
-	json_decref(j);
-	gp_jw_free(&w);
-}
-
 static void test_nesting_and_commas(void **st)
 {
 	struct gp_jsonw w = { 0 };
@@ -123,7 +100,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nesting_and_commas),
-		cmocka_unit_test(test_members),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_reset_reuses),
 	};
