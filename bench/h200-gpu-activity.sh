@@ -10,9 +10,8 @@
 set -u
 GR=${GR:-.gpubundle/run}
 OUT=${OUT:-./h200-gpu-out}
-mkdir -p "$OUT"
-exec > "$OUT/h200-gpu-activity.log" 2>&1
-echo "# $(date -u +%FT%TZ) $(uname -r) $(nproc) cpus"
+. "${0%/*}/h200-lib.sh"
+h200_log h200-gpu-activity
 nvidia-smi --query-gpu=name,driver_version,utilization.gpu --format=csv,noheader || true
 python3 - > "$OUT/torch.log" 2>&1 <<'PY' &
 import os, time, torch

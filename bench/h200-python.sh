@@ -95,24 +95,23 @@ probe() {  # probe NAME
 	echo "-- no thread left stopped: $(grep -lE '^State:[[:space:]]+[tT]' /proc/$T/task/*/status 2>/dev/null | wc -l) stopped"
 }
 
-if start load bench/workloads/py-safetensors-load.py "${SHARD_DIR:-/tmp/gp-shards}" 4 512; then
+# run_case NAME FUNCTION: the probes, then a trace of $T and its report,
+# which must show Python frames and FUNCTION among them; stops $T.
+run_case() {
 	sleep 3
-	probe load
-	$GPUPROBE trace "$T" --interval 0.5 --seconds 6 --stacks all -q -o "$OUT/trace-load.jsonl" > "$OUT/trace-load.txt" 2>&1
+	probe "$1"
+	$GPUPROBE trace "$T" --interval 0.5 --seconds 6 --stacks all -q -o "$OUT/trace-$1.jsonl" > "$OUT/trace-$1.txt" 2>&1
 	echo "trace rc=$?"
-	$GPUPROBE report "$OUT/trace-load.jsonl" > "$OUT/report-load.md" 2>&1
-	echo "report: $(grep -c 'File "' "$OUT/report-load.md") Python frame lines; load_shard: $(grep -c 'in load_shard' "$OUT/report-load.md")"
-	tail -2 "$OUT/load.out"
+	$GPUPROBE report "$OUT/trace-$1.jsonl" > "$OUT/report-$1.md" 2>&1
+	echo "report: $(grep -c 'File "' "$OUT/report-$1.md") Python frame lines; $2: $(grep -c "in $2" "$OUT/report-$1.md")"
+	tail -2 "$OUT/$1.out"
 	kill $T; wait $T 2>/dev/null; T=
-fi
+}
 
+if start load bench/workloads/py-safetensors-load.py "${SHARD_DIR:-/tmp/gp-shards}" 4 512; then
+	run_case load load_shard
+fi
 if start gpuwait bench/workloads/py-gpu-wait.py; then
-	sleep 3
-	probe gpuwait
-	$GPUPROBE trace "$T" --interval 0.5 --seconds 6 --stacks all -q -o "$OUT/trace-gpuwait.jsonl" > "$OUT/trace-gpuwait.txt" 2>&1
-	echo "trace rc=$?"
-	$GPUPROBE report "$OUT/trace-gpuwait.jsonl" > "$OUT/report-gpuwait.md" 2>&1
-	echo "report: $(grep -c 'File "' "$OUT/report-gpuwait.md") Python frame lines; wait_for_kernel: $(grep -c 'in wait_for_kernel' "$OUT/report-gpuwait.md")"
-	kill $T; wait $T 2>/dev/null; T=
+	run_case gpuwait wait_for_kernel
 fi
 echo "# done $(date -u +%FT%TZ)"

@@ -8,9 +8,8 @@
 set -u
 GPUPROBE=${GPUPROBE:-src/gpuprobe}
 OUT=${OUT:-./h200-out}
-mkdir -p "$OUT"
-exec > "$OUT/h200-report.log" 2>&1
-echo "# $(date -u +%FT%TZ) $(uname -r) $(nproc) cpus"
+. "${0%/*}/h200-lib.sh"
+h200_log h200-report
 echo "== info"
 $GPUPROBE info
 echo "rc=$?"

@@ -7,9 +7,8 @@
 set -u
 GPUPROBE=${GPUPROBE:-src/gpuprobe}
 OUT=${OUT:-./h200-out}
-mkdir -p "$OUT"
-exec > "$OUT/h200-trace.log" 2>&1
-echo "# $(date -u +%FT%TZ) $(uname -r) $(nproc) cpus"
+. "${0%/*}/h200-lib.sh"
+h200_log h200-trace
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 cc -O2 -o "$OUT/cuda-alloc" bench/workloads/cuda-alloc.c -ldl || exit 1
 

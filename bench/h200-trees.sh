@@ -7,9 +7,8 @@ set -u
 GPUPROBE=${GPUPROBE:-src/gpuprobe}
 OUT=${OUT:-./h200-out}
 W=bench/workloads
-mkdir -p "$OUT"
-exec > "$OUT/h200-trees.log" 2>&1
-echo "# $(date -u +%FT%TZ) $(uname -r) $(nproc) cpus"
+. "${0%/*}/h200-lib.sh"
+h200_log h200-trees
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 DATA=${DATA:-/tmp/gp-st}
 mkdir -p "$DATA"

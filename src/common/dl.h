@@ -26,6 +26,8 @@ struct gp_dl_sym {
 /* Resolves every entry of t[0..n) in lib (dlsym), newest name first.
  * Sets *slot to NULL for a name not found.  Returns 0, or -1 when a
  * required entry is missing; *missing then names its first name. */
+/* The names of one entry, newest first: GP_DL_NAMES("f_v2", "f"). */
+#define GP_DL_NAMES(...) ((const char *const[]){ __VA_ARGS__, NULL })
 int gp_dl_bind(void *lib, const struct gp_dl_sym *t, size_t n,
 	       const char **missing);
 /* Index of the name that bound in the last gp_dl_bind of entry e, or -1;

@@ -57,8 +57,6 @@ static void status_name(struct gp_gpu *g, int64_t code, char *buf, size_t cap)
 		snprintf(buf, cap, "CUDA_ERROR_%lld", (long long)code);
 }
 
-#define SYM(field, name) (*(void **)&f->field = dlsym(g->dl, name))
-
 static int fail(struct gp_gpu *g, const char *call, CUresult r)
 {
 	char name[64];
@@ -77,46 +75,33 @@ static int fail(struct gp_gpu *g, const char *call, CUresult r)
 	return -1;
 }
 
+/* The driver API entry points: the required ones first, in the order
+ * their absence is reported; a versioned name before the bare one. */
+static const struct gp_dl_sym cuda_syms[] = {
+	{ GP_DL_NAMES("cuInit"), (void **)&fns_storage.init, true },
+	{ GP_DL_NAMES("cuDeviceGet"), (void **)&fns_storage.device_get, true },
+	{ GP_DL_NAMES("cuDevicePrimaryCtxRetain"), (void **)&fns_storage.primary_retain, true },
+	{ GP_DL_NAMES("cuCtxSetCurrent"), (void **)&fns_storage.ctx_set_current, true },
+	{ GP_DL_NAMES("cuMemHostRegister_v2"), (void **)&fns_storage.host_register, true },
+	{ GP_DL_NAMES("cuMemHostUnregister"), (void **)&fns_storage.host_unregister, true },
+	{ GP_DL_NAMES("cuDriverGetVersion"), (void **)&fns_storage.driver_version, false },
+	{ GP_DL_NAMES("cuDeviceGetCount"), (void **)&fns_storage.device_count, false },
+	{ GP_DL_NAMES("cuDeviceGetName"), (void **)&fns_storage.device_name, false },
+	{ GP_DL_NAMES("cuDeviceTotalMem_v2"), (void **)&fns_storage.device_total_mem, false },
+	{ GP_DL_NAMES("cuDeviceGetAttribute"), (void **)&fns_storage.device_attr, false },
+	{ GP_DL_NAMES("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
+	  (void **)&fns_storage.primary_release, false },
+	{ GP_DL_NAMES("cuGetErrorName"), (void **)&fns_storage.error_name, false },
+};
+
 static int cuda_open(struct gp_gpu *g)
 {
-	const char *lib = g->lib[0] ? g->lib : "libcuda.so.1";
-	if (!g->dl) {
-		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-		if (!g->dl) {
-			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, gp_dlerror());
-			snprintf(g->hint, sizeof g->hint, "install the NVIDIA driver, or give --lib PATH");
-			return -1;
-		}
-		snprintf(g->lib, sizeof g->lib, "%s", lib);
-	}
-	g->loaded = true;
 	struct cuda_fns *f = &fns_storage;
 	memset(f, 0, sizeof *f);
 	g->priv = f;
-	SYM(init, "cuInit");
-	SYM(driver_version, "cuDriverGetVersion");
-	SYM(device_count, "cuDeviceGetCount");
-	SYM(device_get, "cuDeviceGet");
-	SYM(device_name, "cuDeviceGetName");
-	SYM(device_total_mem, "cuDeviceTotalMem_v2");
-	SYM(device_attr, "cuDeviceGetAttribute");
-	SYM(primary_retain, "cuDevicePrimaryCtxRetain");
-	SYM(primary_release, "cuDevicePrimaryCtxRelease_v2");
-	if (!f->primary_release)
-		SYM(primary_release, "cuDevicePrimaryCtxRelease");
-	SYM(ctx_set_current, "cuCtxSetCurrent");
-	SYM(error_name, "cuGetErrorName");
-	SYM(host_register, "cuMemHostRegister_v2");
-	SYM(host_unregister, "cuMemHostUnregister");
-	const char *missing = !f->init ? "cuInit" : !f->device_get ? "cuDeviceGet"
-		: !f->primary_retain ? "cuDevicePrimaryCtxRetain"
-		: !f->ctx_set_current ? "cuCtxSetCurrent"
-		: !f->host_register ? "cuMemHostRegister_v2"
-		: !f->host_unregister ? "cuMemHostUnregister" : NULL;
-	if (missing) {
-		snprintf(g->err, sizeof g->err, "%s: no %s: not a usable CUDA driver", g->lib, missing);
+	if (gp_gpu_load(g, "libcuda.so.1", "install the NVIDIA driver, or give --lib PATH",
+			cuda_syms, sizeof cuda_syms / sizeof cuda_syms[0], "CUDA driver") < 0)
 		return -1;
-	}
 	CUresult r = f->init(0);
 	if (r)
 		return fail(g, "cuInit", r);

@@ -11,6 +11,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int gp_gpu_load(struct gp_gpu *g, const char *dflt, const char *hint,
+		const struct gp_dl_sym *syms, size_t n, const char *what)
+{
+	const char *lib = g->lib[0] ? g->lib : dflt;
+	if (!g->dl) {
+		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		if (!g->dl) {
+			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, gp_dlerror());
+			snprintf(g->hint, sizeof g->hint, "%s", hint);
+			return -1;
+		}
+		snprintf(g->lib, sizeof g->lib, "%s", lib);
+	}
+	g->loaded = true;
+	const char *missing = NULL;
+	gp_dl_bind(g->dl, syms, n, &missing);
+	if (missing) {
+		snprintf(g->err, sizeof g->err, "%s: no %s: not a usable %s", g->lib, missing, what);
+		return -1;
+	}
+	return 0;
+}
+
 bool gp_gpu_parse_runtime(const char *s, enum gp_rt *rt)
 {
 	if (!strcmp(s, "auto"))

@@ -97,6 +97,13 @@ struct gp_gpu {
 };
 
 extern const struct gp_gpu_backend gp_hsa_backend;
+/* For a backend's open: dlopens --lib, else dflt, unless already loaded
+ * (g->lib then names it, g->loaded is set), and binds the entry points
+ * of syms[0..n).  -1 with g->err, and the install hint in g->hint, when
+ * it does not load or lacks a required entry (then not a usable `what`). */
+struct gp_dl_sym;
+int gp_gpu_load(struct gp_gpu *g, const char *dflt, const char *hint,
+		const struct gp_dl_sym *syms, size_t n, const char *what);
 extern const struct gp_gpu_backend gp_cuda_backend;
 
 /* Picks and opens the runtime.  rt AUTO: by --lib's exports, else by

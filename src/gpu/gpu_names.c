@@ -179,19 +179,21 @@ static void append(char *buf, size_t cap, size_t *len, const char *word)
 		*len += (size_t)n;
 }
 
-void gp_pool_flags_text(uint32_t flags, char *buf, size_t cap)
+struct flag_word {
+	const char *word;
+	unsigned flag;
+};
+
+/* FLAGS as the words of the first nw entries of w joined by '|', then the
+ * bits above the low four (no word names them) in hex; "0" for none. */
+static void flags_text(const struct flag_word *w, size_t nw, unsigned flags, char *buf, size_t cap)
 {
 	size_t len = 0;
 	buf[0] = '\0';
-	if (flags & GP_POOL_KERNARG_INIT)
-		append(buf, cap, &len, "kernarg");
-	if (flags & GP_POOL_FINE_GRAINED)
-		append(buf, cap, &len, "fine");
-	if (flags & GP_POOL_COARSE_GRAINED)
-		append(buf, cap, &len, "coarse");
-	if (flags & GP_POOL_EXT_FINE_GRAINED)
-		append(buf, cap, &len, "extfine");
-	uint32_t rest = flags & ~0xFu;
+	for (size_t i = 0; i < nw; i++)
+		if (flags & w[i].flag)
+			append(buf, cap, &len, w[i].word);
+	unsigned rest = flags & ~0xFu;
 	if (rest) {
 		char x[16];
 		snprintf(x, sizeof x, "0x%x", rest);
@@ -201,7 +203,18 @@ void gp_pool_flags_text(uint32_t flags, char *buf, size_t cap)
 		snprintf(buf, cap, "0");
 }
 
-static const struct { const char *word; unsigned flag; } cuda_flag_words[] = {
+void gp_pool_flags_text(uint32_t flags, char *buf, size_t cap)
+{
+	static const struct flag_word pool_flag_words[] = {
+		{ "kernarg", GP_POOL_KERNARG_INIT },
+		{ "fine", GP_POOL_FINE_GRAINED },
+		{ "coarse", GP_POOL_COARSE_GRAINED },
+		{ "extfine", GP_POOL_EXT_FINE_GRAINED },
+	};
+	flags_text(pool_flag_words, 4, flags, buf, cap);
+}
+
+static const struct flag_word cuda_flag_words[] = {
 	{ "portable", GP_CU_REG_PORTABLE },
 	{ "devicemap", GP_CU_REG_DEVICEMAP },
 	{ "iomemory", GP_CU_REG_IOMEMORY },
@@ -248,19 +261,8 @@ bool gp_cuda_flags_parse(const char *s, unsigned *flags)
 
 void gp_cuda_flags_text(unsigned flags, char *buf, size_t cap)
 {
-	size_t len = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < 4; i++)
-		if (flags & cuda_flag_words[i].flag)
-			append(buf, cap, &len, cuda_flag_words[i].word);
-	unsigned rest = flags & ~0xFu;
-	if (rest) {
-		char x[16];
-		snprintf(x, sizeof x, "0x%x", rest);
-		append(buf, cap, &len, x);
-	}
-	if (!len)
-		snprintf(buf, cap, "0");
+	/* The first four: "readonly" is read-only's second spelling. */
+	flags_text(cuda_flag_words, 4, flags, buf, cap);
 }
 
 int gp_pool_select(const struct gp_gpu_agent *agents, const struct gp_gpu_pool *pools,

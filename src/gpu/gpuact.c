@@ -339,27 +339,35 @@ static const char *gpuid_after(const char *name, const char *prefix)
 	return name + n;
 }
 
+/* The index of GPU id in k[0..n), or n. */
+static size_t kfd_index(const struct kfd_prev *k, size_t n, const char *id)
+{
+	size_t i = 0;
+	while (i < n && strcmp(k[i].id, id))
+		i++;
+	return i;
+}
+
 static const struct kfd_prev *kfd_find(const struct kfd_prev *k, size_t n,
 				      const char *id)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(k[i].id, id))
-			return &k[i];
-	return NULL;
+	size_t i = kfd_index(k, n, id);
+	return i < n ? &k[i] : NULL;
 }
 
+/* GPU id's entry in k[0..*n), added (zeroed) when new; NULL when k is full. */
 static struct kfd_prev *kfd_slot(struct kfd_prev *k, size_t *n, size_t cap,
 				 const char *id)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp(k[i].id, id))
-			return &k[i];
-	if (*n == cap)
-		return NULL;
-	struct kfd_prev *e = &k[(*n)++];
-	memset(e, 0, sizeof *e);
-	snprintf(e->id, sizeof e->id, "%s", id);
-	return e;
+	size_t i = kfd_index(k, *n, id);
+	if (i == *n) {
+		if (*n == cap)
+			return NULL;
+		k[i] = (struct kfd_prev){ 0 };
+		snprintf(k[i].id, sizeof k[i].id, "%s", id);
+		(*n)++;
+	}
+	return &k[i];
 }
 
 /* Per GPU the process opened (kfd_procfs_add_sysfs_stats and

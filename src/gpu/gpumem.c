@@ -1,5 +1,6 @@
 #include "config.h"
 #include "gpumem.h"
+#include "grow.h"
 #include "nvml.h"
 #include "parse.h"
 
@@ -490,14 +491,8 @@ static bool slot_push(struct fd_slot **s, size_t *n, size_t *cap, int fd,
 {
 	char link[4096];
 
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct fd_slot *ns = realloc(*s, nc * sizeof *ns);
-		if (!ns)
-			return false;
-		*s = ns;
-		*cap = nc;
-	}
+	if (!gp_grow(s, cap, *n + 1, sizeof **s, 64))
+		return false;
 	struct fd_slot *e = &(*s)[(*n)++];
 	e->fd = fd;
 	e->drm = false;

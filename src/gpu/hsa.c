@@ -177,44 +177,31 @@ static hsa_status_t on_agent(hsa_agent_t agent, void *data)
 
 /* One name per entry point (ROCr exports no versioned names); the
  * required ones in the order their absence is reported. */
-#define ONE(name) ((const char *const[]){ name, NULL })
+#define ONE(name) GP_DL_NAMES(name)
+
+static const struct gp_dl_sym hsa_syms[] = {
+	{ ONE("hsa_init"), (void **)&fns_storage.init, true },
+	{ ONE("hsa_iterate_agents"), (void **)&fns_storage.iterate_agents, true },
+	{ ONE("hsa_agent_get_info"), (void **)&fns_storage.agent_get_info, true },
+	{ ONE("hsa_amd_memory_lock"), (void **)&fns_storage.lock, true },
+	{ ONE("hsa_amd_memory_unlock"), (void **)&fns_storage.unlock, true },
+	{ ONE("hsa_amd_memory_pool_get_info"), (void **)&fns_storage.pool_get_info, true },
+	{ ONE("hsa_shut_down"), (void **)&fns_storage.shut_down, false },
+	{ ONE("hsa_status_string"), (void **)&fns_storage.status_string, false },
+	{ ONE("hsa_system_get_info"), (void **)&fns_storage.system_get_info, false },
+	{ ONE("hsa_amd_agent_iterate_memory_pools"), (void **)&fns_storage.iterate_pools, false },
+	{ ONE("hsa_amd_memory_lock_to_pool"), (void **)&fns_storage.lock_to_pool, false },
+};
 
 static int hsa_open(struct gp_gpu *g)
 {
-	const char *lib = g->lib[0] ? g->lib : "libhsa-runtime64.so.1";
-	if (!g->dl) {
-		g->dl = gp_dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-		if (!g->dl) {
-			snprintf(g->err, sizeof g->err, "cannot load %s: %s", lib, gp_dlerror());
-			snprintf(g->hint, sizeof g->hint,
-				 "install libhsa-runtime64-1 (Debian/Ubuntu) or ROCm, or give --lib PATH");
-			return -1;
-		}
-		snprintf(g->lib, sizeof g->lib, "%s", lib);
-	}
-	g->loaded = true;
 	struct hsa_fns *f = &fns_storage;
 	memset(f, 0, sizeof *f);
 	g->priv = f;
-	const struct gp_dl_sym syms[] = {
-		{ ONE("hsa_init"), (void **)&f->init, true },
-		{ ONE("hsa_iterate_agents"), (void **)&f->iterate_agents, true },
-		{ ONE("hsa_agent_get_info"), (void **)&f->agent_get_info, true },
-		{ ONE("hsa_amd_memory_lock"), (void **)&f->lock, true },
-		{ ONE("hsa_amd_memory_unlock"), (void **)&f->unlock, true },
-		{ ONE("hsa_amd_memory_pool_get_info"), (void **)&f->pool_get_info, true },
-		{ ONE("hsa_shut_down"), (void **)&f->shut_down, false },
-		{ ONE("hsa_status_string"), (void **)&f->status_string, false },
-		{ ONE("hsa_system_get_info"), (void **)&f->system_get_info, false },
-		{ ONE("hsa_amd_agent_iterate_memory_pools"), (void **)&f->iterate_pools, false },
-		{ ONE("hsa_amd_memory_lock_to_pool"), (void **)&f->lock_to_pool, false },
-	};
-	const char *missing = NULL;
-	gp_dl_bind(g->dl, syms, sizeof syms / sizeof syms[0], &missing);
-	if (missing) {
-		snprintf(g->err, sizeof g->err, "%s: no %s: not a usable HSA runtime", g->lib, missing);
+	if (gp_gpu_load(g, "libhsa-runtime64.so.1",
+			"install libhsa-runtime64-1 (Debian/Ubuntu) or ROCm, or give --lib PATH",
+			hsa_syms, sizeof hsa_syms / sizeof hsa_syms[0], "HSA runtime") < 0)
 		return -1;
-	}
 	hsa_status_t st = f->init();
 	if (st != HSA_STATUS_SUCCESS) {
 		char name[64], why[300];

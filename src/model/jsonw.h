@@ -38,4 +38,19 @@ void gp_jw_real(struct gp_jsonw *w, double v);
 void gp_jw_bool(struct gp_jsonw *w, bool v);
 void gp_jw_hex(struct gp_jsonw *w, uint64_t v); /* "0x1f" */
 
+/* A member of the current object, key and value in one call. */
+#define GP_JW_MEMBER(kind, type)							\
+	static inline void gp_jw_k##kind(struct gp_jsonw *w, const char *key, type v)	\
+	{										\
+		gp_jw_key(w, key);							\
+		gp_jw_##kind(w, v);							\
+	}
+GP_JW_MEMBER(str, const char *)
+GP_JW_MEMBER(int, int64_t)
+GP_JW_MEMBER(uint, uint64_t)
+GP_JW_MEMBER(real, double)
+GP_JW_MEMBER(bool, bool)
+GP_JW_MEMBER(hex, uint64_t)
+#undef GP_JW_MEMBER
+
 #endif

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "point.h"
+#include "grow.h"
 #include "parse.h"
 
 #include <stdlib.h>
@@ -65,18 +66,10 @@ static struct proc_entry *entry(struct gp_point_builder *b, int pid, bool create
 			return &b->e[i];
 	if (!create)
 		return NULL;
-	if (b->n == b->cap) {
-		size_t nc = b->cap ? 2 * b->cap : 16;
-		struct proc_entry *ne = realloc(b->e, nc * sizeof *ne);
-		if (!ne)
-			return NULL;
-		b->e = ne;
-		b->cap = nc;
-	}
-	struct proc_entry *e = &b->e[b->n++];
-	memset(e, 0, sizeof *e);
-	e->pid = pid;
-	return e;
+	if (!gp_grow(&b->e, &b->cap, b->n + 1, sizeof *b->e, 16))
+		return NULL;
+	b->e[b->n] = (struct proc_entry){ .pid = pid };
+	return &b->e[b->n++];
 }
 
 void gp_point_begin(struct gp_point_builder *b, struct gp_point *pt, double t, bool first)
@@ -130,6 +123,18 @@ static void tally_wait(struct gp_point_builder *b, const struct gp_tview *th)
 	}
 }
 
+/* The second busiest thread of the point. */
+static void set_top2(struct gp_point *pt, int tid, float cpu, float sys, int pid,
+		     const char *comm, const char *pcomm)
+{
+	pt->top2_tid = tid;
+	pt->top2_cpu_pct = cpu;
+	pt->top2_sys_pct = sys;
+	pt->top2_pid = pid;
+	gp_strlcpy(pt->top2_comm, comm ? comm : "", sizeof pt->top2_comm);
+	gp_strlcpy(pt->top2_pcomm, pcomm ? pcomm : "", sizeof pt->top2_pcomm);
+}
+
 static void tally_top(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
 		      const struct gp_tview *th)
 {
@@ -139,12 +144,8 @@ static void tally_top(struct gp_point_builder *b, struct gp_point *pt, const str
 	if (c > b->best) {
 		/* the old first becomes the second */
 		b->second = b->best;
-		pt->top2_tid = pt->top_tid;
-		pt->top2_cpu_pct = pt->top_cpu_pct;
-		pt->top2_sys_pct = pt->top_sys_pct;
-		pt->top2_pid = pt->top_pid;
-		memcpy(pt->top2_comm, pt->top_comm, sizeof pt->top2_comm);
-		memcpy(pt->top2_pcomm, pt->top_pcomm, sizeof pt->top2_pcomm);
+		set_top2(pt, pt->top_tid, pt->top_cpu_pct, pt->top_sys_pct, pt->top_pid,
+			 pt->top_comm, pt->top_pcomm);
 		b->best = c;
 		pt->top_tid = th->tid;
 		pt->top_cpu_pct = (float)c;
@@ -158,55 +159,46 @@ static void tally_top(struct gp_point_builder *b, struct gp_point *pt, const str
 		pt->top_sc_arg1 = th->sc_arg1;
 	} else if (c > b->second) {
 		b->second = c;
-		pt->top2_tid = th->tid;
-		pt->top2_cpu_pct = (float)c;
-		pt->top2_sys_pct = (float)th->sys_pct;
-		pt->top2_pid = p->pid;
-		gp_strlcpy(pt->top2_comm, th->comm ? th->comm : "", sizeof pt->top2_comm);
-		gp_strlcpy(pt->top2_pcomm, p->comm ? p->comm : "", sizeof pt->top2_pcomm);
+		set_top2(pt, th->tid, (float)c, (float)th->sys_pct, p->pid, th->comm, p->comm);
 	}
 }
 
-void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
-		  const struct gp_tview *th, size_t n)
+/* Remember process p for the next point: its io (less what a reaped
+ * child owes it) and CPU, and count it when it is new in the tree. */
+static void remember_proc(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p)
 {
 	struct proc_entry *e = entry(b, p->pid, true);
-	if (e) {
-		if (!e->seen && !e->have_prev && !b->first && p->followed && b->n > 1)
-			pt->procs_created++;
-		e->seen = true;
-		e->ppid = p->ppid;
-		e->followed = p->followed;
-		/* Not following its children (--no-children), a process that
-		 * reaped one in this interval (its children's CPU grew) may owe
-		 * any io jump to it: the kernel adds the child's io at the reap.
-		 * Count none of this interval's io as its own. */
-		if (p->have_io && e->have_prev && !p->children_followed
-		    && p->children_cpu > e->children_cpu + 1e-9) {
-			const uint64_t now[IO_N] = { p->io_rchar, p->io_wchar, p->io_read_bytes,
-				p->io_write_bytes, p->io_syscr, p->io_syscw };
-			for (int k = 0; k < IO_N; k++)
-				if (now[k] > e->whole[k])
-					e->offset[k] += now[k] - e->whole[k];
-		}
-		e->children_cpu = p->children_cpu;
-		e->has_io = p->have_io;
-		e->utime = p->utime;
-		e->stime = p->stime;
-		gp_strlcpy(e->comm, p->comm ? p->comm : "", sizeof e->comm);
-		if (p->have_io) {
-			e->whole[IO_RCHAR] = p->io_rchar;
-			e->whole[IO_WCHAR] = p->io_wchar;
-			e->whole[IO_READ] = p->io_read_bytes;
-			e->whole[IO_WRITE] = p->io_write_bytes;
-			e->whole[IO_SYSCR] = p->io_syscr;
-			e->whole[IO_SYSCW] = p->io_syscw;
-		}
-	}
-	if (!p->followed)
+	if (!e)
 		return;
-	/* The tree's root is added last (children first): its state is
-	 * the point's state. */
+	if (!e->seen && !e->have_prev && !b->first && p->followed && b->n > 1)
+		pt->procs_created++;
+	e->seen = true;
+	e->ppid = p->ppid;
+	e->followed = p->followed;
+	/* Not following its children (--no-children), a process that
+	 * reaped one in this interval (its children's CPU grew) may owe
+	 * any io jump to it: the kernel adds the child's io at the reap.
+	 * Count none of this interval's io as its own. */
+	const uint64_t now[IO_N] = { p->io_rchar, p->io_wchar, p->io_read_bytes,
+		p->io_write_bytes, p->io_syscr, p->io_syscw };   /* in IO_* order */
+	if (p->have_io && e->have_prev && !p->children_followed
+	    && p->children_cpu > e->children_cpu + 1e-9) {
+		for (int k = 0; k < IO_N; k++)
+			if (now[k] > e->whole[k])
+				e->offset[k] += now[k] - e->whole[k];
+	}
+	e->children_cpu = p->children_cpu;
+	e->has_io = p->have_io;
+	e->utime = p->utime;
+	e->stime = p->stime;
+	gp_strlcpy(e->comm, p->comm ? p->comm : "", sizeof e->comm);
+	if (p->have_io)
+		memcpy(e->whole, now, sizeof now);
+}
+
+/* Process p's own figures into the point's totals. */
+static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_t n)
+{
 	pt->state = p->state;
 	pt->procs++;
 	pt->utime += p->utime;
@@ -241,7 +233,13 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 	pt->threads_exited += p->threads_exited;
 	pt->threads_vanished += p->threads_vanished;
 	pt->threads += (uint32_t)n;
+}
 
+/* Process p's threads: states, waits, the busiest, and which process
+ * waits most inside and outside. */
+static void add_threads(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
+			const struct gp_tview *th, size_t n)
+{
 	uint32_t sleeping = 0, child_waits = 0, inside = 0, outside = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct gp_tview *t = &th[i];
@@ -292,6 +290,18 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 		pt->inside_pid = p->pid;
 		gp_strlcpy(pt->inside_comm, p->comm ? p->comm : "", sizeof pt->inside_comm);
 	}
+}
+
+void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
+		  const struct gp_tview *th, size_t n)
+{
+	remember_proc(b, pt, p);
+	if (!p->followed)
+		return;
+	/* The tree's root is added last (children first): its state is
+	 * the point's state. */
+	add_proc_totals(pt, p, n);
+	add_threads(b, pt, p, th, n);
 }
 
 void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)

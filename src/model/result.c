@@ -18,6 +18,19 @@ struct gp_result {
 	char *path;
 };
 
+/* The writer of an open fd, which it owns from now on (closed on failure). */
+static struct gp_result *result_of(int fd, const char *path)
+{
+	struct gp_result *r = calloc(1, sizeof *r);
+	if (!r) {
+		close(fd);
+		return NULL;
+	}
+	r->fd = fd;
+	r->path = strdup(path);
+	return r;
+}
+
 struct gp_result *gp_result_create(const char *path)
 {
 	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY;
@@ -34,14 +47,7 @@ struct gp_result *gp_result_create(const char *path)
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	struct gp_result *r = calloc(1, sizeof *r);
-	if (!r) {
-		close(fd);
-		return NULL;
-	}
-	r->fd = fd;
-	r->path = strdup(path);
-	return r;
+	return result_of(fd, path);
 }
 
 void gp_result_create_failed(const char *path, int e)
@@ -63,14 +69,7 @@ struct gp_result *gp_result_stdout(const char *path)
 	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return NULL;
-	struct gp_result *r = calloc(1, sizeof *r);
-	if (!r) {
-		close(fd);
-		return NULL;
-	}
-	r->fd = fd;
-	r->path = strdup(path);
-	return r;
+	return result_of(fd, path);
 }
 
 const char *gp_result_path(const struct gp_result *r)

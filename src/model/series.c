@@ -1,18 +1,13 @@
 #include "config.h"
 #include "series.h"
+#include "grow.h"
 
 #include <stdlib.h>
 
 int gp_series_push(struct gp_series *s, const struct gp_point *p)
 {
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 256;
-		struct gp_point *np = realloc(s->pt, nc * sizeof *np);
-		if (!np)
-			return -1;
-		s->pt = np;
-		s->cap = nc;
-	}
+	if (!gp_grow(&s->pt, &s->cap, s->n + 1, sizeof *s->pt, 256))
+		return -1;
 	s->pt[s->n++] = *p;
 	return 0;
 }

@@ -20,6 +20,24 @@ static const char *skip_fields(const char *p, int n)
 	return (*p && *p != '\n') ? p : NULL;
 }
 
+/* The 64-bit fields of stat after ppid, by number (proc(5)); fields up to
+ * starttime (22) are required, later ones optional. */
+static const struct {
+	int field;
+	bool is_signed;
+	size_t off;
+} stat_fields[] = {
+	{ 10, false, offsetof(struct gp_stat, minflt) },
+	{ 12, false, offsetof(struct gp_stat, majflt) },
+	{ 14, false, offsetof(struct gp_stat, utime) },
+	{ 15, false, offsetof(struct gp_stat, stime) },
+	{ 16, true, offsetof(struct gp_stat, cutime) },
+	{ 17, true, offsetof(struct gp_stat, cstime) },
+	{ 20, true, offsetof(struct gp_stat, num_threads) },
+	{ 22, false, offsetof(struct gp_stat, starttime) },
+	{ 24, true, offsetof(struct gp_stat, rss_pages) },
+};
+
 bool gp_parse_stat(const char *buf, struct gp_stat *st)
 {
 	memset(st, 0, sizeof *st);
@@ -53,24 +71,12 @@ bool gp_parse_stat(const char *buf, struct gp_stat *st)
 	ADVANCE_TO(4);
 	if (!gp_parse_i64(f, &v, NULL)) return false;
 	st->ppid = (int)v;
-	ADVANCE_TO(10);
-	if (!gp_parse_u64(f, &st->minflt, NULL)) return false;
-	ADVANCE_TO(12);
-	if (!gp_parse_u64(f, &st->majflt, NULL)) return false;
-	ADVANCE_TO(14);
-	if (!gp_parse_u64(f, &st->utime, NULL)) return false;
-	ADVANCE_TO(15);
-	if (!gp_parse_u64(f, &st->stime, NULL)) return false;
-	ADVANCE_TO(16);
-	if (!gp_parse_i64(f, &st->cutime, NULL)) return false;
-	ADVANCE_TO(17);
-	if (!gp_parse_i64(f, &st->cstime, NULL)) return false;
-	ADVANCE_TO(20);
-	if (!gp_parse_i64(f, &st->num_threads, NULL)) return false;
-	ADVANCE_TO(22);
-	if (!gp_parse_u64(f, &st->starttime, NULL)) return false;
-	ADVANCE_TO(24);
-	if (!gp_parse_i64(f, &st->rss_pages, NULL)) return false;
+	for (size_t i = 0; i < sizeof stat_fields / sizeof stat_fields[0]; i++) {
+		ADVANCE_TO(stat_fields[i].field);
+		void *to = (char *)st + stat_fields[i].off;
+		if (!(stat_fields[i].is_signed ? gp_parse_i64(f, to, NULL) : gp_parse_u64(f, to, NULL)))
+			return false;
+	}
 	ADVANCE_TO(39);
 	if (gp_parse_u64(f, &u, NULL))
 		st->processor = (int)u;
@@ -131,27 +137,38 @@ bool gp_parse_status_ctxt(const char *buf, uint64_t *vol, uint64_t *invol)
 	return a.found == 3;
 }
 
+#define MEM_FIELD(status, json, field, bit) \
+	{ status, json, offsetof(struct gp_status_mem, field), bit }
+const struct gp_status_mem_field gp_status_mem_fields[GP_STATUS_MEM_NFIELDS] = {
+	MEM_FIELD("RssAnon", "rss_anon", rss_anon, GP_HAVE_RSS_ANON),
+	MEM_FIELD("RssFile", "rss_file", rss_file, GP_HAVE_RSS_FILE),
+	MEM_FIELD("RssShmem", "rss_shmem", rss_shmem, GP_HAVE_RSS_SHMEM),
+	MEM_FIELD("VmLck", "vm_lck", vm_lck, GP_HAVE_VM_LCK),
+	MEM_FIELD("VmPin", "vm_pin", vm_pin, GP_HAVE_VM_PIN),
+	MEM_FIELD("VmRSS", "vm_rss", vm_rss, GP_HAVE_VM_RSS),
+	MEM_FIELD("VmHWM", "vm_hwm", vm_hwm, GP_HAVE_VM_HWM),
+	MEM_FIELD("VmSize", "vm_size", vm_size, GP_HAVE_VM_SIZE),
+};
+#undef MEM_FIELD
+
+static uint64_t *mem_slot(struct gp_status_mem *m, const struct gp_status_mem_field *f)
+{
+	return (uint64_t *)((char *)m + f->off);
+}
+
+uint64_t gp_status_mem_value(const struct gp_status_mem *m, const struct gp_status_mem_field *f)
+{
+	return *(const uint64_t *)((const char *)m + f->off);
+}
+
 static int mem_kv(const char *k, size_t kl, const char *v, void *ctx)
 {
 	struct gp_status_mem *m = ctx;
-	static const struct {
-		const char *key;
-		size_t off;
-		unsigned bit;
-	} tab[] = {
-		{ "RssAnon", offsetof(struct gp_status_mem, rss_anon), GP_HAVE_RSS_ANON },
-		{ "RssFile", offsetof(struct gp_status_mem, rss_file), GP_HAVE_RSS_FILE },
-		{ "RssShmem", offsetof(struct gp_status_mem, rss_shmem), GP_HAVE_RSS_SHMEM },
-		{ "VmLck", offsetof(struct gp_status_mem, vm_lck), GP_HAVE_VM_LCK },
-		{ "VmPin", offsetof(struct gp_status_mem, vm_pin), GP_HAVE_VM_PIN },
-		{ "VmRSS", offsetof(struct gp_status_mem, vm_rss), GP_HAVE_VM_RSS },
-		{ "VmSize", offsetof(struct gp_status_mem, vm_size), GP_HAVE_VM_SIZE },
-		{ "VmHWM", offsetof(struct gp_status_mem, vm_hwm), GP_HAVE_VM_HWM },
-	};
-	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-		if (gp_key_is(k, kl, tab[i].key)) {
-			if (gp_parse_mem_value(v, (uint64_t *)((char *)m + tab[i].off)))
-				m->have |= tab[i].bit;
+	for (size_t i = 0; i < GP_STATUS_MEM_NFIELDS; i++) {
+		const struct gp_status_mem_field *f = &gp_status_mem_fields[i];
+		if (gp_key_is(k, kl, f->status_key)) {
+			if (gp_parse_mem_value(v, mem_slot(m, f)))
+				m->have |= f->bit;
 			return 0;
 		}
 	}

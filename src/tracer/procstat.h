@@ -4,6 +4,7 @@
 #define GP_PROCSTAT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The fields of stat that gpuprobe uses (proc(5) numbering). */
@@ -70,6 +71,19 @@ enum {
 	GP_HAVE_VM_HWM = 1u << 8,
 };
 bool gp_parse_status_mem(const char *buf, struct gp_status_mem *m);
+
+/* The byte-valued lines of status, one table for the parser and the
+ * sampler's writer: the kernel's key, the result's (doc/result-format.md),
+ * where the value lives in struct gp_status_mem and its `have` bit. */
+struct gp_status_mem_field {
+	const char *status_key, *json_key;
+	size_t off;
+	unsigned bit;
+};
+enum { GP_STATUS_MEM_NFIELDS = 8 };
+extern const struct gp_status_mem_field gp_status_mem_fields[GP_STATUS_MEM_NFIELDS];
+/* The value of field f of m (0 where the kernel lacks it). */
+uint64_t gp_status_mem_value(const struct gp_status_mem *m, const struct gp_status_mem_field *f);
 
 /* /proc/PID/io.  False when no field was found. */
 struct gp_io {

@@ -22,6 +22,7 @@
  * ob_type is the PyCode_Type of the interpreter found. */
 #include "config.h"
 #include "pyframes.h"
+#include "grow.h"
 #include "result.h"
 
 #include <errno.h>
@@ -503,14 +504,8 @@ void gp_py_begin(struct gp_py *py)
 			uint64_t next, ntid;
 			memcpy(&next, buf + o->ts_next, 8);
 			memcpy(&ntid, buf + o->ts_native_tid, 8);
-			if (py->nts == py->cap_ts) {
-				size_t cap = py->cap_ts ? 2 * py->cap_ts : 32;
-				struct tsent *n = realloc(py->ts, cap * sizeof *n);
-				if (!n)
-					return;
-				py->ts = n;
-				py->cap_ts = cap;
-			}
+			if (!gp_grow(&py->ts, &py->cap_ts, py->nts + 1, sizeof *py->ts, 32))
+				return;
 			if (ntid > 0 && ntid < (1u << 31))
 				py->ts[py->nts++] = (struct tsent){ (int)ntid, ts, gil };
 			if (next == ts)

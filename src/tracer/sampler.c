@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sampler.h"
+#include "grow.h"
 #include "gpumem.h"
 #include "parse.h"
 #include "procstat.h"
@@ -144,15 +145,13 @@ static void syscall_write(struct gp_jsonw *w, const struct gp_syscall *sc)
 {
 	switch (sc->kind) {
 	case GP_SC_RUNNING:
-		gp_jw_key(w, "syscall");
-		gp_jw_str(w, "running");
+		gp_jw_kstr(w, "syscall", "running");
 		break;
 	case GP_SC_USER:
 	case GP_SC_IN:
 		gp_jw_key(w, "syscall");
 		gp_jw_obj_begin(w);
-		gp_jw_key(w, "nr");
-		gp_jw_int(w, sc->kind == GP_SC_USER ? -1 : sc->nr);
+		gp_jw_kint(w, "nr", sc->kind == GP_SC_USER ? -1 : sc->nr);
 		if (sc->kind == GP_SC_IN) {
 			gp_jw_key(w, "args");
 			gp_jw_arr_begin(w);
@@ -160,10 +159,8 @@ static void syscall_write(struct gp_jsonw *w, const struct gp_syscall *sc)
 				gp_jw_hex(w, sc->args[i]);
 			gp_jw_arr_end(w);
 		}
-		gp_jw_key(w, "sp");
-		gp_jw_hex(w, sc->sp);
-		gp_jw_key(w, "pc");
-		gp_jw_hex(w, sc->pc);
+		gp_jw_khex(w, "sp", sc->sp);
+		gp_jw_khex(w, "pc", sc->pc);
 		gp_jw_obj_end(w);
 		break;
 	default:
@@ -222,64 +219,41 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 			 enum gp_wait wait)
 {
 	gp_jw_obj_begin(w);
-	gp_jw_key(w, "tid");
-	gp_jw_int(w, th->tid);
-	gp_jw_key(w, "comm");
-	gp_jw_str(w, th->st.comm);
+	gp_jw_kint(w, "tid", th->tid);
+	gp_jw_kstr(w, "comm", th->st.comm);
 	char state[2] = { th->st.state, 0 };
-	gp_jw_key(w, "state");
-	gp_jw_str(w, state);
-	if (th->have_wchan) {
-		gp_jw_key(w, "wchan");
-		gp_jw_str(w, th->wchan);
-	}
-	gp_jw_key(w, "utime");
-	gp_jw_real(w, (double)th->st.utime / clk);
-	gp_jw_key(w, "stime");
-	gp_jw_real(w, (double)th->st.stime / clk);
+	gp_jw_kstr(w, "state", state);
+	if (th->have_wchan)
+		gp_jw_kstr(w, "wchan", th->wchan);
+	gp_jw_kreal(w, "utime", (double)th->st.utime / clk);
+	gp_jw_kreal(w, "stime", (double)th->st.stime / clk);
 	if (!th->is_new && dt > 0) {
 		double cpu, sys;
 		thread_cpu(th, clk, dt, &cpu, &sys);
-		gp_jw_key(w, "cpu_pct");
-		gp_jw_real(w, cpu);
-		gp_jw_key(w, "sys_pct");
-		gp_jw_real(w, sys);
+		gp_jw_kreal(w, "cpu_pct", cpu);
+		gp_jw_kreal(w, "sys_pct", sys);
 	}
 	if (th->have_sched) {
-		gp_jw_key(w, "run_ns");
-		gp_jw_uint(w, th->run_ns);
-		gp_jw_key(w, "wait_ns");
-		gp_jw_uint(w, th->wait_ns);
+		gp_jw_kuint(w, "run_ns", th->run_ns);
+		gp_jw_kuint(w, "wait_ns", th->wait_ns);
 	}
-	gp_jw_key(w, "minflt");
-	gp_jw_uint(w, th->st.minflt);
-	gp_jw_key(w, "majflt");
-	gp_jw_uint(w, th->st.majflt);
-	gp_jw_key(w, "processor");
-	gp_jw_int(w, th->st.processor);
-	gp_jw_key(w, "starttime");
-	gp_jw_uint(w, th->st.starttime);
+	gp_jw_kuint(w, "minflt", th->st.minflt);
+	gp_jw_kuint(w, "majflt", th->st.majflt);
+	gp_jw_kint(w, "processor", th->st.processor);
+	gp_jw_kuint(w, "starttime", th->st.starttime);
 	if (th->have_ctxt) {
-		gp_jw_key(w, "voluntary");
-		gp_jw_uint(w, th->vcsw);
-		gp_jw_key(w, "involuntary");
-		gp_jw_uint(w, th->nvcsw);
+		gp_jw_kuint(w, "voluntary", th->vcsw);
+		gp_jw_kuint(w, "involuntary", th->nvcsw);
 	}
 	syscall_write(w, &th->sc);
-	if (wait != GP_WAIT_NONE) {
-		gp_jw_key(w, "wait");
-		gp_jw_str(w, gp_wait_name(wait));
-	}
+	if (wait != GP_WAIT_NONE)
+		gp_jw_kstr(w, "wait", gp_wait_name(wait));
 	if (th->kstack)
 		kstack_write(w, th->kstack);
-	if (th->is_new) {
-		gp_jw_key(w, "new");
-		gp_jw_bool(w, true);
-	}
-	if (th->unchanged) {
-		gp_jw_key(w, "unchanged");
-		gp_jw_bool(w, true);
-	}
+	if (th->is_new)
+		gp_jw_kbool(w, "new", true);
+	if (th->unchanged)
+		gp_jw_kbool(w, "unchanged", true);
 	gp_jw_obj_end(w);
 }
 
@@ -337,24 +311,12 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	if (have_status && (m.have & GP_HAVE_VM_SIZE))
 		s->had_mm = true;
 	if (have_status) {
-		static const struct {
-			const char *key;
-			size_t off;
-			unsigned bit;
-		} mem[] = {
-			{ "rss_anon", offsetof(struct gp_status_mem, rss_anon), GP_HAVE_RSS_ANON },
-			{ "rss_file", offsetof(struct gp_status_mem, rss_file), GP_HAVE_RSS_FILE },
-			{ "rss_shmem", offsetof(struct gp_status_mem, rss_shmem), GP_HAVE_RSS_SHMEM },
-			{ "vm_lck", offsetof(struct gp_status_mem, vm_lck), GP_HAVE_VM_LCK },
-			{ "vm_pin", offsetof(struct gp_status_mem, vm_pin), GP_HAVE_VM_PIN },
-			{ "vm_rss", offsetof(struct gp_status_mem, vm_rss), GP_HAVE_VM_RSS },
-			{ "vm_hwm", offsetof(struct gp_status_mem, vm_hwm), GP_HAVE_VM_HWM },
-			{ "vm_size", offsetof(struct gp_status_mem, vm_size), GP_HAVE_VM_SIZE },
-		};
-		for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
-			if (m.have & mem[i].bit)
-				json_object_set_new(proc, mem[i].key, json_integer(
-					(json_int_t)*(uint64_t *)((char *)&m + mem[i].off)));
+		for (size_t i = 0; i < GP_STATUS_MEM_NFIELDS; i++) {
+			const struct gp_status_mem_field *f = &gp_status_mem_fields[i];
+			if (m.have & f->bit)
+				json_object_set_new(proc, f->json_key,
+						    json_integer((json_int_t)gp_status_mem_value(&m, f)));
+		}
 		if (m.have & GP_HAVE_THREADS)
 			json_object_set_new(proc, "threads", json_integer(m.threads));
 		pt->rss_file = m.rss_file;
@@ -439,14 +401,8 @@ static void largest_file_mapping(struct gp_sampler *s, json_t *proc, struct gp_p
 /* The threads array (streamed) and the thread views of this sample. */
 static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, double dt)
 {
-	if (n > s->tvcap) {
-		size_t nc = n + 16;
-		struct gp_tview *tv = realloc(s->tv, nc * sizeof *tv);
-		if (!tv)
-			return -1;
-		s->tv = tv;
-		s->tvcap = nc;
-	}
+	if (!gp_grow(&s->tv, &s->tvcap, n, sizeof *s->tv, 16))
+		return -1;
 	struct gp_jsonw *w = &s->jw;
 	gp_jw_reset(w);
 	gp_jw_arr_begin(w);

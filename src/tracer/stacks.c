@@ -21,6 +21,7 @@
  * looked up after the detach and cached per (module, address). */
 #include "config.h"
 #include "stacks.h"
+#include "grow.h"
 #include "parse.h"
 #include "procfs.h"
 #include "procstat.h"
@@ -792,14 +793,8 @@ static void note_debug(struct gp_stacks *s, Dwfl_Module *mod, struct modinfo *mi
 	mi->hint = strdup(hint);
 	if (mi->hint && !mi->noted) {
 		mi->noted = true;
-		if (s->nnotes == s->notes_cap) {
-			size_t cap = s->notes_cap ? 2 * s->notes_cap : 8;
-			char **n = realloc(s->notes, cap * sizeof *n);
-			if (!n)
-				return;
-			s->notes = n;
-			s->notes_cap = cap;
-		}
+		if (!gp_grow(&s->notes, &s->notes_cap, s->nnotes + 1, sizeof *s->notes, 8))
+			return;
 		s->notes[s->nnotes++] = strdup(mi->hint);
 	}
 }

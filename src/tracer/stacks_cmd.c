@@ -191,6 +191,177 @@ static void repeat_bench(struct gp_stacks *s, const int *tids, size_t n, unsigne
 	free(ms);
 }
 
+/* The target must be a live process other than gpuprobe, and each --tid
+ * one of its threads.  -1, said, when not. */
+static int check_target(const struct gp_root *root, const struct stacks_opts *o)
+{
+	char path[96], buf[1024];
+	if (o->pid == getpid()) {
+		gp_err(NULL, "pid %d is gpuprobe itself", o->pid);
+		return -1;
+	}
+	snprintf(path, sizeof path, "/proc/%d/stat", o->pid);
+	struct gp_stat pst;
+	if (gp_read_file(root, path, buf, sizeof buf) < 0 || !gp_parse_stat(buf, &pst) ||
+	    pst.pid != o->pid) {
+		gp_err(NULL, "pid %d: no such process", o->pid);
+		return -1;
+	}
+	/* /proc/TID/stat also answers for a thread id: a TID given as the
+	 * PID is a mistake worth naming. */
+	snprintf(path, sizeof path, "/proc/%d/status", o->pid);
+	if (gp_read_file(root, path, buf, sizeof buf) >= 0) {
+		const char *tg = strstr(buf, "\nTgid:");
+		int tgid = tg ? atoi(tg + 6) : o->pid;
+		if (tgid != o->pid) {
+			gp_err(NULL, "%d is a thread of pid %d, not a process", o->pid, tgid);
+			gp_hint("run 'gpuprobe stacks %d --tid %d'", tgid, o->pid);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < o->ntids; i++) {
+		snprintf(path, sizeof path, "/proc/%d/task/%d/stat", o->pid, o->tids[i]);
+		if (gp_read_file(root, path, buf, sizeof buf) < 0) {
+			gp_err(NULL, "tid %d is not a thread of pid %d", o->tids[i], o->pid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* cpu[i], have[i]: the CPU% of tids[i] over `window` seconds (none when
+ * 0), measured while gp_stacks_prepare() loads the libraries, so hot
+ * threads cost the snapshot little or no extra time.  -1, said, when the
+ * process is gone or memory is short. */
+static int measure_cpu(const struct gp_root *root, struct gp_stacks *s, int pid, double window,
+		       const int *tids, size_t n, double *cpu, bool *have)
+{
+	uint64_t *run0 = calloc(n, sizeof *run0), *run1 = calloc(n, sizeof *run1);
+	bool *have0 = calloc(n, sizeof *have0);
+	int rc = -1;
+	if (n && (!run0 || !run1 || !have0)) {
+		gp_err(NULL, "out of memory");
+		goto out;
+	}
+	double w0 = gp_mono_now();
+	if (window > 0)
+		read_run_ns(root, pid, tids, n, run0, have0);
+	if (gp_stacks_prepare(s) < 0) {
+		gp_err(NULL, "pid %d: no such process", pid);
+		goto out;
+	}
+	if (window > 0) {
+		double left = window - (gp_mono_now() - w0);
+		if (left > 0) {
+			struct timespec ts = gp_ts_from_s(left);
+			nanosleep(&ts, NULL);
+		}
+		read_run_ns(root, pid, tids, n, run1, have);
+		double el = (gp_mono_now() - w0) * 1e9;
+		for (size_t i = 0; i < n; i++) {
+			have[i] = have0[i] && have[i];
+			cpu[i] = have[i] && run1[i] >= run0[i] ? 100.0 * (double)(run1[i] - run0[i]) / el : 0;
+			/* One thread runs on one CPU at a time: over 100% is the
+			 * window's own error (its ends are read a few us apart
+			 * from the thread's accounting), not more work. */
+			if (cpu[i] > 100.0)
+				cpu[i] = 100.0;
+		}
+	}
+	rc = 0;
+out:
+	free(run0);
+	free(run1);
+	free(have0);
+	return rc;
+}
+
+/* Hot first, then by tid (stable for the reader). */
+static void sort_hot_first(int *tids, double *cpu, bool *have, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cpu[j] > cpu[j - 1]; j--) {
+			double c = cpu[j]; cpu[j] = cpu[j - 1]; cpu[j - 1] = c;
+			int t = tids[j]; tids[j] = tids[j - 1]; tids[j - 1] = t;
+			bool h = have[j]; have[j] = have[j - 1]; have[j - 1] = h;
+		}
+}
+
+/* The snapshot of tids[0..n): the first nstack stopped and unwound, the
+ * others (not hot, under --hot) from their /proc data only, with no ptrace
+ * at all; each thread with its CPU% when one was measured.  NULL, said,
+ * when the process is gone. */
+static json_t *snapshot(struct gp_stacks *s, const struct stacks_opts *o, unsigned flags,
+			const int *tids, size_t n, size_t nstack, const double *cpu, const bool *have)
+{
+	json_t *line = NULL;
+	if (gp_stacks_snapshot(s, 0, tids, nstack, &line) < 0) {
+		gp_err(NULL, "pid %d: no such process", o->pid);
+		return NULL;
+	}
+	if (o->window > 0)
+		set_cpu(line, tids, cpu, have, n);
+	if (nstack < n) {
+		struct gp_stacks *p = gp_stacks_open(o->pid, flags | GP_STACKS_NO_PTRACE);
+		json_t *rest = NULL;
+		if (p && gp_stacks_snapshot(p, 0, tids + nstack, n - nstack, &rest) == 0) {
+			set_cpu(rest, tids, cpu, have, n);
+			json_array_extend(json_object_get(line, "threads"), json_object_get(rest, "threads"));
+		}
+		json_decref(rest);
+		gp_stacks_close(p);
+	}
+	if (o->window > 0)
+		json_object_set_new(line, "cpu_window_s", json_real(o->window));
+	return line;
+}
+
+/* The target line (pid and identity); its comm into comm ("" when unknown). */
+static json_t *target_line(const struct gp_root *root, int pid, char *comm, size_t cap)
+{
+	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", pid);
+	json_t *ident = gp_target_identity(root, pid);
+	if (ident)
+		json_object_update(target, ident);
+	json_decref(ident);
+	json_t *jc = json_object_get(target, "comm");
+	snprintf(comm, cap, "%s", json_is_string(jc) ? json_string_value(jc) : "");
+	return target;
+}
+
+/* The result file: header, target and stacks lines.  -1, said, when it
+ * could not be written. */
+static int write_result(struct gp_result *out, const char *path, const struct gp_global *g,
+			const struct gp_root *root, json_t *target, json_t *line)
+{
+	struct gp_host_info_opts hio = { .process = true };
+	if (gp_result_write(out, gp_result_header("stacks", g->argc, g->argv,
+						  gp_host_info_ex(root, &hio))) < 0 ||
+	    gp_result_write(out, json_incref(target)) < 0 ||
+	    gp_result_write(out, json_incref(line)) < 0) {
+		gp_err_errno(errno, path, "cannot write the result");
+		return -1;
+	}
+	return 0;
+}
+
+/* The snapshot on stdout, as --format says. */
+static void print_snapshot(const json_t *line, const struct stacks_opts *o, const char *comm)
+{
+	if (o->fmt.fmt == GP_FMT_JSON) {
+		char *txt = json_dumps(line, JSON_COMPACT);
+		if (txt)
+			printf("%s\n", txt);
+		free(txt);
+		return;
+	}
+	struct gp_stacks_render_opts ro = {
+		.format = o->fmt.fmt == GP_FMT_MARKDOWN ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
+		.hot_pct = o->st.hot_pct, .window_s = o->window, .comm = comm[0] ? comm : NULL,
+	};
+	gp_render_stacks(stdout, line, &ro);
+}
+
 int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 {
 	/* 10 ms is enough: schedstat gives run time in ns, and the window
@@ -218,8 +389,7 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	struct gp_root root;
 	int *tids = NULL;
 	size_t n = 0;
-	uint64_t *run0 = NULL, *run1 = NULL;
-	bool *have0 = NULL, *have1 = NULL;
+	bool *have = NULL;
 	double *cpu = NULL;
 	struct gp_stacks *s = NULL;
 	struct gp_result *out = NULL;
@@ -229,41 +399,9 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 		free(o.tids);
 		return GP_EXIT_ERROR;
 	}
-	if (o.pid == getpid()) {
-		gp_err(NULL, "pid %d is gpuprobe itself", o.pid);
+	if (check_target(&root, &o) < 0)
 		goto out;
-	}
-	char path[96], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", o.pid);
-	struct gp_stat pst;
-	if (gp_read_file(&root, path, buf, sizeof buf) < 0 || !gp_parse_stat(buf, &pst)) {
-		gp_err(NULL, "pid %d: no such process", o.pid);
-		goto out;
-	}
-	if (pst.pid != o.pid) {
-		gp_err(NULL, "pid %d: no such process", o.pid);
-		goto out;
-	}
-	/* /proc/TID/stat also answers for a thread id: a TID given as the
-	 * PID is a mistake worth naming. */
-	snprintf(path, sizeof path, "/proc/%d/status", o.pid);
-	if (gp_read_file(&root, path, buf, sizeof buf) >= 0) {
-		const char *tg = strstr(buf, "\nTgid:");
-		int tgid = tg ? atoi(tg + 6) : o.pid;
-		if (tgid != o.pid) {
-			gp_err(NULL, "%d is a thread of pid %d, not a process", o.pid, tgid);
-			gp_hint("run 'gpuprobe stacks %d --tid %d'", tgid, o.pid);
-			goto out;
-		}
-	}
 	if (o.ntids) {
-		for (size_t i = 0; i < o.ntids; i++) {
-			snprintf(path, sizeof path, "/proc/%d/task/%d/stat", o.pid, o.tids[i]);
-			if (gp_read_file(&root, path, buf, sizeof buf) < 0) {
-				gp_err(NULL, "tid %d is not a thread of pid %d", o.tids[i], o.pid);
-				goto out;
-			}
-		}
 		tids = o.tids;
 		n = o.ntids;
 		o.tids = NULL;
@@ -292,114 +430,34 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 		}
 	}
 
-	/* The CPU window runs while libdwfl loads the libraries, so hot
-	 * threads cost the snapshot little or no extra time. */
-	run0 = calloc(n, sizeof *run0);
-	run1 = calloc(n, sizeof *run1);
-	have0 = calloc(n, sizeof *have0);
-	have1 = calloc(n, sizeof *have1);
+	have = calloc(n, sizeof *have);
 	cpu = calloc(n, sizeof *cpu);
-	if (n && (!run0 || !run1 || !have0 || !have1 || !cpu)) {
+	if (n && (!have || !cpu)) {
 		gp_err(NULL, "out of memory");
 		goto out;
 	}
-	double w0 = gp_mono_now();
-	if (o.window > 0)
-		read_run_ns(&root, o.pid, tids, n, run0, have0);
-	if (gp_stacks_prepare(s) < 0) {
-		gp_err(NULL, "pid %d: no such process", o.pid);
+	if (measure_cpu(&root, s, o.pid, o.window, tids, n, cpu, have) < 0)
 		goto out;
-	}
-	if (o.window > 0) {
-		double left = o.window - (gp_mono_now() - w0);
-		if (left > 0) {
-			struct timespec ts = gp_ts_from_s(left);
-			nanosleep(&ts, NULL);
-		}
-		read_run_ns(&root, o.pid, tids, n, run1, have1);
-		double el = (gp_mono_now() - w0) * 1e9;
-		for (size_t i = 0; i < n; i++) {
-			have1[i] = have0[i] && have1[i];
-			cpu[i] = have1[i] && run1[i] >= run0[i] ? 100.0 * (double)(run1[i] - run0[i]) / el : 0;
-			/* One thread runs on one CPU at a time: over 100% is the
-			 * window's own error (its ends are read a few us apart
-			 * from the thread's accounting), not more work. */
-			if (cpu[i] > 100.0)
-				cpu[i] = 100.0;
-		}
-	}
-	/* Hot first, then by tid (stable for the reader). */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cpu[j] > cpu[j - 1]; j--) {
-			double c = cpu[j]; cpu[j] = cpu[j - 1]; cpu[j - 1] = c;
-			int t = tids[j]; tids[j] = tids[j - 1]; tids[j - 1] = t;
-			bool h = have1[j]; have1[j] = have1[j - 1]; have1[j - 1] = h;
-		}
+	sort_hot_first(tids, cpu, have, n);
 	size_t nstack = n;
 	if (o.hot) {
 		nstack = 0;
-		while (nstack < n && have1[nstack] && cpu[nstack] >= o.st.hot_pct)
+		while (nstack < n && have[nstack] && cpu[nstack] >= o.st.hot_pct)
 			nstack++;
 	}
-	double t0 = gp_mono_now();
-	if (gp_stacks_snapshot(s, 0, tids, nstack, &line) < 0) {
-		gp_err(NULL, "pid %d: no such process", o.pid);
+	line = snapshot(s, &o, flags, tids, n, nstack, cpu, have);
+	if (!line)
 		goto out;
-	}
-	(void)t0;
-	if (o.window > 0)
-		set_cpu(line, tids, cpu, have1, n);
-	if (o.hot && nstack < n) {
-		/* The others: their /proc data only, with no ptrace at all. */
-		struct gp_stacks *p = gp_stacks_open(o.pid, flags | GP_STACKS_NO_PTRACE);
-		json_t *rest = NULL;
-		if (p && gp_stacks_snapshot(p, 0, tids + nstack, n - nstack, &rest) == 0) {
-			set_cpu(rest, tids, cpu, have1, n);
-			json_array_extend(json_object_get(line, "threads"), json_object_get(rest, "threads"));
-		}
-		json_decref(rest);
-		gp_stacks_close(p);
-	}
-	if (o.window > 0)
-		json_object_set_new(line, "cpu_window_s", json_real(o.window));
 
-	char comm[64] = "";
-	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o.pid);
-	json_t *ident = gp_target_identity(&root, o.pid);
-	if (ident)
-		json_object_update(target, ident);
-	json_decref(ident);
-	json_t *jc = json_object_get(target, "comm");
-	if (json_is_string(jc))
-		snprintf(comm, sizeof comm, "%s", json_string_value(jc));
-	if (out) {
-		struct gp_host_info_opts hio = { .process = true };
-		if (gp_result_write(out, gp_result_header("stacks", g->argc, g->argv,
-							  gp_host_info_ex(&root, &hio))) < 0 ||
-		    gp_result_write(out, json_incref(target)) < 0 ||
-		    gp_result_write(out, json_incref(line)) < 0) {
-			gp_err_errno(errno, o.out.path, "cannot write the result");
-			json_decref(target);
-			goto out;
-		}
-	}
+	char comm[64];
+	json_t *target = target_line(&root, o.pid, comm, sizeof comm);
+	int wrc = out ? write_result(out, o.out.path, g, &root, target, line) : 0;
 	json_decref(target);
+	if (wrc < 0)
+		goto out;
 
-	bool to_stdout = o.out.path && !strcmp(o.out.path, "-");
-	if (!to_stdout) {
-		if (o.fmt.fmt == GP_FMT_JSON) {
-			char *txt = json_dumps(line, JSON_COMPACT);
-			if (txt)
-				printf("%s\n", txt);
-			free(txt);
-		} else {
-			struct gp_stacks_render_opts ro = {
-				.format = o.fmt.fmt == GP_FMT_MARKDOWN ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
-				.hot_pct = o.st.hot_pct, .window_s = o.window, .comm = comm[0] ? comm : NULL,
-			};
-			gp_render_stacks(stdout, line, &ro);
-		}
-	}
+	if (!(o.out.path && !strcmp(o.out.path, "-")))
+		print_snapshot(line, &o, comm);
 	const char *hint = gp_stacks_hint(s);
 	if (hint)
 		gp_hint("%s", hint);
@@ -413,10 +471,7 @@ out:
 	}
 	json_decref(line);
 	gp_stacks_close(s);
-	free(run0);
-	free(run1);
-	free(have0);
-	free(have1);
+	free(have);
 	free(cpu);
 	free(tids);
 	free(o.tids);

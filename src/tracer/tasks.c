@@ -1,5 +1,6 @@
 #include "config.h"
 #include "tasks.h"
+#include "grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -194,14 +195,8 @@ static int list_tids(struct gp_tasks *t, size_t *n)
 			long tid = strtol(p, NULL, 10);
 			if (tid <= 0)
 				continue;
-			if (*n == t->captids) {
-				size_t nc = t->captids ? t->captids * 2 : 256;
-				int *nt = realloc(t->tids, nc * sizeof *nt);
-				if (!nt)
-					return -1;
-				t->tids = nt;
-				t->captids = nc;
-			}
+			if (!gp_grow(&t->tids, &t->captids, *n + 1, sizeof *t->tids, 256))
+				return -1;
 			t->tids[(*n)++] = (int)tid;
 		}
 	}
@@ -373,14 +368,8 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 		t->capout = ntids;
 	}
 	/* Room for every new slot now, so slot pointers stay valid below. */
-	if (t->nslots + ntids > t->capslots) {
-		size_t nc = t->nslots + ntids + 64;
-		struct slot *ns = realloc(t->slots, nc * sizeof *ns);
-		if (!ns)
-			return -1;
-		t->slots = ns;
-		t->capslots = nc;
-	}
+	if (!gp_grow(&t->slots, &t->capslots, t->nslots + ntids, sizeof *t->slots, 64))
+		return -1;
 	size_t n = 0;
 	for (size_t i = 0; i < ntids; i++) {
 		int tid = t->tids[i];

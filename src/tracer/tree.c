@@ -1,5 +1,6 @@
 #include "config.h"
 #include "tree.h"
+#include "grow.h"
 #include "parse.h"
 #include "point.h"
 #include "procstat.h"
@@ -39,14 +40,8 @@ struct gp_tree {
 
 static struct member *add_member(struct gp_tree *t, int pid, int ppid, int depth, bool follow)
 {
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? 2 * t->cap : 16;
-		struct member *nm = realloc(t->m, nc * sizeof *nm);
-		if (!nm)
-			return NULL;
-		t->m = nm;
-		t->cap = nc;
-	}
+	if (!gp_grow(&t->m, &t->cap, t->n + 1, sizeof *t->m, 16))
+		return NULL;
 	struct member *m = &t->m[t->n];
 	memset(m, 0, sizeof *m);
 	m->pid = pid;
@@ -154,14 +149,8 @@ static void discover(struct gp_tree *t)
 			continue;
 		if (st.state == 'Z' || st.state == 'X')
 			continue;
-		if (nc == capc) {
-			size_t n2 = capc ? 2 * capc : 64;
-			struct cand *c2 = realloc(c, n2 * sizeof *c2);
-			if (!c2)
-				break;
-			c = c2;
-			capc = n2;
-		}
+		if (!gp_grow(&c, &capc, nc + 1, sizeof *c, 64))
+			break;
 		c[nc++] = (struct cand){ (int)pid, st.ppid };
 	}
 	closedir(d);
@@ -236,14 +225,8 @@ static void watched_read(struct gp_tree *t, struct member *m)
 
 static void procs_add(struct gp_tree *t, const char *s, size_t len)
 {
-	if (t->plen + len + 1 > t->pcap) {
-		size_t nc = (t->plen + len + 1) * 2;
-		char *np = realloc(t->procs, nc);
-		if (!np)
-			return;
-		t->procs = np;
-		t->pcap = nc;
-	}
+	if (!gp_grow(&t->procs, &t->pcap, t->plen + len + 1, 1, 256))
+		return;
 	memcpy(t->procs + t->plen, s, len);
 	t->plen += len;
 	t->procs[t->plen] = '\0';

@@ -305,28 +305,9 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
 	}
 }
 
-static void measure_activity(const struct gp_point *p, size_t n, double from,
-			     long page_size, const struct gp_stuck *stuck, struct activity *a)
+/* The threads that were busiest most often in the phase (ia, ib]. */
+static void busiest_threads(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
 {
-	memset(a, 0, sizeof *a);
-	a->wait_sc_nr = -2;
-	size_t ia = index_at(p, n, from), ib = n - 1;
-	if (ia == ib && ia > 0)
-		ia--; /* one interval at least */
-	a->dur = p[ib].t - p[ia].t;
-	if (a->dur <= 0)
-		a->dur = 1e-9;
-	double cpu = (p[ib].utime + p[ib].stime) - (p[ia].utime + p[ia].stime);
-	a->cpu_pct = 100.0 * cpu / a->dur;
-	a->sys_pct = 100.0 * (p[ib].stime - p[ia].stime) / a->dur;
-	if (a->cpu_pct < BLOCKED_CPU_PCT)
-		a->kind = "hang-blocked"; /* until the waits say otherwise */
-	else if (a->sys_pct >= 0.5 * a->cpu_pct)
-		a->kind = "hang-busy-kernel";
-	else
-		a->kind = "hang-busy-user";
-
-	/* The threads that were busiest most often in the phase. */
 	struct tid_tally t[64];
 	size_t nt = 0;
 	for (size_t i = ia + 1; i <= ib; i++) {
@@ -364,8 +345,12 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 		gp_strlcpy(a->pcomm2, t[b2].pcomm, sizeof a->pcomm2);
 		a->tcpu2 = t[b2].cpu / samples;
 	}
-	/* The busiest thread's syscall, most often seen (a thread on a CPU
-	 * reads "running": those samples say nothing). */
+}
+
+/* The busiest thread's syscall, most often seen (a thread on a CPU
+ * reads "running": those samples say nothing). */
+static void busiest_syscall(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
+{
 	unsigned best = 0;
 	for (size_t i = ia + 1; i <= ib; i++) {
 		if (p[i].top_tid != a->tid || p[i].top_sc_nr < 0)
@@ -384,7 +369,11 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 			a->sc_args[1] = p[i].top_sc_arg1;
 		}
 	}
-	/* Their hot frames: the latest the stacks module saw. */
+}
+
+/* The busiest threads' hot frames: the latest the stacks module saw. */
+static void hot_frames(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
+{
 	for (size_t i = ia + 1; i <= ib; i++) {
 		if (p[i].top_tid == a->tid && p[i].top_frame[0])
 			gp_strlcpy(a->frame, p[i].top_frame, sizeof a->frame);
@@ -395,6 +384,32 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 		if (a->tid2 && p[i].top2_tid == a->tid2 && p[i].top2_frame[0])
 			gp_strlcpy(a->frame2, p[i].top2_frame, sizeof a->frame2);
 	}
+}
+
+static void measure_activity(const struct gp_point *p, size_t n, double from,
+			     long page_size, const struct gp_stuck *stuck, struct activity *a)
+{
+	memset(a, 0, sizeof *a);
+	a->wait_sc_nr = -2;
+	size_t ia = index_at(p, n, from), ib = n - 1;
+	if (ia == ib && ia > 0)
+		ia--; /* one interval at least */
+	a->dur = p[ib].t - p[ia].t;
+	if (a->dur <= 0)
+		a->dur = 1e-9;
+	double cpu = (p[ib].utime + p[ib].stime) - (p[ia].utime + p[ia].stime);
+	a->cpu_pct = 100.0 * cpu / a->dur;
+	a->sys_pct = 100.0 * (p[ib].stime - p[ia].stime) / a->dur;
+	if (a->cpu_pct < BLOCKED_CPU_PCT)
+		a->kind = "hang-blocked"; /* until the waits say otherwise */
+	else if (a->sys_pct >= 0.5 * a->cpu_pct)
+		a->kind = "hang-busy-kernel";
+	else
+		a->kind = "hang-busy-user";
+
+	busiest_threads(p, ia, ib, a);
+	busiest_syscall(p, ia, ib, a);
+	hot_frames(p, ia, ib, a);
 	const struct gp_point *l = &p[ib];
 	a->procs = l->procs;
 	gpu_in_phase(p, ia, ib, a);

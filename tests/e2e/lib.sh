@@ -114,3 +114,67 @@ check_jsonl() {
 
 # count TYPE FILE
 count() { jq -r --arg t "$1" 'select(.type == $t) | .type' "$2" | wc -l; }
+
+# no_stopped PID: no thread of PID is in state t or T (stat field 3).
+no_stopped() {
+	for f in /proc/$1/task/*/stat; do
+		read -r line < "$f" 2>/dev/null || continue
+		st=${line##*) }
+		st=${st%% *}
+		case $st in t|T) say "thread ${f#/proc/$1/task/} is in state $st"; return 1 ;; esac
+	done
+	return 0
+}
+
+# require_python: $PY and its $PY_VERSION (3.11), a CPython whose frames gpuprobe reads (3.11-3.13;
+# PYTHON, default /usr/bin/python3), or SKIP saying why not.
+require_python() {
+	PY=${PYTHON:-/usr/bin/python3}
+	[ -x "$PY" ] || skip "no $PY"
+	PY_VERSION=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || skip "$PY does not run"
+	case $PY_VERSION in 3.11|3.12|3.13) ;; *) skip "$PY is Python $PY_VERSION (3.11-3.13 are read)" ;; esac
+}
+
+# wait_target FILE: sets $pid, the traced command's, from the target line
+# that trace -o FILE writes once the command started (fails after 5 s).
+wait_target() {
+	_target_pid() { pid=$(jq -r 'select(.type == "target") | .pid' "$1" 2>/dev/null); [ -n "$pid" ]; }
+	wait_until 5 _target_pid "$1" || fail "no target line within 5 s"
+}
+
+# bad_input WANT ARGS...: gpuprobe ARGS exits WANT within 5 s, with a first
+# line on stderr (hints aside) that starts with "gpuprobe"; failed=1 if not.
+bad_input() {
+	_want=$1; shift
+	timeout -k 1 5 "$GPUPROBE" "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
+	_rc=$?
+	_first=$(grep -v '^gpuprobe: hint' "$TMP/err" | head -n 1)
+	case $_first in
+	gpuprobe*) if [ $_rc -eq "$_want" ]; then say "ok: $* -> $_rc: $_first"; return 0; fi ;;
+	esac
+	say "FAIL: $* -> exit $_rc (want $_want), stderr: ${_first:-<empty>}"
+	[ $_rc -ge 124 ] && say "      (timed out or crashed)"
+	failed=1
+}
+
+# trace_spin INTERVAL: gpuprobe trace -o $F of the spin workload in the
+# background ($GP; its stdout in $TMP/out, stderr in $TMP/err), once the
+# target line names the spinner ($pid).  SIGINT has its default action,
+# as from a terminal: a background job of a non-interactive shell would
+# start with it ignored.
+trace_spin() {
+	require_workload spin
+	env --default-signal=INT "$GPUPROBE" trace -q --interval "$1" -o "$F" -- "$WORKLOADS/spin" 1 \
+		> "$TMP/out" 2> "$TMP/err" &
+	GP=$!; bg_track $GP
+	wait_target "$F"
+	bg_track "$pid"
+}
+
+# exit_is FILE KEYS WANT: the exit line of FILE, cut to KEYS (jq's
+# `{status, signal}`), is WANT (compact JSON).
+exit_is() {
+	_ex=$(jq -c "select(.type == \"exit\") | {$2}" "$1")
+	say "exit line: $_ex"
+	ok "exit line is $3" test "$_ex" = "$3"
+}

@@ -9,19 +9,7 @@ mkfile "$TMP/f" 1
 mkdir "$TMP/dir"
 mkfifo "$TMP/fifo" || skip "mkfifo failed"
 failed=0
-check() {   # check WANT-EXIT ARGS...
-	want=$1; shift
-	timeout -k 1 5 "$GPUPROBE" lock -q --lib "$FAKE_HSA" "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
-	rc=$?
-	first=$(grep -v '^gpuprobe: hint' "$TMP/err" | head -n 1)
-	case $first in gpuprobe*) pfx=ok ;; *) pfx=bad ;; esac
-	if [ $rc -eq "$want" ] && [ $pfx = ok ]; then
-		say "ok: lock $* -> $rc: $first"
-	else
-		say "FAIL: lock $* -> exit $rc (want $want), stderr: ${first:-<empty>}"
-		failed=1
-	fi
-}
+check() { _want=$1; shift; bad_input "$_want" lock -q --lib "$FAKE_HSA" "$@"; }   # check WANT-EXIT ARGS...
 check 1  "$TMP/missing"
 check 1  "$TMP/dir"
 check 1  "$TMP/fifo"

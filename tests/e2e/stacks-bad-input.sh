@@ -4,19 +4,7 @@
 . "${0%/*}/lib.sh"
 sleep 30 & SELF=$!; bg_track $SELF
 failed=0
-check() {
-	want=$1; shift
-	timeout -k 1 5 "$GPUPROBE" stacks "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
-	rc=$?
-	first=$(head -n 1 "$TMP/err")
-	case $first in gpuprobe*) pfx=ok ;; *) pfx=bad ;; esac
-	if [ $rc -eq "$want" ] && [ $pfx = ok ]; then
-		say "ok: stacks $* -> $rc: $first"
-	else
-		say "FAIL: stacks $* -> exit $rc (want $want), stderr: ${first:-<empty>}"
-		failed=1
-	fi
-}
+check() { _want=$1; shift; bad_input "$_want" stacks "$@"; }   # check WANT-EXIT ARGS...
 check 64
 check 64 0
 check 64 abc

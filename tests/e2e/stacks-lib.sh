@@ -12,13 +12,3 @@ start_stackload() {
 	wait_until 5 ready || framework_failure "stackload never became ready"
 }
 
-# no_stopped PID: no thread of PID is in state t or T (stat field 3).
-no_stopped() {
-	for f in /proc/$1/task/*/stat; do
-		read -r line < "$f" 2>/dev/null || continue
-		st=${line##*) }
-		st=${st%% *}
-		case $st in t|T) say "thread ${f#/proc/$1/task/} is in state $st"; return 1 ;; esac
-	done
-	return 0
-}

@@ -8,10 +8,7 @@
 : "${E2E_TIMEOUT:=120}"; export E2E_TIMEOUT
 . "${0%/*}/lib.sh"
 require_jq
-PY=${PYTHON:-/usr/bin/python3}
-[ -x "$PY" ] || skip "no $PY"
-ver=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || skip "$PY does not run"
-case $ver in 3.11|3.12|3.13) ;; *) skip "$PY is Python $ver (3.11-3.13 are read)" ;; esac
+require_python
 SCRIPT=$top_srcdir/tests/real/py-abba.py
 line_of() { grep -n "# LINE:$1\$" "$SCRIPT" | cut -d: -f1; }
 LA=$(line_of a_then_b); LB=$(line_of b_then_a)

@@ -8,10 +8,7 @@
 : "${E2E_TIMEOUT:=150}"; export E2E_TIMEOUT
 . "${0%/*}/lib.sh"
 require_jq
-PY=${PYTHON:-/usr/bin/python3}
-[ -x "$PY" ] || skip "no $PY"
-ver=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || skip "$PY does not run"
-case $ver in 3.11|3.12|3.13) ;; *) skip "$PY is Python $ver (3.11-3.13 are read)" ;; esac
+require_python
 command -v gdb > /dev/null 2>&1 || skip "no gdb (bootstrap.sh installs gdb and python3-dbg)"
 SCRIPT=$top_srcdir/tests/real/py4threads.py
 

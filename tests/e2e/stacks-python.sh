@@ -8,22 +8,8 @@
 # gdb's attach and python3 start-up are slow on a loaded 2-CPU machine.
 : "${E2E_TIMEOUT:=120}"; export E2E_TIMEOUT
 . "${0%/*}/lib.sh"
-# no_stopped PID: no thread of PID is in state t or T (as stacks-lib.sh,
-# which needs the C workloads).
-no_stopped() {
-	for f in /proc/$1/task/*/stat; do
-		read -r line < "$f" 2>/dev/null || continue
-		st=${line##*) }
-		st=${st%% *}
-		case $st in t|T) say "thread ${f#/proc/$1/task/} is in state $st"; return 1 ;; esac
-	done
-	return 0
-}
 require_jq
-PY=${PYTHON:-/usr/bin/python3}
-[ -x "$PY" ] || skip "no $PY"
-ver=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || skip "$PY does not run"
-case $ver in 3.11|3.12|3.13) ;; *) skip "$PY is Python $ver (3.11-3.13 are read)" ;; esac
+require_python
 SCRIPT=$top_srcdir/tests/real/py4threads.py
 line_of() { grep -n "# LINE:$1\$" "$SCRIPT" | cut -d: -f1; }
 
@@ -48,7 +34,7 @@ snap() {
 snap "$F"
 rc=$?
 ok "exit 0 (got $rc)" [ $rc -eq 0 ]
-ok "the line names Python $ver" sh -c "jq -r .python.version '$F' | grep -q '^$ver\.'"
+ok "the line names Python $PY_VERSION" sh -c "jq -r .python.version '$F' | grep -q '^$PY_VERSION\.'"
 ok "no thread left stopped" no_stopped "$TPID"
 
 # youngest TID: "function:line" of the thread's youngest Python frame.

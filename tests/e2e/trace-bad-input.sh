@@ -5,20 +5,7 @@
 
 sleep 30 & SELF=$!; bg_track $SELF     # a live PID nobody else traces
 failed=0
-check() {   # check WANT-EXIT ARGS...
-	want=$1; shift
-	timeout -k 1 5 "$GPUPROBE" trace -q "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
-	rc=$?
-	first=$(head -n 1 "$TMP/err")
-	case $first in gpuprobe*) pfx=ok ;; *) pfx=bad ;; esac
-	if [ $rc -eq "$want" ] && [ $pfx = ok ]; then
-		say "ok: trace $* -> $rc: $first"
-	else
-		say "FAIL: trace $* -> exit $rc (want $want), stderr: ${first:-<empty>}"
-		[ $rc -ge 124 ] && say "      (timed out or crashed)"
-		failed=1
-	fi
-}
+check() { _want=$1; shift; bad_input "$_want" trace -q "$@"; }   # check WANT-EXIT ARGS...
 check 1  4194305
 check 64 0
 check 64 -1

@@ -14,10 +14,7 @@ for t in header target sample exit; do
 done
 n=$(count sample "$F")
 ok "samples: $n >= 2" test "$n" -ge 2
-ex=$(jq -c 'select(.type == "exit") | {status, signal, reason}' "$F")
-say "exit line: $ex"
-ok "exit: status 3, signal null, reason exited" \
-	test "$ex" = '{"status":3,"signal":null,"reason":"exited"}'
+exit_is "$F" 'status, signal, reason' '{"status":3,"signal":null,"reason":"exited"}'
 ok "the last two lines are exit, verdict" \
 	test "$(tail -n 2 "$F" | jq -r .type | tr '\n' ' ')" = "exit verdict "
 v=$(jq -c 'select(.type == "verdict") | {class, before}' "$F")

@@ -3,18 +3,9 @@
 # 0 soon, the file is valid with reason "interrupted", no orphan left.
 . "${0%/*}/lib.sh"
 require_jq
-require_workload spin
 F=$TMP/t.jsonl
 
-# A background job of a non-interactive shell starts with SIGINT ignored;
-# give gpuprobe (and so its command) the default, as from a terminal.
-env --default-signal=INT "$GPUPROBE" trace -q --interval 0.5 -o "$F" -- "$WORKLOADS/spin" 1 \
-	> "$TMP/out" 2> "$TMP/err" &
-GP=$!; bg_track $GP
-target() { jq -r 'select(.type == "target") | .pid' "$F" 2>/dev/null | grep -q .; }
-wait_until 5 target || fail "no target line within 5 s"
-pid=$(jq -r 'select(.type == "target") | .pid' "$F")
-bg_track "$pid"
+trace_spin 0.5   # SIGINT at its default, as from a terminal
 say "gpuprobe pid $GP, spinner pid $pid; SIGINT to gpuprobe after 2 s"
 sleep 2
 t0=$(now)
@@ -28,10 +19,7 @@ ok "gpuprobe exit code $rc is 0" test $rc -eq 0
 ok "valid JSON Lines" check_jsonl "$F"
 n=$(count sample "$F")
 ok "samples kept: $n >= 3" test "$n" -ge 3
-ex=$(jq -c 'select(.type == "exit") | {reason, signal}' "$F")
-say "exit line: $ex"
-ok "reason interrupted, the spinner died of SIGINT" \
-	test "$ex" = '{"reason":"interrupted","signal":2}'
+exit_is "$F" 'reason, signal' '{"reason":"interrupted","signal":2}'   # the spinner died of SIGINT
 vc=$(jq -r 'select(.type == "verdict") | .class' "$F")
 ok "a verdict line after Ctrl-C: $vc" test -n "$vc"
 ok "the verdict is printed too" grep -q '^verdict: ' "$TMP/out"

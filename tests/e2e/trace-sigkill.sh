@@ -3,15 +3,9 @@
 # and every complete line of the file is valid JSON.
 . "${0%/*}/lib.sh"
 require_jq
-require_workload spin
 F=$TMP/t.jsonl
 
-"$GPUPROBE" trace -q --interval 0.1 -o "$F" -- "$WORKLOADS/spin" 1 > "$TMP/out" 2>&1 &
-GP=$!; bg_track $GP
-target() { jq -r 'select(.type == "target") | .pid' "$F" 2>/dev/null | grep -q .; }
-wait_until 5 target || fail "no target line within 5 s"
-pid=$(jq -r 'select(.type == "target") | .pid' "$F")
-bg_track "$pid"
+trace_spin 0.1
 sleep 1.03
 ok "spinner $pid alive before" alive "$pid"
 say "SIGKILL to gpuprobe $GP"

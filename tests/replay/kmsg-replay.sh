@@ -4,13 +4,7 @@
 # timeout, a hung-task warning) under one --proc-root.  trace keeps the
 # driver's and the kernel's warnings as `kmsg` lines, with times from the
 # trace start, and the verdict names those of the judged phase.
-set -u
-: "${top_srcdir:=.}" "${top_builddir:=.}"
-GPUPROBE=${GPUPROBE:-$top_builddir/src/gpuprobe}
-command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-failed=0
+. "${0%/*}/lib.sh"
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failed=1; fi; }
 
 # name:kind:start (µs on the fixture's clock; hung-task's warning comes at

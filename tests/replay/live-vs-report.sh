@@ -3,14 +3,7 @@
 # points (model/point.c builds them, live and on replay): the same class
 # and the same since_s, over the demo's workloads, process trees, and the
 # recorded shapes (issue 12).
-set -u
-: "${top_srcdir:=.}" "${top_builddir:=.}"
-GPUPROBE=${GPUPROBE:-$top_builddir/src/gpuprobe}
-GEN=$top_srcdir/tests/fixtures/traces/gen-trace.awk
-command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-failed=0
+. "${0%/*}/lib.sh"
 n=0
 
 same() { # name file: the saved verdict line against report's

@@ -4,14 +4,7 @@
 # spinners, all threads in futex, RssFile growing 84 MiB/s, and the shapes
 # the verdict must never confuse).  Each: class, since_s, and the words
 # the summary must hold.
-set -u
-: "${top_srcdir:=.}" "${top_builddir:=.}"
-GPUPROBE=${GPUPROBE:-$top_builddir/src/gpuprobe}
-GEN=$top_srcdir/tests/fixtures/traces/gen-trace.awk
-command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-failed=0
+. "${0%/*}/lib.sh"
 
 # shape | class | since_s min | since_s max | summary must contain (grep -E)
 while IFS='|' read -r shape class smin smax words; do

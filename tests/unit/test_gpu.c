@@ -3,15 +3,13 @@
 #include "config.h"
 #include "gpu.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+
+#include "unit.h"
 
 /* The names table(lo..hi-1) gives: each starts with prefix, and no two
  * codes share a whole name.  Returns how many codes are named. */
@@ -68,6 +66,18 @@ static struct gp_gpu_pool pool(int agent, uint32_t flags)
 	return p;
 }
 
+/* gp_pool_names over the agents and pools: the labels and names wanted,
+ * in their order. */
+static void names_are(struct gp_gpu_agent *a, int na, struct gp_gpu_pool *p, int np,
+		      const char *const *labels, const char *const *names)
+{
+	gp_pool_names(a, na, p, np);
+	for (int i = 0; i < na; i++)
+		assert_string_equal(a[i].label, labels[i]);
+	for (int i = 0; i < np; i++)
+		assert_string_equal(p[i].name, names[i]);
+}
+
 static void test_pool_names_seed004(void **state)
 {
 	(void)state;
@@ -77,16 +87,9 @@ static void test_pool_names_seed004(void **state)
 				    pool(1, 4), pool(1, 2), pool(1, 0) };
 	p[6].segment = GP_SEG_GROUP;
 	p[6].have_flags = false;
-	gp_pool_names(a, 2, p, 7);
-	assert_string_equal(a[0].label, "cpu");
-	assert_string_equal(a[1].label, "gpu0");
-	assert_string_equal(p[0].name, "cpu-fine");
-	assert_string_equal(p[1].name, "cpu-kernarg");
-	assert_string_equal(p[2].name, "cpu-coarse");
-	assert_string_equal(p[3].name, "cpu-extfine");
-	assert_string_equal(p[4].name, "gpu0-coarse");
-	assert_string_equal(p[5].name, "gpu0-fine");
-	assert_string_equal(p[6].name, "gpu0-group");
+	names_are(a, 2, p, 7, (const char *[]){ "cpu", "gpu0" },
+		  (const char *[]){ "cpu-fine", "cpu-kernarg", "cpu-coarse", "cpu-extfine",
+				    "gpu0-coarse", "gpu0-fine", "gpu0-group" });
 }
 
 static void test_pool_names_many(void **state)
@@ -98,15 +101,9 @@ static void test_pool_names_many(void **state)
 	struct gp_gpu_pool p[6] = { pool(0, 2), pool(1, 2), pool(2, 4), pool(3, 4),
 				    pool(3, 4), pool(3, 0) };
 	p[5].have_flags = false;
-	gp_pool_names(a, 4, p, 6);
-	assert_string_equal(a[0].label, "cpu0");
-	assert_string_equal(a[1].label, "cpu1");
-	assert_string_equal(p[0].name, "cpu0-fine");
-	assert_string_equal(p[1].name, "cpu1-fine");
-	assert_string_equal(p[2].name, "gpu0-coarse");
-	assert_string_equal(p[3].name, "gpu1-coarse");
-	assert_string_equal(p[4].name, "gpu1-coarse2");
-	assert_string_equal(p[5].name, "gpu1-pool");
+	names_are(a, 4, p, 6, (const char *[]){ "cpu0", "cpu1", "gpu0", "gpu1" },
+		  (const char *[]){ "cpu0-fine", "cpu1-fine", "gpu0-coarse", "gpu1-coarse",
+				    "gpu1-coarse2", "gpu1-pool" });
 }
 
 static void test_pool_select(void **state)
@@ -132,49 +129,28 @@ static void test_pool_select(void **state)
 static void test_pool_flags_text(void **state)
 {
 	(void)state;
-	char b[64];
-	gp_pool_flags_text(3, b, sizeof b);
-	assert_string_equal(b, "kernarg|fine");
-	gp_pool_flags_text(4, b, sizeof b);
-	assert_string_equal(b, "coarse");
-	gp_pool_flags_text(8, b, sizeof b);
-	assert_string_equal(b, "extfine");
-	gp_pool_flags_text(0, b, sizeof b);
-	assert_string_equal(b, "0");
-	gp_pool_flags_text(0x12, b, sizeof b);
-	assert_string_equal(b, "fine|0x10");
+	TEXT_IS(gp_pool_flags_text, 3, "kernarg|fine");
+	TEXT_IS(gp_pool_flags_text, 4, "coarse");
+	TEXT_IS(gp_pool_flags_text, 8, "extfine");
+	TEXT_IS(gp_pool_flags_text, 0, "0");
+	TEXT_IS(gp_pool_flags_text, 0x12, "fine|0x10");
 }
 
 static void test_cuda_flags(void **state)
 {
 	(void)state;
 	unsigned f = 99;
-	char b[64];
-	assert_true(gp_cuda_flags_parse("read-only", &f));
-	assert_int_equal(f, 8);
-	assert_true(gp_cuda_flags_parse("read-only,portable", &f));
-	assert_int_equal(f, 9);
-	assert_true(gp_cuda_flags_parse("devicemap|iomemory", &f));
-	assert_int_equal(f, 6);
-	assert_true(gp_cuda_flags_parse("0x8", &f));
-	assert_int_equal(f, 8);
-	assert_true(gp_cuda_flags_parse("0", &f));
-	assert_int_equal(f, 0);
-	assert_true(gp_cuda_flags_parse("none", &f));
-	assert_int_equal(f, 0);
-	assert_true(gp_cuda_flags_parse("READONLY", &f));
-	assert_int_equal(f, 8);
-	assert_false(gp_cuda_flags_parse("writable", &f));
-	assert_false(gp_cuda_flags_parse("", &f));
-	assert_false(gp_cuda_flags_parse("8x", &f));
-	assert_false(gp_cuda_flags_parse("read-only,bogus", &f));
-	assert_false(gp_cuda_flags_parse("0x1ffffffff", &f));
-	gp_cuda_flags_text(9, b, sizeof b);
-	assert_string_equal(b, "portable|read-only");
-	gp_cuda_flags_text(0, b, sizeof b);
-	assert_string_equal(b, "0");
-	gp_cuda_flags_text(0x18, b, sizeof b);
-	assert_string_equal(b, "read-only|0x10");
+	PARSES(gp_cuda_flags_parse, "read-only", f, 8);
+	PARSES(gp_cuda_flags_parse, "read-only,portable", f, 9);
+	PARSES(gp_cuda_flags_parse, "devicemap|iomemory", f, 6);
+	PARSES(gp_cuda_flags_parse, "0x8", f, 8);
+	PARSES(gp_cuda_flags_parse, "0", f, 0);
+	PARSES(gp_cuda_flags_parse, "none", f, 0);
+	PARSES(gp_cuda_flags_parse, "READONLY", f, 8);
+	REJECTS(gp_cuda_flags_parse, &f, "writable", "", "8x", "read-only,bogus", "0x1ffffffff");
+	TEXT_IS(gp_cuda_flags_text, 9, "portable|read-only");
+	TEXT_IS(gp_cuda_flags_text, 0, "0");
+	TEXT_IS(gp_cuda_flags_text, 0x18, "read-only|0x10");
 }
 
 static void test_runtime_parse(void **state)
@@ -207,30 +183,34 @@ static void mk(const char *rel, bool dir)
 	}
 }
 
+/* The diagnosis of the tree under root names want. */
+static void diagnosis_says(const char *want)
+{
+	char line[300], hint[300];
+	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
+	if (!strstr(line, want))
+		fail_msg("diagnosis '%s' lacks '%s'", line, want);
+}
+
 static void test_diagnose(void **state)
 {
 	(void)state;
-	char line[300], hint[300];
 	snprintf(root, sizeof root, "/tmp/gp-diag-XXXXXX");
 	assert_non_null(mkdtemp(root));
 	mk("/dev", true);
 	mk("/sys", true);
 	mk("/sys/module", true);
-	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
-	assert_non_null(strstr(line, "/dev/kfd is absent"));
-	assert_non_null(strstr(line, "amdgpu kernel module is not loaded"));
+	diagnosis_says("/dev/kfd is absent");
+	diagnosis_says("amdgpu kernel module is not loaded");
 	mk("/dev/dxg", false);
-	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
-	assert_non_null(strstr(line, "(WSL)"));
+	diagnosis_says("(WSL)");
 	char p[512];
 	snprintf(p, sizeof p, "%s/dev/dxg", root);
 	unlink(p);
 	mk("/sys/module/amdgpu", true);
-	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
-	assert_non_null(strstr(line, "amdgpu module is loaded but /dev/kfd is absent"));
+	diagnosis_says("amdgpu module is loaded but /dev/kfd is absent");
 	mk("/dev/kfd", false);
-	gp_hsa_diagnose(root, line, sizeof line, hint, sizeof hint);
-	assert_non_null(strstr(line, "/dev/kfd is present"));
+	diagnosis_says("/dev/kfd is present");
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);

@@ -7,15 +7,12 @@
 #include "nvml.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+
+#include "unit.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"
@@ -23,8 +20,6 @@
 #ifndef FAKE_NVML
 #define FAKE_NVML "tests/gpu/libnvidia-ml.so.1"
 #endif
-
-#define UNUSED __attribute__((unused))
 
 static const char *fx(const char *name)
 {
@@ -51,15 +46,23 @@ static double jreal(const json_t *o, const char *a, const char *b)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
+/* The activity reader of pid on the recorded tree `name`. */
+static struct gp_gpuact *reader_on(struct gp_root *root, const char *name, int pid)
+{
+	assert_int_equal(gp_root_open(root, fx(name)), 0);
+	struct gp_gpuact_opts o = { .root = root, .pid = pid };
+	struct gp_gpuact *r = gp_gpuact_new(&o);
+	assert_non_null(r);
+	return r;
+}
+
 /* Two samples of an amdgpu + KFD process, one second apart. */
 static void test_amd_two_samples(void **state UNUSED)
 {
 	struct gp_root root;
 	struct gp_gpu_activity a;
 
-	assert_int_equal(gp_root_open(&root, fx("amd-t0")), 0);
-	struct gp_gpuact_opts o = { .root = &root, .pid = 5151 };
-	struct gp_gpuact *r = gp_gpuact_new(&o);
+	struct gp_gpuact *r = reader_on(&root, "amd-t0", 5151);
 	json_t *g = gpumem_of(&root, 5151);
 	assert_int_equal(gp_gpuact_read(r, 10.0, g, &a), 0);
 	json_decref(g);
@@ -152,9 +155,7 @@ static void test_kfd_only(void **state UNUSED)
 	struct gp_root root;
 	struct gp_gpu_activity a;
 
-	assert_int_equal(gp_root_open(&root, fx("kfd-only")), 0);
-	struct gp_gpuact_opts o = { .root = &root, .pid = 6161 };
-	struct gp_gpuact *r = gp_gpuact_new(&o);
+	struct gp_gpuact *r = reader_on(&root, "kfd-only", 6161);
 	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
 	assert_false(a.have_drm_engine);
 	assert_non_null(strstr(a.why_drm, "no DRM client"));
@@ -176,9 +177,7 @@ static void test_none(void **state UNUSED)
 	struct gp_gpu_activity a;
 	char text[512];
 
-	assert_int_equal(gp_root_open(&root, fx("none")), 0);
-	struct gp_gpuact_opts o = { .root = &root, .pid = 7171 };
-	struct gp_gpuact *r = gp_gpuact_new(&o);
+	struct gp_gpuact *r = reader_on(&root, "none", 7171);
 	assert_int_equal(gp_gpuact_read(r, 0, NULL, &a), 0);
 	assert_false(a.have_nvml || a.have_drm_engine || a.have_kfd || a.have_gpu_busy);
 	assert_non_null(strstr(a.why_kfd, "amdkfd not loaded"));
@@ -370,14 +369,11 @@ static void test_json_busy(void **state UNUSED)
 
 static void test_throttle_text(void **state UNUSED)
 {
-	char b[128];
-	gp_nvml_throttle_text(0, b, sizeof b);
-	assert_string_equal(b, "");
-	gp_nvml_throttle_text(0x48, b, sizeof b);
-	assert_string_equal(b, "hw-slowdown,hw-thermal");
-	gp_nvml_throttle_text(0x1001, b, sizeof b);
-	assert_string_equal(b, "idle,0x1000");
-	gp_nvml_throttle_text(0x1ff, b, 8);	/* bounded */
+	char b[8];
+	TEXT_IS(gp_nvml_throttle_text, 0, "");
+	TEXT_IS(gp_nvml_throttle_text, 0x48, "hw-slowdown,hw-thermal");
+	TEXT_IS(gp_nvml_throttle_text, 0x1001, "idle,0x1000");
+	gp_nvml_throttle_text(0x1ff, b, sizeof b);	/* bounded */
 	assert_true(strlen(b) < 8);
 }
 

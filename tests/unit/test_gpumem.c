@@ -86,6 +86,18 @@ static struct gp_gpu_totals totals_of(const json_t *c)
 	return t;
 }
 
+/* The totals of fdinfo c are want's: VRAM, GTT, DRM total and resident,
+ * engine time. */
+static void totals_are(const json_t *c, struct gp_gpu_totals want)
+{
+	struct gp_gpu_totals t = totals_of(c);
+	assert_int_equal(t.vram_bytes, want.vram_bytes);
+	assert_int_equal(t.gtt_bytes, want.gtt_bytes);
+	assert_int_equal(t.drm_total_bytes, want.drm_total_bytes);
+	assert_int_equal(t.drm_resident_bytes, want.drm_resident_bytes);
+	assert_int_equal(t.engine_ns, want.engine_ns);
+}
+
 /* ---- the kernel's documented outputs ---- */
 
 static void test_i915(void **state UNUSED)
@@ -161,12 +173,9 @@ static void test_amdgpu_new_and_legacy(void **state UNUSED)
 	assert_int_equal(jint(c, "legacy", "drm-memory-gtt", NULL), 2048 * KiB);
 	assert_int_equal(jint(c, "other", "amd-memory-visible-vram", NULL), 262144 * KiB);
 	assert_int_equal(jint(c, "other", "pasid", NULL), 32770);
-	struct gp_gpu_totals t = totals_of(c);
-	assert_int_equal(t.vram_bytes, 1536 * MiB);
-	assert_int_equal(t.gtt_bytes, 2 * MiB);
-	assert_int_equal(t.drm_total_bytes, 1538 * MiB);
-	assert_int_equal(t.drm_resident_bytes, 1026 * MiB);
-	assert_int_equal(t.engine_ns, 251000000);
+	totals_are(c, (struct gp_gpu_totals){ .vram_bytes = 1536 * MiB, .gtt_bytes = 2 * MiB,
+		.drm_total_bytes = 1538 * MiB, .drm_resident_bytes = 1026 * MiB,
+		.engine_ns = 251000000 });
 	json_decref(c);
 }
 
@@ -178,12 +187,8 @@ static void test_amdgpu_legacy_tab(void **state UNUSED)
 	assert_int_equal(jint(c, "legacy", "drm-memory-gtt", NULL), 4096 * KiB);
 	assert_int_equal(jint(c, "legacy", "drm-memory-cpu", NULL), 0);
 	assert_null(json_object_get(c, "memory"));
-	struct gp_gpu_totals t = totals_of(c);
-	assert_int_equal(t.gtt_bytes, 4 * MiB);
-	assert_int_equal(t.vram_bytes, 512 * MiB);
-	assert_int_equal(t.drm_total_bytes, 516 * MiB);
-	assert_int_equal(t.drm_resident_bytes, 516 * MiB);
-	assert_int_equal(t.engine_ns, 12000);
+	totals_are(c, (struct gp_gpu_totals){ .vram_bytes = 512 * MiB, .gtt_bytes = 4 * MiB,
+		.drm_total_bytes = 516 * MiB, .drm_resident_bytes = 516 * MiB, .engine_ns = 12000 });
 	json_decref(c);
 
 	c = gp_fdinfo_parse("drm-driver:\tamdgpu\ndrm-memory-gtt:\t \t 1234 KiB\n");

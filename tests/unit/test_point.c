@@ -9,14 +9,10 @@
  *    outside are hang-blocked, both together are idle at low confidence;
  *  - a busy thread with no output is "computing or spinning", never high. */
 #include "config.h"
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "unit.h"
 #include "point.h"
 #include "verdict.h"
 
@@ -126,20 +122,24 @@ static void flat(struct gp_point *p, size_t n, const enum gp_wait *w, size_t nw,
 	gp_point_builder_free(b);
 }
 
-static void judge(const struct gp_point *p, size_t n, struct gp_verdict *v)
+/* The verdict on flat(n, w, nw, cpu_s), n at most 40; the caller frees it. */
+static struct gp_verdict *verdict_of(size_t n, const enum gp_wait *w, size_t nw, double cpu_s)
 {
+	struct gp_point p[40];
+	assert_true(n <= 40);
+	flat(p, n, w, nw, cpu_s);
+	struct gp_verdict *v = malloc(sizeof *v);
+	assert_non_null(v);
 	struct gp_verdict_opts o = { .hang_after = 5, .page_size = 4096 };
 	gp_verdict_compute(p, n, &o, v);
+	return v;
 }
 
 static void test_outside_waits_are_idle(void **state)
 {
 	(void)state;
-	struct gp_point p[20];
-	struct gp_verdict *v = malloc(sizeof *v);
 	enum gp_wait w[] = { GP_WAIT_INPUT, GP_WAIT_TIMER, GP_WAIT_SIGNAL };
-	flat(p, 20, w, 3, 0);
-	judge(p, 20, v);
+	struct gp_verdict *v = verdict_of(20, w, 3, 0);
 	assert_string_equal(v->klass, "idle");
 	assert_string_equal(v->confidence, "high");
 	free(v);
@@ -148,11 +148,8 @@ static void test_outside_waits_are_idle(void **state)
 static void test_locks_alone_are_blocked(void **state)
 {
 	(void)state;
-	struct gp_point p[20];
-	struct gp_verdict *v = malloc(sizeof *v);
 	enum gp_wait w[] = { GP_WAIT_LOCK, GP_WAIT_LOCK, GP_WAIT_CHILD };
-	flat(p, 20, w, 3, 0);
-	judge(p, 20, v);
+	struct gp_verdict *v = verdict_of(20, w, 3, 0);
 	assert_string_equal(v->klass, "hang-blocked");
 	/* both waits on one futex word? here none was named: no address */
 	assert_null(strstr(v->summary, "0x"));
@@ -162,11 +159,8 @@ static void test_locks_alone_are_blocked(void **state)
 static void test_locks_beside_outside_waits_are_unsure(void **state)
 {
 	(void)state;
-	struct gp_point p[20];
-	struct gp_verdict *v = malloc(sizeof *v);
 	enum gp_wait w[] = { GP_WAIT_LOCK, GP_WAIT_INPUT };
-	flat(p, 20, w, 2, 0);
-	judge(p, 20, v);
+	struct gp_verdict *v = verdict_of(20, w, 2, 0);
 	assert_string_equal(v->klass, "idle");
 	assert_string_equal(v->confidence, "low");
 	assert_non_null(strstr(v->summary, "see the stacks"));
@@ -176,11 +170,8 @@ static void test_locks_beside_outside_waits_are_unsure(void **state)
 static void test_wakeups_alone_are_low(void **state)
 {
 	(void)state;
-	struct gp_point p[20];
-	struct gp_verdict *v = malloc(sizeof *v);
 	enum gp_wait w[] = { GP_WAIT_WAKEUP };
-	flat(p, 20, w, 1, 0);
-	judge(p, 20, v);
+	struct gp_verdict *v = verdict_of(20, w, 1, 0);
 	assert_string_equal(v->confidence, "low");
 	free(v);
 }
@@ -188,11 +179,8 @@ static void test_wakeups_alone_are_low(void **state)
 static void test_busy_user_is_computing_or_spinning(void **state)
 {
 	(void)state;
-	struct gp_point p[40];
-	struct gp_verdict *v = malloc(sizeof *v);
 	enum gp_wait w[] = { GP_WAIT_NONE };
-	flat(p, 40, w, 1, 1.0);   /* one core, user time */
-	judge(p, 40, v);
+	struct gp_verdict *v = verdict_of(40, w, 1, 1.0);   /* one core, user time */
 	assert_string_equal(v->klass, "hang-busy-user");
 	assert_string_not_equal(v->confidence, "high");
 	assert_non_null(strstr(v->summary, "computing or spinning"));

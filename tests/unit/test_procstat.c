@@ -1,12 +1,9 @@
 /* procstat.c: /proc/PID/stat, syscall, status, io, wchan with hostile input. */
 #include "config.h"
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "unit.h"
 #include "procstat.h"
 #include "syscalls.h"
 
@@ -57,13 +54,11 @@ static void test_stat_truncated(void **st)
 		buf[n] = '\0';
 		assert_false(gp_parse_stat(buf, &s));
 	}
-	assert_false(gp_parse_stat("", &s));
-	assert_false(gp_parse_stat("abc", &s));
-	assert_false(gp_parse_stat("12 comm-without-parens S 1", &s));
-	assert_false(gp_parse_stat("12 )x( S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20", &s));
-	assert_false(gp_parse_stat("-5 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20", &s));
-	/* Non-numeric where a number must be. */
-	assert_false(gp_parse_stat("5 (x) S 1 2 3 4 5 6 x 8 9 10 11 12 13 14 15 16 17 18 19 20", &s));
+	REJECTS(gp_parse_stat, &s, "", "abc", "12 comm-without-parens S 1",
+		"12 )x( S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		"-5 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+		/* non-numeric where a number must be */
+		"5 (x) S 1 2 3 4 5 6 x 8 9 10 11 12 13 14 15 16 17 18 19 20");
 }
 
 static void test_syscall(void **st)

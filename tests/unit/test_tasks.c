@@ -95,23 +95,41 @@ static void write_file(const char *rel, const char *text)
 	fclose(f);
 }
 
+/* The spinner's threads on the scratch tree. */
+static struct gp_tasks *scratch_tasks(struct gp_root *root)
+{
+	assert_int_equal(gp_root_open(root, scratch), 0);
+	struct gp_tasks *t = gp_tasks_new(root, SPINNER_PID, 0);
+	assert_non_null(t);
+	return t;
+}
+
+/* One sample of t: its threads and counts. */
+struct sample {
+	struct gp_thread *th;
+	size_t n;
+	struct gp_tasks_stats s;
+};
+
+static void sample(struct gp_tasks *t, struct sample *x)
+{
+	assert_int_equal(gp_tasks_sample(t, &x->th, &x->n, &x->s), 0);
+}
+
 static void test_vanish_between_readdir_and_read(void **st)
 {
-	struct gp_root root;
-	assert_int_equal(gp_root_open(&root, scratch), 0);
 	/* The waiter is listed by readdir, but its files are gone. */
 	char path[512];
 	snprintf(path, sizeof path, "%s/proc/%d/task/12626/stat", scratch, SPINNER_PID);
 	assert_int_equal(unlink(path), 0);
-	struct gp_tasks *t = gp_tasks_new(&root, SPINNER_PID, 0);
-	struct gp_thread *th;
-	size_t n;
-	struct gp_tasks_stats s;
-	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
-	assert_int_equal(n, 2);          /* the sample goes on without it */
-	assert_int_equal(s.vanished, 1); /* and says so */
-	assert_null(find(th, n, 12626));
-	assert_non_null(find(th, n, 12625));
+	struct gp_root root;
+	struct gp_tasks *t = scratch_tasks(&root);
+	struct sample x;
+	sample(t, &x);
+	assert_int_equal(x.n, 2);          /* the sample goes on without it */
+	assert_int_equal(x.s.vanished, 1); /* and says so */
+	assert_null(find(x.th, x.n, 12626));
+	assert_non_null(find(x.th, x.n, 12625));
 	gp_tasks_free(t);
 	gp_root_close(&root);
 }
@@ -119,20 +137,17 @@ static void test_vanish_between_readdir_and_read(void **st)
 static void test_tid_reuse(void **st)
 {
 	struct gp_root root;
-	assert_int_equal(gp_root_open(&root, scratch), 0);
-	struct gp_tasks *t = gp_tasks_new(&root, SPINNER_PID, 0);
-	struct gp_thread *th;
-	size_t n;
-	struct gp_tasks_stats s;
-	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
+	struct gp_tasks *t = scratch_tasks(&root);
+	struct sample sm;
+	sample(t, &sm);
 	/* Same tid, later starttime: another thread. */
 	char rel[128];
 	snprintf(rel, sizeof rel, "proc/%d/task/12625/stat", SPINNER_PID);
 	write_file(rel, "12625 (newcomer) S 12622 12612 1219 0 -1 4194368 0 0 0 0 0 0 0 0 20 0 3 0 90000 "
 			"19320832 281 18446744073709551615 1 1 0 0 0 0 0 6 0 0 0 0 -1 0\n");
-	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
-	assert_int_equal(s.reused, 1);
-	const struct gp_thread *x = find(th, n, 12625);
+	sample(t, &sm);
+	assert_int_equal(sm.s.reused, 1);
+	const struct gp_thread *x = find(sm.th, sm.n, 12625);
 	assert_non_null(x);
 	assert_true(x->is_new);
 	assert_string_equal(x->st.comm, "newcomer");
@@ -167,27 +182,24 @@ static void test_woken_sleeper(void **st)
 	}
 	create_file("proc/loadavg", "0.00 0.00 0.00 1/300 1\n");
 	struct gp_root root;
-	assert_int_equal(gp_root_open(&root, scratch), 0);
-	struct gp_tasks *t = gp_tasks_new(&root, SPINNER_PID, 0);
-	struct gp_thread *th;
-	size_t n;
-	struct gp_tasks_stats s;
-	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
-	assert_int_equal(find(th, n, 12626)->st.state, 'S');
+	struct gp_tasks *t = scratch_tasks(&root);
+	struct sample x;
+	sample(t, &x);
+	assert_int_equal(find(x.th, x.n, 12626)->st.state, 'S');
 
 	/* Woken, not yet run: state R, schedstat unchanged. */
 	snprintf(rel, sizeof rel, "proc/%d/task/12626/stat", SPINNER_PID);
 	write_file(rel, "12626 (waiter) R 12622 12612 1219 0 -1 4194368 1 0 0 0 0 0 0 0 20 0 3 0 79119 "
 			"19320832 281 18446744073709551615 1 1 0 0 0 0 0 6 0 1 0 0 -1 0\n");
 	/* Idle run queues: nobody waits for a CPU, the carry-over holds. */
-	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
-	const struct gp_thread *w = find(th, n, 12626);
+	sample(t, &x);
+	const struct gp_thread *w = find(x.th, x.n, 12626);
 	assert_true(w->unchanged);
 	assert_int_equal(w->st.state, 'S');
 	/* Busy run queues: the waiter is read again and seen runnable. */
 	write_file("proc/loadavg", "64.00 64.00 64.00 1000000/1000300 1\n");
-	assert_int_equal(gp_tasks_sample(t, &th, &n, &s), 0);
-	w = find(th, n, 12626);
+	sample(t, &x);
+	w = find(x.th, x.n, 12626);
 	assert_false(w->unchanged);
 	assert_int_equal(w->st.state, 'R');
 	gp_tasks_free(t);
