@@ -10,6 +10,7 @@
 #include "timeutil.h"
 #include "load.h"
 #include "verdict.h"
+#include "verdict_text.h"
 #include "workloads.h"
 
 #include <argp.h>
@@ -262,9 +263,9 @@ int cmd_demo(int argc, char **argv, const struct gp_global *g)
 		struct row *r = &rows[nrows++];
 		r->name = w->name;
 		r->expect = w->expect;
-		gp_strlcpy(r->got, v->klass, sizeof r->got);
+		gp_strlcpy(r->got, gp_class_name(v->cls), sizeof r->got);
 		r->since = v->since_s;
-		r->ok = !strcmp(v->klass, w->expect);
+		r->ok = !strcmp(gp_class_name(v->cls), w->expect);
 		if (o.fmt.fmt == GP_FMT_JSON) {
 			json_t *e = json_pack("{s:s, s:s, s:s, s:b, s:o}", "workload", w->name,
 					      "shape", w->shape, "expected", w->expect, "match", r->ok,

@@ -6,6 +6,7 @@
  * "since" marked, across all three.  1200x800, readable as pasted. */
 #include "config.h"
 #include "render.h"
+#include "verdict_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -355,7 +356,10 @@ static void phase_labels(cairo_t *cr, const struct frame *f, const struct gp_doc
 		const struct gp_phase *ph = &d->v.phase[i];
 		double a = xpix(f, ph->from) + 6, b = xpix(f, ph->to) - 6;
 		char lab[200];
-		snprintf(lab, sizeof lab, "%s: %s", ph->progress ? "progress" : "flat", ph->what);
+		struct strbuf what = STRBUF_INIT;
+		gp_phase_what(&what, &d->v, i);
+		snprintf(lab, sizeof lab, "%s: %s", ph->progress ? "progress" : "flat", what.buf);
+		strbuf_release(&what);
 		size_t len = strlen(lab);
 		while (len > 4 && text_width(cr, lab, 12) > b - a) {
 			/* cut on a UTF-8 boundary, then mark the cut */
@@ -396,8 +400,8 @@ static void draw(cairo_t *cr, const struct gp_doc *d)
 	cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
 	text(cr, ML, 26, title, 17, 0, true);
 	char vline[320];
-	snprintf(vline, sizeof vline, "verdict: %s since +%.1f s (confidence %s)%s", d->v.klass,
-		 d->v.since_s, d->v.confidence, d->l.exit ? "" : "  [file cut short]");
+	snprintf(vline, sizeof vline, "verdict: %s since +%.1f s (confidence %s)%s",
+		 gp_class_name(d->v.cls), d->v.since_s, gp_conf_name(d->v.confidence), d->l.exit ? "" : "  [file cut short]");
 	cairo_set_source_rgb(cr, 0.70, 0.08, 0.08);
 	text(cr, ML, 50, vline, 15, 0, true);
 	/* key to the shading, right of the title */

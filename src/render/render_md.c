@@ -5,6 +5,7 @@
  * threads) and its "Environment" list. */
 #include "config.h"
 #include "render.h"
+#include "verdict_text.h"
 #include "stacks_text.h"
 #include "arms.h"
 #include "hostinfo.h"
@@ -124,11 +125,14 @@ static const char *target_comm(const struct gp_doc *d)
 static void md_verdict_line(FILE *out, const struct gp_doc *d)
 {
 	const struct gp_verdict *v = &d->v;
-	fprintf(out, "**Verdict: `%s`**", v->klass);
-	if (v->before[0])
-		fprintf(out, " (before that: `%s`)", v->before);
-	fprintf(out, " since +%.1f s, confidence %s — ", v->since_s, v->confidence);
-	gp_md_cell(out, v->summary);
+	fprintf(out, "**Verdict: `%s`**", gp_class_name(v->cls));
+	if (v->before != GP_CLASS_COUNT)
+		fprintf(out, " (before that: `%s`)", gp_class_name(v->before));
+	fprintf(out, " since +%.1f s, confidence %s — ", v->since_s, gp_conf_name(v->confidence));
+	struct strbuf sb = STRBUF_INIT;
+	gp_verdict_summary(&sb, v);
+	gp_md_cell(out, gp_verdict_capped(&sb, 600));
+	strbuf_release(&sb);
 	fputs("\n\n", out);
 }
 
@@ -186,12 +190,16 @@ static void md_phases(FILE *out, const struct gp_verdict *v)
 	if (v->nphases < 2)
 		return;
 	fputs("| phase | kind | what |\n|---|---|---|\n", out);
+	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < v->nphases; i++) {
 		const struct gp_phase *p = &v->phase[i];
 		fprintf(out, "| +%.1f – %.1f s | %s | ", p->from, p->to, p->progress ? "progress" : "flat");
-		gp_md_cell(out, p->what);
+		strbuf_reset(&sb);
+		gp_phase_what(&sb, v, i);
+		gp_md_cell(out, gp_verdict_capped(&sb, 160));
 		fputs(" |\n", out);
 	}
+	strbuf_release(&sb);
 	fputc('\n', out);
 }
 
@@ -201,6 +209,7 @@ static void md_evidence(FILE *out, const struct gp_verdict *v)
 		return;
 	fprintf(out, "**Evidence** (judged phase +%.1f – %.1f s; progress = output, activity = effort)\n\n",
 		v->judged_from, v->judged_to);
+	struct strbuf sb = STRBUF_INIT;
 	fputs("| metric | scope | first | last | slope | role | reads |\n"
 	      "|---|---|---:|---:|---:|---|---|\n", out);
 	for (size_t i = 0; i < v->nev; i++) {
@@ -223,15 +232,20 @@ static void md_evidence(FILE *out, const struct gp_verdict *v)
 		}
 		fprintf(out, "| %s | %s | %s | %s | %s | %s | ", e->metric, e->scope, f, l, s,
 			e->role == GP_ROLE_PROGRESS ? "progress" : "activity");
-		gp_md_cell(out, e->reads);
+		strbuf_reset(&sb);
+		gp_evidence_reads(&sb, e);
+		gp_md_cell(out, gp_verdict_capped(&sb, 112));
 		fputs(" |\n", out);
 	}
+	strbuf_release(&sb);
 	fputc('\n', out);
-	for (size_t i = 0; i < v->nunseen; i++) {
+	const char *line[GP_VERDICT_UNSEEN_MAX];
+	size_t nu = gp_verdict_unseen(v, line);
+	for (size_t i = 0; i < nu; i++) {
 		fputs(i ? "; " : "Not seen: ", out);
-		gp_md_cell(out, v->unseen[i]);
+		gp_md_cell(out, line[i]);
 	}
-	if (v->nunseen)
+	if (nu)
 		fputs(".\n\n", out);
 }
 
@@ -684,7 +698,7 @@ static void md_compare(FILE *out, const struct gp_doc *docs, size_t n)
 		gp_fmt_value(r, sizeof r, "bytes", (double)peak(d, offsetof(struct gp_point, rss_file)));
 		fputs("| `", out);
 		gp_md_cell(out, base ? base + 1 : d->path);
-		fprintf(out, "` (%s) | %s | %s | `%s` since +%.1f s", target_comm(d), g, r, d->v.klass,
+		fprintf(out, "` (%s) | %s | %s | `%s` since +%.1f s", target_comm(d), g, r, gp_class_name(d->v.cls),
 			d->v.since_s);
 		if (!d->l.exit)
 			fputs(", cut short", out);
@@ -754,7 +768,7 @@ void gp_render_markdown(FILE *out, const struct gp_doc *docs, size_t n)
 			fprintf(out, "%s`", i ? "; " : "");
 			gp_md_cell(out, base ? base + 1 : docs[i].path);
 			if (docs[i].is_trace)
-				fprintf(out, "` %s", docs[i].v.klass);
+				fprintf(out, "` %s", gp_class_name(docs[i].v.cls));
 			else if (docs[i].is_idle)
 				fprintf(out, "` idle, %zu runtimes", json_array_size(docs[i].idle));
 			else

@@ -1,6 +1,7 @@
 /* Text rendering of a loaded result, and its merged-JSON entry. */
 #include "config.h"
 #include "render.h"
+#include "verdict_text.h"
 #include "trace_text.h"
 #include "arms.h"
 

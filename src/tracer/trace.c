@@ -12,6 +12,7 @@
 #include "series.h"
 #include "trace_text.h"
 #include "verdict.h"
+#include "verdict_text.h"
 #include "sampler.h"
 #include "tree.h"
 #include "stuck.h"
@@ -901,7 +902,7 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 		write_line(r, gp_verdict_json(verdict));
 		end.lines = r->lines;
 		for (int i = 0; i < o->nfail_on; i++)
-			if (!strcmp(o->fail_on[i], verdict->klass) && r->rc == 0)
+			if (!strcmp(o->fail_on[i], gp_class_name(verdict->cls)) && r->rc == 0)
 				r->rc = GP_EXIT_VERDICT;
 	}
 

@@ -24,18 +24,10 @@
 /* Recent output rate under 1/SLOW_FACTOR of the trace's own peak: slow. */
 #define SLOW_FACTOR 10.0
 
-enum {
-	M_RSS_FILE, M_RSS_ANON, M_VM_PIN, M_GPU, M_ENGINE, M_RCHAR, M_WCHAR, M_THREADS, M_COUNT
-};
-static const char *const metric_label[M_COUNT] = {
-	"RssFile", "RssAnon", "VmPin", "GPU memory", "GPU engine time",
-	"read()", "write()", "threads or processes",
-};
-
 struct step {
 	bool any;
 	double bytes;              /* output bytes counted in this interval */
-	double by_metric[M_COUNT];
+	double by_metric[GP_M_COUNT];
 	unsigned metrics;          /* bit per metric */
 };
 
@@ -47,13 +39,13 @@ static bool gpu_seen(const struct gp_point *p)
 static double metric_value(const struct gp_point *p, int m)
 {
 	switch (m) {
-	case M_RSS_FILE: return (double)p->rss_file;
-	case M_RSS_ANON: return (double)p->rss_anon;
-	case M_VM_PIN: return (double)(p->vm_pin > p->vm_lck ? p->vm_pin : p->vm_lck);
-	case M_GPU: return (double)p->gpu_bytes;
-	case M_ENGINE: return (double)p->gpu_engine_ns;
-	case M_RCHAR: return (double)p->io_rchar;
-	case M_WCHAR: return (double)p->io_wchar;
+	case GP_M_RSS_FILE: return (double)p->rss_file;
+	case GP_M_RSS_ANON: return (double)p->rss_anon;
+	case GP_M_VM_PIN: return (double)(p->vm_pin > p->vm_lck ? p->vm_pin : p->vm_lck);
+	case GP_M_GPU: return (double)p->gpu_bytes;
+	case GP_M_ENGINE: return (double)p->gpu_engine_ns;
+	case GP_M_RCHAR: return (double)p->io_rchar;
+	case GP_M_WCHAR: return (double)p->io_wchar;
 	default: return 0;
 	}
 }
@@ -73,20 +65,20 @@ static double metric_value(const struct gp_point *p, int m)
  * Each metric's baseline moves only when a step is counted. */
 static bool memory_metric(int m)
 {
-	return m == M_RSS_FILE || m == M_RSS_ANON || m == M_VM_PIN || m == M_GPU;
+	return m == GP_M_RSS_FILE || m == GP_M_RSS_ANON || m == GP_M_VM_PIN || m == GP_M_GPU;
 }
 
 static void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *st)
 {
-	double base[M_COUNT];
-	for (int m = 0; m < M_COUNT; m++)
+	double base[GP_M_COUNT];
+	for (int m = 0; m < GP_M_COUNT; m++)
 		base[m] = metric_value(&p[0], m);
 	memset(st, 0, n * sizeof *st);
 	/* Per memory metric: held[i], the lowest value from i to the end, and
 	 * high[i], the highest value before i. */
-	double *held = malloc(2 * n * M_COUNT * sizeof *held);
-	double *high = held ? held + n * M_COUNT : NULL;
-	for (int m = 0; held && m < M_COUNT; m++) {
+	double *held = malloc(2 * n * GP_M_COUNT * sizeof *held);
+	double *high = held ? held + n * GP_M_COUNT : NULL;
+	for (int m = 0; held && m < GP_M_COUNT; m++) {
 		/* The level held for hold_s (--hang-after) after i, not to the
 		 * end of the trace: memory a program frees later (a loader
 		 * that unmaps its file, a process's teardown) was still loaded
@@ -99,38 +91,38 @@ static void find_steps(const struct gp_point *p, size_t n, double hold_s, struct
 				if (v < lo)
 					lo = v;
 			}
-			held[i * M_COUNT + m] = lo;
+			held[i * GP_M_COUNT + m] = lo;
 		}
 		for (size_t i = 0; i < n; i++) {
-			high[i * M_COUNT + m] = hi;
+			high[i * GP_M_COUNT + m] = hi;
 			if (metric_value(&p[i], m) > hi)
 				hi = metric_value(&p[i], m);
 		}
 	}
 	for (size_t i = 1; i < n; i++) {
-		for (int m = 0; m < M_THREADS; m++) {
-			if ((m == M_GPU || m == M_ENGINE) && !gpu_seen(&p[i]))
+		for (int m = 0; m < GP_M_THREADS; m++) {
+			if ((m == GP_M_GPU || m == GP_M_ENGINE) && !gpu_seen(&p[i]))
 				continue;
-			if ((m == M_RCHAR || m == M_WCHAR) && !(p[i].have & GP_PT_IO))
+			if ((m == GP_M_RCHAR || m == GP_M_WCHAR) && !(p[i].have & GP_PT_IO))
 				continue;
 			double v = metric_value(&p[i], m);
-			bool counter = m == M_ENGINE || m == M_RCHAR || m == M_WCHAR;
+			bool counter = m == GP_M_ENGINE || m == GP_M_RCHAR || m == GP_M_WCHAR;
 			if (counter && v < base[m]) {
 				base[m] = v; /* reset (a re-opened DRM client): start again */
 				continue;
 			}
-			double floor = m == M_ENGINE ? FLOOR_ENGINE_NS
+			double floor = m == GP_M_ENGINE ? FLOOR_ENGINE_NS
 				       : counter ? FLOOR_IO : FLOOR_MEM;
 			if (memory_metric(m)) {
 				if (i + 1 == n || !held)
 					continue;
 				/* the held level, standing above every earlier value */
-				v = held[i * M_COUNT + m];
-				if (v < high[i * M_COUNT + m] + floor)
+				v = held[i * GP_M_COUNT + m];
+				if (v < high[i * GP_M_COUNT + m] + floor)
 					continue;
 			}
 			if (v >= base[m] + floor) {
-				if (m != M_ENGINE) {
+				if (m != GP_M_ENGINE) {
 					st[i].bytes += v - base[m];
 					st[i].by_metric[m] += v - base[m];
 				}
@@ -140,7 +132,7 @@ static void find_steps(const struct gp_point *p, size_t n, double hold_s, struct
 			}
 		}
 		if (p[i].threads_created || p[i].procs_created) {
-			st[i].metrics |= 1u << M_THREADS;
+			st[i].metrics |= 1u << GP_M_THREADS;
 			st[i].any = true;
 		}
 	}
@@ -176,68 +168,7 @@ static double median_interval(const struct gp_point *p, size_t n)
 	return m;
 }
 
-/* Appends to a fixed buffer; silently stops at its end. */
-static void cat(char *buf, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t cap, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	if (len + 1 >= cap)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, cap - len, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- activity: what the process does while it makes no progress ---- */
-
-struct activity {
-	double dur, cpu_pct, sys_pct;
-	const char *kind;          /* hang-blocked, hang-busy-kernel, hang-busy-user, idle, undecided */
-	const char *conf_cap;      /* the highest confidence the waits allow, NULL: any */
-	/* What the sleeping threads wait for (model/waits.h), in the last sample. */
-	unsigned w[GP_WAIT_COUNT];
-	unsigned outside, unclear, inside, child;
-	bool waits_known;          /* the result recorded them (format 2) */
-	bool lockish;              /* the stuck threads' frames name a lock */
-	int main_lock_pid;         /* a main thread waits on a lock */
-	bool main_outside;         /* the target's main thread waits outside */
-	char main_frame[64];       /* that main thread's wait frame, from the stacks */
-	char waits3[3][64];        /* the first distinct wait frames of the stacks */
-	unsigned nwaits3;
-	char common_frame[64];
-	unsigned common_count, stuck_n;
-	double stuck_t;
-	int pid, pid2;             /* the busy threads' processes (a tree) */
-	char pcomm[16], pcomm2[16];
-	uint32_t procs;
-	int child_wait_pid, inside_pid, outside_pid;
-	char child_wait_comm[16], inside_comm[16], outside_comm[16];
-	bool same_arg0;
-	/* The GPU in the phase (waiting-gpu) */
-	unsigned gpu_known, gpu_busy, samples;
-	bool gpu_last_busy;        /* the latest sample that measured it: busy */
-	float gpu_pct;
-	int gpu_pid;
-	char gpu_comm[16];
-	const char *host_kind;     /* what the host did meanwhile (the class it would be) */
-	int tid, tid2;
-	char comm[16], comm2[16];
-	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
-	double tcpu, tsys, tcpu2;
-	bool have_sc;
-	int64_t sc_nr;
-	uint64_t sc_args[6];
-	char wchan[32];
-	uint32_t wchan_count, threads;
-	int64_t wait_sc_nr;
-	uint64_t wait_sc_args[6];
-	uint32_t wait_sc_count;
-	double dirtied, written, reclaim; /* bytes/s, system */
-	bool have_wb, have_reclaim;
-	const char *machine;       /* whose syscall numbers (gp_verdict_opts) */
-};
 
 struct tid_tally {
 	int tid, pid;
@@ -270,8 +201,8 @@ static void tally(struct tid_tally *t, size_t *nt, size_t cap, int tid, double c
 }
 
 static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
-			   struct activity *a);
-static void stuck_waits(const struct gp_stuck *stuck, struct activity *a);
+			   struct gp_activity *a);
+static void stuck_waits(const struct gp_stuck *stuck, struct gp_activity *a);
 
 static bool has_waits(const struct gp_point *p)
 {
@@ -288,7 +219,7 @@ static bool has_waits(const struct gp_point *p)
  * sync).  Only when a source can tell (NVML per process, a DRM engine
  * that sees the work, KFD occupancy): an unknown GPU is never idle and
  * never busy. */
-static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
+static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	for (size_t i = ia + 1; i <= ib; i++) {
 		a->samples++;
@@ -306,7 +237,7 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
 }
 
 /* The threads that were busiest most often in the phase (ia, ib]. */
-static void busiest_threads(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
+static void busiest_threads(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	struct tid_tally t[64];
 	size_t nt = 0;
@@ -349,7 +280,7 @@ static void busiest_threads(const struct gp_point *p, size_t ia, size_t ib, stru
 
 /* The busiest thread's syscall, most often seen (a thread on a CPU
  * reads "running": those samples say nothing). */
-static void busiest_syscall(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
+static void busiest_syscall(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	unsigned best = 0;
 	for (size_t i = ia + 1; i <= ib; i++) {
@@ -372,7 +303,7 @@ static void busiest_syscall(const struct gp_point *p, size_t ia, size_t ib, stru
 }
 
 /* The busiest threads' hot frames: the latest the stacks module saw. */
-static void hot_frames(const struct gp_point *p, size_t ia, size_t ib, struct activity *a)
+static void hot_frames(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	for (size_t i = ia + 1; i <= ib; i++) {
 		if (p[i].top_tid == a->tid && p[i].top_frame[0])
@@ -387,10 +318,12 @@ static void hot_frames(const struct gp_point *p, size_t ia, size_t ib, struct ac
 }
 
 static void measure_activity(const struct gp_point *p, size_t n, double from,
-			     long page_size, const struct gp_stuck *stuck, struct activity *a)
+			     long page_size, const struct gp_stuck *stuck, struct gp_activity *a)
 {
 	memset(a, 0, sizeof *a);
 	a->wait_sc_nr = -2;
+	a->conf_cap = GP_CONF_ANY;
+	a->host_kind = GP_CLASS_COUNT;
 	size_t ia = index_at(p, n, from), ib = n - 1;
 	if (ia == ib && ia > 0)
 		ia--; /* one interval at least */
@@ -401,11 +334,11 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	a->cpu_pct = 100.0 * cpu / a->dur;
 	a->sys_pct = 100.0 * (p[ib].stime - p[ia].stime) / a->dur;
 	if (a->cpu_pct < BLOCKED_CPU_PCT)
-		a->kind = "hang-blocked"; /* until the waits say otherwise */
+		a->kind = GP_CLASS_HANG_BLOCKED; /* until the waits say otherwise */
 	else if (a->sys_pct >= 0.5 * a->cpu_pct)
-		a->kind = "hang-busy-kernel";
+		a->kind = GP_CLASS_HANG_BUSY_KERNEL;
 	else
-		a->kind = "hang-busy-user";
+		a->kind = GP_CLASS_HANG_BUSY_USER;
 
 	busiest_threads(p, ia, ib, a);
 	busiest_syscall(p, ia, ib, a);
@@ -432,8 +365,8 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 	 * them: the GPU still runs the work the host waits for. */
 	if (a->gpu_known && a->gpu_busy * 2 >= a->gpu_known && a->gpu_last_busy) {
 		a->host_kind = a->kind;
-		a->kind = "waiting-gpu";
-		a->conf_cap = a->gpu_busy * 10 >= a->gpu_known * 9 ? NULL : "medium";
+		a->kind = GP_CLASS_WAITING_GPU;
+		a->conf_cap = a->gpu_busy * 10 >= a->gpu_known * 9 ? GP_CONF_ANY : GP_CONF_MEDIUM;
 	}
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
@@ -455,7 +388,7 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 }
 
 /* The distinct wait frames of the first sleeping threads of the stacks. */
-static void stuck_waits(const struct gp_stuck *stuck, struct activity *a)
+static void stuck_waits(const struct gp_stuck *stuck, struct gp_activity *a)
 {
 	a->nwaits3 = 0;
 	for (size_t i = 0; i < stuck->n && a->nwaits3 < 3; i++) {
@@ -495,7 +428,7 @@ static bool lockish_frame(const char *f)
  * call): blocked.  An eventfd or a timed condition cannot be told from
  * outside: the stacks taken at the hang lean it, at low confidence. */
 static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
-			   struct activity *a)
+			   struct gp_activity *a)
 {
 	for (int w = 0; w < GP_WAIT_COUNT; w++) {
 		a->w[w] = l->wait_n[w];
@@ -528,260 +461,58 @@ static void classify_waits(const struct gp_point *l, const struct gp_stuck *stuc
 	}
 	if (!a->waits_known) {
 		/* A result written before waits were recorded: as before. */
-		a->kind = "hang-blocked";
+		a->kind = GP_CLASS_HANG_BLOCKED;
 		return;
 	}
 	if (l->blocked_d || a->w[GP_WAIT_DRIVER] || a->w[GP_WAIT_DISK]) {
-		a->kind = "hang-blocked";
-		a->conf_cap = l->blocked_d ? NULL : "medium";
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->conf_cap = l->blocked_d ? GP_CONF_ANY : GP_CONF_MEDIUM;
 	} else if (a->inside && !a->outside) {
-		a->kind = "hang-blocked";
+		a->kind = GP_CLASS_HANG_BLOCKED;
 		/* Locks with nobody waiting outside: who would release them?
 		 * Another process through shared memory, at most. */
-		a->conf_cap = a->unclear ? "medium" : NULL;
+		a->conf_cap = a->unclear ? GP_CONF_MEDIUM : GP_CONF_ANY;
 	} else if (a->outside && a->inside && l->main_lock_pid) {
 		/* Locks beside waits for the outside, and a main thread among
 		 * the lock waiters: the program's own flow is stuck (a join, an
 		 * acquire); the outside waits are helpers' (a runtime's event
 		 * thread). */
-		a->kind = "hang-blocked";
+		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->main_lock_pid = l->main_lock_pid;
 		for (size_t i = 0; stuck && i < stuck->n; i++)
 			if (stuck->th[i].tid == l->main_lock_pid)
 				gp_strlcpy(a->main_frame, stuck->th[i].wait_frame, sizeof a->main_frame);
-		a->conf_cap = a->lockish ? "medium" : "low";
+		a->conf_cap = a->lockish ? GP_CONF_MEDIUM : GP_CONF_LOW;
 	} else if (a->outside) {
-		a->kind = "idle";
+		a->kind = GP_CLASS_IDLE;
 		enum gp_wait_group mg = gp_wait_group((enum gp_wait)l->root_main_wait);
 		/* With the main thread waiting outside, the threads on locks
 		 * or conditions are what worker pools look like at rest. */
-		a->conf_cap = a->inside ? (mg == GP_WG_OUTSIDE ? "medium" : "low")
-			      : a->unclear ? "medium" : NULL;
+		a->conf_cap = a->inside ? (mg == GP_WG_OUTSIDE ? GP_CONF_MEDIUM : GP_CONF_LOW)
+			      : a->unclear ? GP_CONF_MEDIUM : GP_CONF_ANY;
 		a->main_outside = mg == GP_WG_OUTSIDE && a->inside;
 	} else if (a->unclear) {
-		a->kind = a->lockish ? "hang-blocked" : "idle";
-		a->conf_cap = "low";
+		a->kind = a->lockish ? GP_CLASS_HANG_BLOCKED : GP_CLASS_IDLE;
+		a->conf_cap = GP_CONF_LOW;
 	} else if (a->child) {
-		a->kind = "undecided"; /* its child decides, and is not followed */
-		a->conf_cap = "low";
-	}
-}
-
-/* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
- * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
- * reclaim" */
-static const char *wait_words(enum gp_wait w)
-{
-	switch (w) {
-	case GP_WAIT_INPUT: return "on input (socket, pipe or tty)";
-	case GP_WAIT_OUTPUT: return "on a peer to read";
-	case GP_WAIT_TIMER: return "on a timer";
-	case GP_WAIT_SIGNAL: return "on a signal";
-	case GP_WAIT_WAKEUP: return "on a wakeup (eventfd, signalfd or pipes)";
-	case GP_WAIT_CONDVAR: return "on a condition with a timeout";
-	case GP_WAIT_LOCK: return "on a lock (no timeout)";
-	case GP_WAIT_CHILD: return "on a child process";
-	case GP_WAIT_DRIVER: return "in a driver call";
-	case GP_WAIT_DISK: return "in uninterruptible sleep (D)";
-	case GP_WAIT_STOPPED: return "stopped";
-	case GP_WAIT_OTHER: return "in another syscall";
-	default: return "?";
-	}
-}
-
-/* "threads waiting: 3 on a lock (no timeout), 1 on a timer" */
-static void describe_waits(char *buf, size_t cap, const struct activity *a)
-{
-	/* the groups in the order a reader weighs them: inside first */
-	static const enum gp_wait order[] = { GP_WAIT_DISK, GP_WAIT_DRIVER, GP_WAIT_LOCK,
-		GP_WAIT_WAKEUP, GP_WAIT_CONDVAR, GP_WAIT_OTHER, GP_WAIT_CHILD, GP_WAIT_INPUT,
-		GP_WAIT_OUTPUT, GP_WAIT_TIMER, GP_WAIT_SIGNAL, GP_WAIT_STOPPED };
-	bool firstw = true;
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		unsigned c = a->w[order[i]];
-		if (!c)
-			continue;
-		cat(buf, cap, "%s%u %s", firstw ? "threads waiting: " : ", ", c, wait_words(order[i]));
-		firstw = false;
-	}
-}
-
-static void name_thread(char *buf, size_t cap, const struct activity *a, int tid,
-			const char *comm, int pid, const char *pcomm)
-{
-	if (a->procs > 1 && pid && pid == tid)
-		cat(buf, cap, "pid %d (%s)", pid, pcomm);
-	else if (a->procs > 1 && pid)
-		cat(buf, cap, "thread %d (%s) of pid %d (%s)", tid, comm, pid, pcomm);
-	else
-		cat(buf, cap, "thread %d (%s)", tid, comm);
-}
-
-/* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
- * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
- * reclaim" */
-/* The stacks taken at the hang: the frame most threads wait in, or, when
- * none is shared, the frames of the first few (an ABBA pair's two
- * acquire lines). */
-static void describe_stuck(char *buf, size_t cap, const struct activity *a)
-{
-	if (a->common_count >= 2 && a->common_frame[0]) {
-		cat(buf, cap, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
-		    a->common_count, a->stuck_n, a->common_frame);
-	} else if (a->nwaits3) {
-		cat(buf, cap, "; stacks at +%.1f s: threads in ", a->stuck_t);
-		for (unsigned i = 0; i < a->nwaits3; i++)
-			cat(buf, cap, "%s%s", i ? ", " : "", a->waits3[i]);
-	}
-}
-
-static void describe_gpu_wait(char *buf, size_t cap, const struct activity *a)
-{
-	cat(buf, cap, "the GPU runs this process's work: ");
-	if (a->procs > 1 && a->gpu_pid)
-		cat(buf, cap, "pid %d (%s) ", a->gpu_pid, a->gpu_comm);
-	cat(buf, cap, "%.0f%% busy at the last sample, busy in %u of %u samples that measured it; "
-	    "the host waits", a->gpu_pct, a->gpu_busy, a->gpu_known);
-	if (a->host_kind && strcmp(a->host_kind, "hang-busy-user") == 0 && a->tid) {
-		cat(buf, cap, ", ");
-		name_thread(buf, cap, a, a->tid, a->comm, a->pid, a->pcomm);
-		cat(buf, cap, " spinning at %.0f%% CPU", a->tcpu);
-		if (a->frame[0])
-			cat(buf, cap, " in %s", a->frame);
-		cat(buf, cap, " (a spin wait)");
-	} else if (a->host_kind && strcmp(a->host_kind, "hang-busy-kernel") == 0 && a->tid) {
-		cat(buf, cap, ", ");
-		name_thread(buf, cap, a, a->tid, a->comm, a->pid, a->pcomm);
-		cat(buf, cap, " busy in the kernel at %.0f%% CPU", a->tcpu);
-	} else {
-		cat(buf, cap, " asleep (%.1f%% CPU)", a->cpu_pct);
-		if (a->waits_known) {
-			cat(buf, cap, "; ");
-			describe_waits(buf, cap, a);
-		}
-	}
-	describe_stuck(buf, cap, a);
-	cat(buf, cap, ": a long GPU job, not a host hang");
-}
-
-static void describe_activity(char *buf, size_t cap, const struct activity *a)
-{
-	char tmp[160];
-	if (!strcmp(a->kind, "waiting-gpu")) {
-		describe_gpu_wait(buf, cap, a);
-		return;
-	}
-	bool busy = !strcmp(a->kind, "hang-busy-kernel") || !strcmp(a->kind, "hang-busy-user");
-	if (!busy) {
-		cat(buf, cap, "threads asleep, %.1f%% CPU", a->cpu_pct);
-		if (a->waits_known) {
-			cat(buf, cap, "; ");
-			describe_waits(buf, cap, a);
-		} else if (a->wchan_count) {
-			cat(buf, cap, "; %u of %u threads in %s", a->wchan_count, a->threads, a->wchan);
-		}
-		const char *scn = a->wait_sc_nr >= 0 ? gp_syscall_name_on(a->machine, a->wait_sc_nr) : NULL;
-		/* restart_syscall: a sleep resumed after a stop; its own
-		 * arguments are gone, so it names nothing. */
-		if (a->wait_sc_nr >= 0 && a->wait_sc_count && !(scn && !strcmp(scn, "restart_syscall"))) {
-			gp_syscall_describe_on(tmp, sizeof tmp, a->machine, a->wait_sc_nr, a->wait_sc_args);
-			if (a->wait_sc_count > 1 && !a->same_arg0) {
-				/* Grouped by call and operation: the addresses or fds
-				 * differ, so none of them is named. */
-				char *paren = strchr(tmp, '(');
-				if (paren)
-					*paren = '\0';
-				cat(buf, cap, "; %u in %s, each on its own %s", a->wait_sc_count, tmp,
-				    strcmp(tmp, "futex") ? "descriptor" : "futex word");
-			} else {
-				cat(buf, cap, "; %u in %s", a->wait_sc_count, tmp);
-			}
-		}
-		if (a->procs > 1 && a->inside && a->inside_pid)
-			cat(buf, cap, "; the inside waits are in pid %d (%s)", a->inside_pid, a->inside_comm);
-		if (a->child_wait_pid && !strcmp(a->kind, "undecided"))
-			cat(buf, cap, "; pid %d (%s) waits for a child that is not followed "
-			    "(--no-children)", a->child_wait_pid, a->child_wait_comm);
-		else if (a->child_wait_pid && a->procs > 1)
-			cat(buf, cap, "; pid %d (%s) waits for its children", a->child_wait_pid,
-			    a->child_wait_comm);
-		if (a->procs > 1 && a->outside && a->outside_pid && !strcmp(a->kind, "idle"))
-			cat(buf, cap, "; the waits for the outside are in pid %d (%s)", a->outside_pid,
-			    a->outside_comm);
-		describe_stuck(buf, cap, a);
-		if (a->main_lock_pid) {
-			cat(buf, cap, "; the main thread of pid %d waits on a lock with no timeout",
-			    a->main_lock_pid);
-			if (a->main_frame[0])
-				cat(buf, cap, " in %s", a->main_frame);
-			cat(buf, cap, ": the program's own flow is blocked");
-		}
-		else if (!strcmp(a->kind, "idle") && a->main_outside)
-			cat(buf, cap, "; the main thread waits outside; the threads on locks or "
-			    "conditions look like a worker pool at rest");
-		else if (!strcmp(a->kind, "idle") && a->inside)
-			cat(buf, cap, "; the threads on locks are idle if a thread that waits outside "
-			    "will release them, deadlocked if not: see the stacks");
-		else if (a->conf_cap && !strcmp(a->conf_cap, "low") && a->unclear && !a->outside
-			 && !a->inside)
-			cat(buf, cap, "; from outside, a wakeup that comes from inside the process "
-			    "and one from outside look alike%s",
-			    a->lockish ? ": the stacks name a lock" : ": the stacks name no lock");
-		return;
-	}
-	bool kernel = !strcmp(a->kind, "hang-busy-kernel");
-	if (a->tid) {
-		name_thread(buf, cap, a, a->tid, a->comm, a->pid, a->pcomm);
-		cat(buf, cap, " busy in %s, %.0f%% CPU (%.0f%% system)",
-		    kernel ? "the kernel" : "user space", a->tcpu, a->tsys);
-		if (a->frame[0])
-			cat(buf, cap, " at %s", a->frame);
-		if (a->tid2) {
-			cat(buf, cap, ", and ");
-			name_thread(buf, cap, a, a->tid2, a->comm2, a->pid2, a->pcomm2);
-			cat(buf, cap, ", %.0f%%", a->tcpu2);
-			if (a->frame2[0])
-				cat(buf, cap, " at %s", a->frame2);
-		}
-	} else {
-		cat(buf, cap, "busy in %s, %.0f%% CPU (%.0f%% system)",
-		    kernel ? "the kernel" : "user space", a->cpu_pct, a->sys_pct);
-	}
-	if (a->have_sc) {
-		gp_syscall_describe_on(tmp, sizeof tmp, a->machine, a->sc_nr, a->sc_args);
-		cat(buf, cap, ", in %s", tmp);
-	}
-	if (!kernel)
-		/* From outside, a loop that computes and one that polls look
-		 * alike: CPU in user space and no output either way. */
-		cat(buf, cap, ": computing or spinning (no output seen)");
-	if (kernel && a->have_wb && (a->dirtied > (1 << 20) || a->written > (1 << 20))) {
-		char d[32], w[32];
-		gp_fmt_rate(d, sizeof d, a->dirtied);
-		gp_fmt_rate(w, sizeof w, a->written);
-		cat(buf, cap, "; system dirtied %s, written back %s", d, w);
-		if (a->have_reclaim) {
-			if (a->reclaim < 0.05 * a->written) {
-				cat(buf, cap, ", no file reclaim");
-				if (fabs(a->dirtied - a->written) < 0.25 * a->written)
-					cat(buf, cap, ": pages re-dirtied as fast as written back (writeback, not memory pressure)");
-			} else {
-				gp_fmt_rate(d, sizeof d, a->reclaim);
-				cat(buf, cap, ", file reclaim %s", d);
-			}
-		}
+		a->kind = GP_CLASS_UNDECIDED; /* its child decides, and is not followed */
+		a->conf_cap = GP_CONF_LOW;
 	}
 }
 
 /* ---- evidence ---------------------------------------------------- */
 
-static void add_ev(struct gp_verdict *v, const char *metric, const char *scope,
-		   const char *unit, double first, double last, double dur,
-		   enum gp_role role, const char *reads)
+static struct gp_evidence *add_ev(struct gp_verdict *v, const char *metric, const char *scope,
+				  const char *unit, double first, double last, double dur,
+				  enum gp_role role)
 {
-	if (v->nev >= GP_VERDICT_MAX_EVIDENCE)
-		return;
+	static struct gp_evidence spare;
+	if (v->nev >= GP_VERDICT_MAX_EVIDENCE) {
+		memset(&spare, 0, sizeof spare);
+		return &spare; /* full: written and dropped */
+	}
 	struct gp_evidence *e = &v->ev[v->nev++];
+	memset(e, 0, sizeof *e);
 	gp_strlcpy(e->metric, metric, sizeof e->metric);
 	e->scope = scope;
 	e->unit = unit;
@@ -789,88 +520,78 @@ static void add_ev(struct gp_verdict *v, const char *metric, const char *scope,
 	e->last = last;
 	e->slope_per_s = dur > 0 ? (last - first) / dur : 0;
 	e->role = role;
-	gp_strlcpy(e->reads, reads, sizeof e->reads);
+	return e;
 }
 
-static void mem_reads(char *buf, size_t cap, double first, double last, double peak_before,
+/* A memory level over the phase: flat, new highs (a rate), refilling
+ * below an earlier peak (not new output), or falling. */
+static void mem_reads(struct gp_evidence *e, double first, double last, double peak_before,
 		      double dur)
 {
 	double d = last - first;
 	if (fabs(d) < FLOOR_MEM) {
-		snprintf(buf, cap, "flat");
+		e->reads = GP_READS_FLAT;
 	} else if (d > 0 && last > peak_before + FLOOR_MEM) {
-		char r[32];
-		gp_fmt_rate(r, sizeof r, d / dur);
-		snprintf(buf, cap, "new highs, +%s", r);
-	} else if (d > 0) {
-		snprintf(buf, cap, "refilling below its earlier peak: not new output");
+		e->reads = GP_READS_NEW_HIGHS;
+		e->x = d / dur;
 	} else {
-		snprintf(buf, cap, "falling");
+		e->reads = d > 0 ? GP_READS_REFILL : GP_READS_FALLING;
 	}
 }
 
-static void counter_reads(char *buf, size_t cap, double d, double dur, double floor,
-			  const char *unit_word)
+/* A counter over the phase: flat under floor, else its rate. */
+static void counter_reads(struct gp_evidence *e, double d, double dur, double floor,
+			  enum gp_reads kind)
 {
-	if (d < floor) {
-		snprintf(buf, cap, "flat");
-		return;
-	}
-	if (unit_word) {
-		snprintf(buf, cap, "+%.1f %s/s", d / dur, unit_word);
-		return;
-	}
-	char r[32];
-	gp_fmt_rate(r, sizeof r, d / dur);
-	snprintf(buf, cap, "+%s", r);
+	e->reads = d < floor ? GP_READS_FLAT : kind;
+	e->x = d / dur;
 }
 
-static void build_evidence(const struct gp_point *p, size_t n, double from,
-			   long page_size, struct gp_verdict *v)
+static void memory_evidence(const struct gp_point *p, size_t ia, size_t ib, double dur,
+			    struct gp_verdict *v)
 {
-	size_t ia = index_at(p, n, from), ib = n - 1;
-	if (ia == ib && ia > 0)
-		ia--;
-	const struct gp_point *a = &p[ia], *b = &p[ib];
-	double dur = b->t - a->t;
-	if (dur <= 0)
-		dur = 1e-9;
-	char r[112];
 	static const struct {
 		int m;
 		const char *name;
 	} mem[] = {
-		{ M_RSS_FILE, "rss_file" }, { M_RSS_ANON, "rss_anon" },
-		{ M_VM_PIN, "vm_pin" }, { M_GPU, "gpu_memory" },
+		{ GP_M_RSS_FILE, "rss_file" }, { GP_M_RSS_ANON, "rss_anon" },
+		{ GP_M_VM_PIN, "vm_pin" }, { GP_M_GPU, "gpu_memory" },
 	};
+	const struct gp_point *a = &p[ia], *b = &p[ib];
 	for (size_t k = 0; k < sizeof mem / sizeof mem[0]; k++) {
-		if (mem[k].m == M_GPU && !gpu_seen(b))
+		if (mem[k].m == GP_M_GPU && !gpu_seen(b))
 			continue;
 		double peak = 0;
 		for (size_t i = 0; i < ia; i++)
 			if (metric_value(&p[i], mem[k].m) > peak)
 				peak = metric_value(&p[i], mem[k].m);
 		double f = metric_value(a, mem[k].m), l = metric_value(b, mem[k].m);
-		if (mem[k].m == M_VM_PIN && f == 0 && l == 0)
+		if (mem[k].m == GP_M_VM_PIN && f == 0 && l == 0)
 			continue;
-		mem_reads(r, sizeof r, f, l, peak > f ? peak : f, dur);
-		add_ev(v, mem[k].name, "process", "bytes", f, l, dur, GP_ROLE_PROGRESS, r);
+		mem_reads(add_ev(v, mem[k].name, "process", "bytes", f, l, dur, GP_ROLE_PROGRESS),
+			  f, l, peak > f ? peak : f, dur);
 	}
+}
+
+/* GPU engine time, io and threads created: the other output families. */
+static void output_evidence(const struct gp_point *p, size_t ia, size_t ib, double dur,
+			    struct gp_verdict *v)
+{
+	const struct gp_point *a = &p[ia], *b = &p[ib];
+	struct gp_evidence *e;
 	if (b->have & GP_PT_GPU_DRM) {
 		double f = (double)a->gpu_engine_ns, l = (double)b->gpu_engine_ns;
-		if (l - f >= FLOOR_ENGINE_NS)
-			snprintf(r, sizeof r, "GPU busy %.0f%% of the time", 100.0 * (l - f) / 1e9 / dur);
-		else
-			snprintf(r, sizeof r, "flat");
-		add_ev(v, "gpu_engine_time", "process", "ns", f, l, dur, GP_ROLE_PROGRESS, r);
+		e = add_ev(v, "gpu_engine_time", "process", "ns", f, l, dur, GP_ROLE_PROGRESS);
+		e->reads = l - f >= FLOOR_ENGINE_NS ? GP_READS_GPU_BUSY : GP_READS_FLAT;
+		e->x = 100.0 * (l - f) / 1e9 / dur;
 	}
 	if (b->have & GP_PT_IO) {
-		counter_reads(r, sizeof r, (double)b->io_rchar - (double)a->io_rchar, dur, FLOOR_IO, NULL);
-		add_ev(v, "io_rchar", "process", "bytes", (double)a->io_rchar, (double)b->io_rchar, dur,
-		       GP_ROLE_PROGRESS, r);
-		counter_reads(r, sizeof r, (double)b->io_wchar - (double)a->io_wchar, dur, FLOOR_IO, NULL);
-		add_ev(v, "io_wchar", "process", "bytes", (double)a->io_wchar, (double)b->io_wchar, dur,
-		       GP_ROLE_PROGRESS, r);
+		e = add_ev(v, "io_rchar", "process", "bytes", (double)a->io_rchar, (double)b->io_rchar,
+			   dur, GP_ROLE_PROGRESS);
+		counter_reads(e, (double)b->io_rchar - (double)a->io_rchar, dur, FLOOR_IO, GP_READS_RATE);
+		e = add_ev(v, "io_wchar", "process", "bytes", (double)a->io_wchar, (double)b->io_wchar,
+			   dur, GP_ROLE_PROGRESS);
+		counter_reads(e, (double)b->io_wchar - (double)a->io_wchar, dur, FLOOR_IO, GP_READS_RATE);
 	}
 	/* GPU activity (NVML per process, DRM engine, KFD): utilisation
 	 * beside the memory, when a source could tell. */
@@ -885,67 +606,93 @@ static void build_evidence(const struct gp_point *p, size_t n, double from,
 			maxp = p[i].gpu_act_pct;
 	}
 	if (known) {
-		snprintf(r, sizeof r, "this process's GPU work busy in %u of %u samples, peak %.0f%%",
-			 busy, known, maxp);
-		add_ev(v, "gpu_activity", "process", "percent", a->gpu_act_pct, b->gpu_act_pct, 0,
-		       GP_ROLE_ACTIVITY, r);
+		e = add_ev(v, "gpu_activity", "process", "percent", a->gpu_act_pct, b->gpu_act_pct, 0,
+			   GP_ROLE_ACTIVITY);
+		e->reads = GP_READS_GPU_ACTIVITY;
+		e->n1 = busy;
+		e->n2 = known;
+		e->x = maxp;
 	}
 	unsigned created = 0;
 	for (size_t i = ia + 1; i <= ib; i++)
 		created += p[i].threads_created;
-	if (created)
-		snprintf(r, sizeof r, "%u created", created);
-	else
-		snprintf(r, sizeof r, "none created");
-	add_ev(v, "threads", "process", "count", a->threads, b->threads, dur, GP_ROLE_PROGRESS, r);
+	e = add_ev(v, "threads", "process", "count", a->threads, b->threads, dur, GP_ROLE_PROGRESS);
+	e->reads = GP_READS_CREATED;
+	e->n1 = created;
+}
 
-	/* activity */
+/* Effort: CPU, context switches, storage io, faults, system writeback. */
+static void activity_evidence(const struct gp_point *a, const struct gp_point *b, double dur,
+			      long page_size, struct gp_verdict *v)
+{
+	struct gp_evidence *e;
 	double cpu = (b->utime + b->stime) - (a->utime + a->stime);
 	double sys = b->stime - a->stime;
-	snprintf(r, sizeof r, "%.2f cores, %.0f%% of it system", cpu / dur,
-		 cpu > 0 ? 100.0 * sys / cpu : 0.0);
-	add_ev(v, "cpu_time", "process", "s", a->utime + a->stime, b->utime + b->stime, dur,
-	       GP_ROLE_ACTIVITY, r);
-	snprintf(r, sizeof r, "%.2f cores in the kernel", sys / dur);
-	add_ev(v, "system_time", "process", "s", a->stime, b->stime, dur, GP_ROLE_ACTIVITY, r);
+	e = add_ev(v, "cpu_time", "process", "s", a->utime + a->stime, b->utime + b->stime, dur,
+		   GP_ROLE_ACTIVITY);
+	e->reads = GP_READS_CORES;
+	e->x = cpu / dur;
+	e->y = cpu > 0 ? 100.0 * sys / cpu : 0.0;
+	e = add_ev(v, "system_time", "process", "s", a->stime, b->stime, dur, GP_ROLE_ACTIVITY);
+	e->reads = GP_READS_KERNEL_CORES;
+	e->x = sys / dur;
 	double cs_a = (double)(a->vcsw + a->nvcsw), cs_b = (double)(b->vcsw + b->nvcsw);
-	snprintf(r, sizeof r, "%.0f/s (live threads)", cs_b > cs_a ? (cs_b - cs_a) / dur : 0.0);
-	add_ev(v, "context_switches", "process", "count", cs_a, cs_b, dur, GP_ROLE_ACTIVITY, r);
+	e = add_ev(v, "context_switches", "process", "count", cs_a, cs_b, dur, GP_ROLE_ACTIVITY);
+	e->reads = GP_READS_PER_S;
+	e->x = cs_b > cs_a ? (cs_b - cs_a) / dur : 0.0;
 	if (b->top_tid) {
-		char tr[112];
-		snprintf(tr, sizeof tr, "busiest now: %d (%s) %.0f%%, %.0f%% system", b->top_tid,
-			 b->top_comm, b->top_cpu_pct, b->top_sys_pct);
-		add_ev(v, "busiest_thread_cpu", "thread", "percent", a->top_cpu_pct, b->top_cpu_pct,
-		       0, GP_ROLE_ACTIVITY, tr);
+		e = add_ev(v, "busiest_thread_cpu", "thread", "percent", a->top_cpu_pct,
+			   b->top_cpu_pct, 0, GP_ROLE_ACTIVITY);
+		e->reads = GP_READS_BUSIEST;
+		e->tid = b->top_tid;
+		gp_strlcpy(e->comm, b->top_comm, sizeof e->comm);
+		e->x = b->top_cpu_pct;
+		e->y = b->top_sys_pct;
 	}
 	if (b->have & GP_PT_IO) {
-		counter_reads(r, sizeof r, (double)b->io_read_bytes - (double)a->io_read_bytes, dur, 1, NULL);
-		add_ev(v, "io_read_bytes", "process", "bytes", (double)a->io_read_bytes,
-		       (double)b->io_read_bytes, dur, GP_ROLE_ACTIVITY, r);
-		counter_reads(r, sizeof r, (double)b->io_write_bytes - (double)a->io_write_bytes, dur, 1, NULL);
-		add_ev(v, "io_write_bytes", "process", "bytes", (double)a->io_write_bytes,
-		       (double)b->io_write_bytes, dur, GP_ROLE_ACTIVITY, r);
+		e = add_ev(v, "io_read_bytes", "process", "bytes", (double)a->io_read_bytes,
+			   (double)b->io_read_bytes, dur, GP_ROLE_ACTIVITY);
+		counter_reads(e, (double)b->io_read_bytes - (double)a->io_read_bytes, dur, 1,
+			      GP_READS_RATE);
+		e = add_ev(v, "io_write_bytes", "process", "bytes", (double)a->io_write_bytes,
+			   (double)b->io_write_bytes, dur, GP_ROLE_ACTIVITY);
+		counter_reads(e, (double)b->io_write_bytes - (double)a->io_write_bytes, dur, 1,
+			      GP_READS_RATE);
 	}
-	counter_reads(r, sizeof r, (double)b->majflt - (double)a->majflt, dur, 1, "faults");
-	add_ev(v, "major_faults", "process", "count", (double)a->majflt, (double)b->majflt, dur,
-	       GP_ROLE_ACTIVITY, r);
-	counter_reads(r, sizeof r, (double)b->minflt - (double)a->minflt, dur, 1, "faults");
-	add_ev(v, "minor_faults", "process", "count", (double)a->minflt, (double)b->minflt, dur,
-	       GP_ROLE_ACTIVITY, r);
+	e = add_ev(v, "major_faults", "process", "count", (double)a->majflt, (double)b->majflt, dur,
+		   GP_ROLE_ACTIVITY);
+	counter_reads(e, (double)b->majflt - (double)a->majflt, dur, 1, GP_READS_FAULTS);
+	e = add_ev(v, "minor_faults", "process", "count", (double)a->minflt, (double)b->minflt, dur,
+		   GP_ROLE_ACTIVITY);
+	counter_reads(e, (double)b->minflt - (double)a->minflt, dur, 1, GP_READS_FAULTS);
 	double ps = page_size > 0 ? (double)page_size : 4096.0;
 	if ((a->have & GP_PT_SYS_WB) && (b->have & GP_PT_SYS_WB)) {
 		double fd = (double)a->sys_dirtied * ps, ld = (double)b->sys_dirtied * ps;
-		counter_reads(r, sizeof r, ld - fd, dur, 1, NULL);
-		add_ev(v, "dirtied", "system", "bytes", fd, ld, dur, GP_ROLE_ACTIVITY, r);
+		e = add_ev(v, "dirtied", "system", "bytes", fd, ld, dur, GP_ROLE_ACTIVITY);
+		counter_reads(e, ld - fd, dur, 1, GP_READS_RATE);
 		double fw = (double)a->sys_written * ps, lw = (double)b->sys_written * ps;
-		counter_reads(r, sizeof r, lw - fw, dur, 1, NULL);
-		add_ev(v, "written_back", "system", "bytes", fw, lw, dur, GP_ROLE_ACTIVITY, r);
+		e = add_ev(v, "written_back", "system", "bytes", fw, lw, dur, GP_ROLE_ACTIVITY);
+		counter_reads(e, lw - fw, dur, 1, GP_READS_RATE);
 	}
 	if ((a->have & GP_PT_SYS_RECLAIM) && (b->have & GP_PT_SYS_RECLAIM)) {
 		double f = (double)a->sys_pgsteal_file * ps, l = (double)b->sys_pgsteal_file * ps;
-		counter_reads(r, sizeof r, l - f, dur, 1, NULL);
-		add_ev(v, "file_reclaim", "system", "bytes", f, l, dur, GP_ROLE_ACTIVITY, r);
+		e = add_ev(v, "file_reclaim", "system", "bytes", f, l, dur, GP_ROLE_ACTIVITY);
+		counter_reads(e, l - f, dur, 1, GP_READS_RATE);
 	}
+}
+
+static void build_evidence(const struct gp_point *p, size_t n, double from,
+			   long page_size, struct gp_verdict *v)
+{
+	size_t ia = index_at(p, n, from), ib = n - 1;
+	if (ia == ib && ia > 0)
+		ia--;
+	double dur = p[ib].t - p[ia].t;
+	if (dur <= 0)
+		dur = 1e-9;
+	memory_evidence(p, ia, ib, dur, v);
+	output_evidence(p, ia, ib, dur, v);
+	activity_evidence(&p[ia], &p[ib], dur, page_size, v);
 }
 
 /* ---- phases -------------------------------------------------------- */
@@ -953,7 +700,7 @@ static void build_evidence(const struct gp_point *p, size_t n, double from,
 struct group {
 	size_t first, last;        /* step indices */
 	double start, end, bytes, max_gap;
-	double by_metric[M_COUNT];
+	double by_metric[GP_M_COUNT];
 };
 
 static size_t find_groups(const struct gp_point *p, size_t n, const struct step *st,
@@ -985,7 +732,7 @@ static size_t find_groups(const struct gp_point *p, size_t n, const struct step 
 		}
 		struct group *c = &g[ng - 1];
 		c->bytes += st[i].bytes;
-		for (int m = 0; m < M_COUNT; m++)
+		for (int m = 0; m < GP_M_COUNT; m++)
 			c->by_metric[m] += st[i].by_metric[m];
 	}
 	return ng;
@@ -995,56 +742,58 @@ static int dominant_metric(const struct group *g, const struct step *st)
 {
 	/* Bytes read and written are what a program puts out (xz, a loader
 	 * reading a file); a heap growing beside them is its working set. */
-	double io = g->by_metric[M_RCHAR] + g->by_metric[M_WCHAR];
+	double io = g->by_metric[GP_M_RCHAR] + g->by_metric[GP_M_WCHAR];
 	if (io > 0 && io >= 0.1 * g->bytes)
-		return g->by_metric[M_RCHAR] >= g->by_metric[M_WCHAR] ? M_RCHAR : M_WCHAR;
+		return g->by_metric[GP_M_RCHAR] >= g->by_metric[GP_M_WCHAR] ? GP_M_RCHAR : GP_M_WCHAR;
 	int best = -1;
-	for (int m = 0; m < M_COUNT; m++)
+	for (int m = 0; m < GP_M_COUNT; m++)
 		if (g->by_metric[m] > 0 && (best < 0 || g->by_metric[m] > g->by_metric[best]))
 			best = m;
 	if (best >= 0)
 		return best;
 	for (size_t i = g->first; i <= g->last; i++)
-		for (int m = 0; m < M_COUNT; m++)
+		for (int m = 0; m < GP_M_COUNT; m++)
 			if (st[i].metrics & (1u << m))
 				return m;
-	return M_THREADS;
+	return GP_M_THREADS;
 }
 
-static void add_phase(struct gp_verdict *v, double from, double to, bool progress,
-		      double rate, const char *what)
+static struct gp_phase *add_phase(struct gp_verdict *v, double from, double to,
+				  enum gp_phase_kind kind, double rate)
 {
 	if (v->nphases == GP_VERDICT_MAX_PHASES) {
 		memmove(v->phase, v->phase + 1, (GP_VERDICT_MAX_PHASES - 1) * sizeof v->phase[0]);
 		v->nphases--;
 	}
 	struct gp_phase *ph = &v->phase[v->nphases++];
+	memset(ph, 0, sizeof *ph);
 	ph->from = from;
 	ph->to = to;
-	ph->progress = progress;
+	ph->kind = kind;
+	ph->progress = kind == GP_PHASE_PROGRESS;
 	ph->rate = rate;
-	gp_strlcpy(ph->what, what, sizeof ph->what);
+	return ph;
 }
 
-static void progress_what(char *buf, size_t cap, const struct group *g, const struct step *st)
+/* A progress phase's output: the dominant metric's rate first, then each
+ * metric that carried a tenth of the output or more ("RssFile +356.0
+ * MiB/s, read() +12.0 MiB/s"); no bytes: the metric is "moving". */
+static void progress_metrics(struct gp_phase *ph, const struct group *g, const struct step *st)
 {
 	int m = dominant_metric(g, st);
 	double dur = g->end - g->start;
-	buf[0] = '\0';
-	if (g->bytes > 0 && dur > 0) {
-		/* "RssFile +356.0 MiB/s, read() +12.0 MiB/s": each metric
-		 * that carried a tenth of the output or more. */
-		char r[32];
-		gp_fmt_rate(r, sizeof r, g->by_metric[m] / dur);
-		cat(buf, cap, "%s +%s", metric_label[m], r);
-		for (int k = 0; k < M_COUNT; k++) {
-			if (k != m && g->by_metric[k] > 0.1 * g->bytes) {
-				gp_fmt_rate(r, sizeof r, g->by_metric[k] / dur);
-				cat(buf, cap, ", %s +%s", metric_label[k], r);
-			}
+	ph->m[0] = (enum gp_output)m;
+	ph->nm = 1;
+	if (!(g->bytes > 0 && dur > 0)) {
+		ph->moving = true;
+		return;
+	}
+	ph->mrate[0] = g->by_metric[m] / dur;
+	for (int k = 0; k < GP_M_COUNT; k++) {
+		if (k != m && g->by_metric[k] > 0.1 * g->bytes) {
+			ph->m[ph->nm] = (enum gp_output)k;
+			ph->mrate[ph->nm++] = g->by_metric[k] / dur;
 		}
-	} else {
-		cat(buf, cap, "%s moving", metric_label[m]);
 	}
 }
 
@@ -1093,12 +842,11 @@ const char *gp_class_name(enum gp_class c)
 	return (unsigned)c < GP_CLASS_COUNT ? class_names[c] : "undecided";
 }
 
-static void set_class(struct gp_verdict *v, const char *k)
+static const char *const conf_names[] = { "low", "medium", "high", "any" };
+
+const char *gp_conf_name(enum gp_conf c)
 {
-	for (int c = 0; c < GP_CLASS_COUNT; c++)
-		if (!strcmp(k, class_names[c]))
-			v->cls = (enum gp_class)c;
-	gp_strlcpy(v->klass, k, sizeof v->klass);
+	return (unsigned)c <= GP_CONF_ANY ? conf_names[c] : "low";
 }
 
 /* The process that made most of a phase's output, when several did. */
@@ -1137,12 +885,6 @@ static int phase_process(const struct gp_point *p, size_t from, size_t to, char 
 	return t[b].pid;
 }
 
-static void note_unseen(struct gp_verdict *v, const char *what)
-{
-	if (v->nunseen < sizeof v->unseen / sizeof v->unseen[0])
-		gp_strlcpy(v->unseen[v->nunseen++], what, sizeof v->unseen[0]);
-}
-
 /* What judging one trace needs, shared by the steps below. */
 struct judging {
 	const struct gp_point *p, *l;
@@ -1152,7 +894,7 @@ struct judging {
 	struct step *st;
 	struct group g[GP_VERDICT_MAX_PHASES];
 	size_t ng;
-	struct activity act;
+	struct gp_activity act;
 	bool io_seen, gpu;
 };
 
@@ -1165,17 +907,15 @@ static bool judge_stopped(const struct judging *j, struct gp_verdict *v)
 	size_t i = j->n - 1;
 	while (i > 0 && (p[i - 1].state == 'T' || p[i - 1].state == 't'))
 		i--;
-	set_class(v, "stopped");
+	v->cls = GP_CLASS_STOPPED;
+	v->story = GP_STORY_STOPPED;
+	v->state = l->state;
+	v->stopped_n = j->n - i;
 	v->since_s = p[i].t;
 	v->judged_from = p[i].t;
 	v->judged_to = j->t_end;
-	snprintf(v->confidence, sizeof v->confidence, "high");
-	snprintf(v->confidence_why, sizeof v->confidence_why,
-		 "the process state is %c (stopped) in the last %zu samples", l->state, j->n - i);
-	snprintf(v->summary, sizeof v->summary,
-		 "stopped (state %c) since +%.1f s: held by SIGSTOP or a debugger, not hung",
-		 l->state, p[i].t);
-	add_phase(v, p[i].t, j->t_end, false, 0, "stopped");
+	v->confidence = GP_CONF_HIGH;
+	add_phase(v, p[i].t, j->t_end, GP_PHASE_STOPPED, 0);
 	build_evidence(p, j->n, p[i].t, j->o->page_size, v);
 	return true;
 }
@@ -1183,19 +923,16 @@ static bool judge_stopped(const struct judging *j, struct gp_verdict *v)
 /* Phases, oldest first: flat stretches of at least H, and progress. */
 static void build_phases(struct judging *j, struct gp_verdict *v)
 {
-	char buf[600];
 	double cursor = j->t0;
 	for (size_t k = 0; k < j->ng; k++) {
 		const struct group *g = &j->g[k];
 		if (g->start - cursor >= j->H)
-			add_phase(v, cursor, g->start, false, 0, "no output");
-		progress_what(buf, sizeof buf, g, j->st);
-		char pc[16];
-		int ppid = phase_process(j->p, g->first, g->last, pc, sizeof pc);
-		if (ppid)
-			cat(buf, sizeof buf, " in pid %d (%s)", ppid, pc);
+			add_phase(v, cursor, g->start, GP_PHASE_NO_OUTPUT, 0);
 		double dur = g->end - g->start;
-		add_phase(v, g->start, g->end, true, dur > 0 ? g->bytes / dur : 0, buf);
+		struct gp_phase *ph = add_phase(v, g->start, g->end, GP_PHASE_PROGRESS,
+						dur > 0 ? g->bytes / dur : 0);
+		progress_metrics(ph, g, j->st);
+		ph->pid = phase_process(j->p, g->first, g->last, ph->comm, sizeof ph->comm);
 		cursor = g->end;
 	}
 	j->last_progress = j->ng ? j->g[j->ng - 1].end : j->t0;
@@ -1205,42 +942,31 @@ static void build_phases(struct judging *j, struct gp_verdict *v)
 /* A hang: nothing visible moved for hang_after seconds. */
 static void judge_hang(const struct judging *j, struct gp_verdict *v)
 {
-	const struct activity *act = &j->act;
-	char buf[600] = "";
-	set_class(v, act->kind);
+	const struct gp_activity *act = &j->act;
+	v->cls = act->kind;
+	v->story = GP_STORY_HANG;
+	v->act = *act;
+	v->flat = j->flat;
+	v->after_progress = j->ng > 0;
+	v->io_seen = j->io_seen;
+	v->gpu_seen = j->gpu;
 	v->since_s = v->judged_from = j->last_progress;
 	v->judged_to = j->t_end;
-	describe_activity(buf, sizeof buf, act);
-	add_phase(v, j->last_progress, j->t_end, false, 0, buf);
-	char d[32];
-	gp_fmt_duration(d, sizeof d, j->flat);
-	snprintf(v->summary, sizeof v->summary, "no progress for %s (since +%.1f s): %s",
-		 d, j->last_progress, buf);
-	if (j->ng) {
-		const struct gp_phase *ph = &v->phase[v->nphases >= 2 ? v->nphases - 2 : 0];
-		cat(v->summary, sizeof v->summary, "; before that +%.1f-%.1f s: %s", ph->from,
-		    ph->to, ph->what);
-	}
+	add_phase(v, j->last_progress, j->t_end, GP_PHASE_ACTIVITY, 0);
 	bool long_flat = j->flat >= 2 * j->H;
-	const char *level = long_flat && j->io_seen ? "high" : long_flat || j->io_seen ? "medium" : "low";
+	enum gp_conf level = long_flat && j->io_seen ? GP_CONF_HIGH
+			     : long_flat || j->io_seen ? GP_CONF_MEDIUM : GP_CONF_LOW;
 	/* High only where the evidence cannot be read another way: a busy
 	 * thread with no output may be computing; waits the outside look
 	 * cannot tell cap it too (classify_waits). */
-	const char *capped = !strcmp(act->kind, "hang-busy-user") ? "medium" : act->conf_cap;
-	if (capped && strcmp(level, "low") != 0
-	    && (!strcmp(capped, "low") || !strcmp(level, "high")))
-		level = capped;
-	else
-		capped = NULL;
-	snprintf(v->confidence, sizeof v->confidence, "%s", level);
-	snprintf(v->confidence_why, sizeof v->confidence_why,
-		 "flat %.0f s = %.1fx --hang-after; memory%s%s flat%s%s", j->flat, j->flat / j->H,
-		 j->io_seen ? ", io" : "", j->gpu ? ", GPU" : "",
-		 j->io_seen ? "" : "; io not visible",
-		 !capped ? "" : !strcmp(act->kind, "hang-busy-user")
-		 ? "; computing and spinning look alike from outside"
-		 : !strcmp(act->kind, "waiting-gpu") ? "; the GPU was not busy in every sample"
-		 : "; what the threads wait for is not certain from outside");
+	enum gp_conf cap = act->kind == GP_CLASS_HANG_BUSY_USER ? GP_CONF_MEDIUM : act->conf_cap;
+	if (cap != GP_CONF_ANY && level != GP_CONF_LOW
+	    && (cap == GP_CONF_LOW || level == GP_CONF_HIGH)) {
+		level = cap;
+		v->cap_why = act->kind == GP_CLASS_HANG_BUSY_USER ? GP_CAP_BUSY_USER
+			     : act->kind == GP_CLASS_WAITING_GPU ? GP_CAP_GPU : GP_CAP_WAITS;
+	}
+	v->confidence = level;
 	if (j->o->stuck && j->o->stuck->t >= 0)
 		v->stuck = *j->o->stuck;
 	build_evidence(j->p, j->n, j->last_progress, j->o->page_size, v);
@@ -1250,49 +976,33 @@ static void judge_hang(const struct judging *j, struct gp_verdict *v)
  * since the start. */
 static void judge_short(const struct judging *j, struct gp_verdict *v)
 {
-	char buf[600] = "";
 	double from = j->ng ? j->last_progress : j->t0;
-	set_class(v, "undecided");
+	v->cls = GP_CLASS_UNDECIDED;
+	v->story = GP_STORY_SHORT;
+	v->act = j->act;
+	v->flat = j->flat;
+	v->after_progress = j->ng > 0;
 	v->since_s = v->judged_from = from;
 	v->judged_to = j->t_end;
 	v->needs_s = j->H - j->flat;
-	gp_strlcpy(v->leans, j->act.kind, sizeof v->leans);
-	describe_activity(buf, sizeof buf, &j->act);
-	add_phase(v, from, j->t_end, false, 0, buf);
-	if (j->ng)
-		snprintf(v->summary, sizeof v->summary,
-			 "flat for %.0f s since +%.1f s, %.0f s short of --hang-after %.0f: "
-			 "leans %s (%s)", j->flat, from, v->needs_s, j->H, j->act.kind, buf);
-	else
-		snprintf(v->summary, sizeof v->summary,
-			 "no progress in %.0f s of trace, %.0f s short of --hang-after %.0f: leans %s (%s)",
-			 j->flat, v->needs_s, j->H, j->act.kind, buf);
-	snprintf(v->confidence, sizeof v->confidence, "low");
-	if (j->ng)
-		snprintf(v->confidence_why, sizeof v->confidence_why,
-			 "flat for less than --hang-after; trace %.0f s longer to decide", v->needs_s);
-	else
-		snprintf(v->confidence_why, sizeof v->confidence_why,
-			 "trace %.0f s longer (or lower --hang-after) to decide", v->needs_s);
+	v->leans = j->act.kind;
+	add_phase(v, from, j->t_end, GP_PHASE_ACTIVITY, 0);
+	v->confidence = GP_CONF_LOW;
 	build_evidence(j->p, j->n, from, j->o->page_size, v);
 }
 
 /* ETA when what is being paged in has a known size. */
 static void add_eta(const struct judging *j, const struct group *c, double recent,
-		    const char *rs, struct gp_verdict *v)
+		    struct gp_verdict *v)
 {
 	const struct gp_point *l = j->l;
 	v->eta_s = -1;
-	if (dominant_metric(c, j->st) != M_RSS_FILE || l->map_bytes <= l->rss_file || recent <= 0)
+	if (dominant_metric(c, j->st) != GP_M_RSS_FILE || l->map_bytes <= l->rss_file || recent <= 0)
 		return;
 	/* RssFile holds the libraries too: never below 0 to go */
 	v->eta_s = ((double)l->map_bytes - (double)l->rss_file) / recent;
-	char tot[32], res[32], eta[32];
-	gp_fmt_size(tot, sizeof tot, (double)l->map_bytes);
-	gp_fmt_size(res, sizeof res, (double)l->rss_file);
-	gp_fmt_duration(eta, sizeof eta, v->eta_s);
-	cat(v->summary, sizeof v->summary, "; %s of a %s file mapping resident, ETA %s at %s",
-	    res, tot, eta, rs);
+	v->eta_total = (double)l->map_bytes;
+	v->eta_resident = (double)l->rss_file;
 }
 
 /* Progress.  Slow when it fell to under a tenth of its own earlier rate
@@ -1301,7 +1011,6 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 {
 	const struct gp_point *p = j->p;
 	const struct group *c = &j->g[j->ng - 1];
-	char buf[600];
 	double dur = c->end - c->start;
 	double rate = dur > 0 ? c->bytes / dur : 0;
 	double min_side = 3 * j->interval > 5.0 ? 3 * j->interval : 5.0;
@@ -1314,39 +1023,38 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 	bool slowed = ratio >= SLOW_FACTOR;
 	double recent = slowed ? after : rate;
 	bool slow = slowed || (j->o->slow_rate > 0 && rate < j->o->slow_rate && c->bytes > 0);
-	set_class(v, slow ? "slow-progress" : "progress");
+	v->cls = slow ? GP_CLASS_SLOW_PROGRESS : GP_CLASS_PROGRESS;
+	v->story = slowed ? GP_STORY_SLOWED : slow ? GP_STORY_SLOW_RATE : GP_STORY_PROGRESS;
 	v->since_s = slowed ? p[split].t : c->start;
 	v->judged_from = v->since_s;
 	v->judged_to = j->t_end;
-	char rs[32], ps[32];
-	gp_fmt_rate(rs, sizeof rs, recent);
+	v->rate_now = recent;
 	if (slowed) {
 		/* Cut the last progress phase where it slowed down. */
 		struct gp_phase *last = &v->phase[v->nphases - 1];
-		int dm = dominant_metric(c, j->st);
+		enum gp_output dm = (enum gp_output)dominant_metric(c, j->st);
 		last->to = p[split].t;
 		last->rate = before;
-		gp_fmt_rate(ps, sizeof ps, before);
-		snprintf(last->what, sizeof last->what, "%s +%s", metric_label[dm], ps);
-		snprintf(buf, sizeof buf, "%s +%s", metric_label[dm], rs);
-		add_phase(v, p[split].t, c->end, true, after, buf);
-		snprintf(v->summary, sizeof v->summary,
-			 "slow progress since +%.1f s: %s, down from %s before (%.0fx slower)",
-			 p[split].t, rs, ps, isfinite(ratio) ? ratio : 0.0);
-	} else {
-		snprintf(v->summary, sizeof v->summary, slow ? "slow progress since +%.1f s: %s, under --slow-rate"
-			 : "making progress since +%.1f s: %s", c->start, v->phase[v->nphases - 1].what);
+		last->nm = 1;
+		last->m[0] = dm;
+		last->mrate[0] = before;
+		last->moving = false;
+		last->pid = 0;
+		struct gp_phase *ph = add_phase(v, p[split].t, c->end, GP_PHASE_PROGRESS, after);
+		ph->nm = 1;
+		ph->m[0] = dm;
+		ph->mrate[0] = after;
+		v->rate_before = before;
+		v->ratio = isfinite(ratio) ? ratio : 0.0;
 	}
-	add_eta(j, c, recent, rs, v);
+	add_eta(j, c, recent, v);
 	unsigned events = 0;
 	for (size_t i = c->first; i <= c->last; i++)
 		events += j->st[i].any;
 	bool fresh = j->flat <= 2 * j->interval + 1e-9 || j->flat <= c->max_gap + 1e-9;
-	snprintf(v->confidence, sizeof v->confidence, "%s",
-		 slow ? "medium" : events >= 3 && fresh ? "high" : "medium");
-	snprintf(v->confidence_why, sizeof v->confidence_why,
-		 "%u interval%s with output in this phase; last output %.1f s before the end",
-		 events, events == 1 ? "" : "s", j->flat);
+	v->confidence = slow ? GP_CONF_MEDIUM : events >= 3 && fresh ? GP_CONF_HIGH : GP_CONF_MEDIUM;
+	v->events = events;
+	v->flat = j->flat;
 	build_evidence(p, j->n, v->since_s, j->o->page_size, v);
 }
 
@@ -1356,8 +1064,8 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 	struct judging *j = calloc(1, sizeof *j);
 	if (!j || !(j->st = calloc(n, sizeof *j->st))) {
 		free(j);
-		set_class(v, "undecided");
-		snprintf(v->summary, sizeof v->summary, "out of memory");
+		v->cls = GP_CLASS_UNDECIDED;
+		v->story = GP_STORY_NO_MEMORY;
 		return;
 	}
 	j->p = p;
@@ -1375,7 +1083,6 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		j->io_seen = j->l->have & GP_PT_IO;
 		j->gpu = gpu_seen(j->l);
 		measure_activity(p, n, j->last_progress, o->page_size, o->stuck, &j->act);
-		j->act.machine = o->machine;
 		if (j->flat >= j->H && j->flat > 0) {
 			judge_hang(j, v);
 		} else if (j->ng) {
@@ -1397,30 +1104,20 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 	free(j);
 }
 
-/* The kernel's words in the judged phase: "; kernel log in the phase:
- * nvidia xid 79 at +12.0 s, ..." (driver errors and hang/lockup/OOM
- * warnings; a driver's other lines are context, not named). */
+/* The kernel's words in the judged phase: driver errors and hang/lockup/
+ * OOM warnings, the first GP_VERDICT_MAX_KMSG kept and the rest counted
+ * (a driver's other lines are context, not named). */
 static void kmsg_in_phase(const struct gp_verdict_opts *o, struct gp_verdict *v)
 {
-	unsigned named = 0, more = 0;
 	for (size_t i = 0; i < o->nkmsg; i++) {
 		const struct gp_kmsg_note *k = &o->kmsg[i];
 		if (!strcmp(k->kind, "other") || k->t < v->judged_from - 1 || k->t > v->judged_to + 1)
 			continue;
-		if (named == 3) {
-			more++;
-			continue;
-		}
-		if (k->xid >= 0)
-			cat(v->summary, sizeof v->summary, "%s%s Xid %d at %+.1f s",
-			    named ? ", " : "; kernel log in the phase: ", k->driver, k->xid, k->t);
+		if (v->nkmsg == GP_VERDICT_MAX_KMSG)
+			v->kmsg_more++;
 		else
-			cat(v->summary, sizeof v->summary, "%s%s %s at %+.1f s (%.60s)",
-			    named ? ", " : "; kernel log in the phase: ", k->driver, k->kind, k->t, k->text);
-		named++;
+			v->kmsg[v->nkmsg++] = *k;
 	}
-	if (more)
-		cat(v->summary, sizeof v->summary, ", and %u more", more);
 }
 
 void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verdict_opts *o,
@@ -1429,13 +1126,20 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 	memset(v, 0, sizeof *v);
 	v->eta_s = -1;
 	v->stuck.t = -1;
+	v->before = v->leans = GP_CLASS_COUNT;
+	v->act.kind = GP_CLASS_UNDECIDED;
+	v->act.conf_cap = GP_CONF_ANY;
+	v->act.host_kind = GP_CLASS_COUNT;
 	v->hang_after = o->hang_after > 0 ? o->hang_after : GP_VERDICT_HANG_AFTER_DEFAULT;
-	snprintf(v->confidence, sizeof v->confidence, "low");
+	v->confidence = GP_CONF_LOW;
+	v->n_samples = n;
+	if (o->machine) {
+		gp_strlcpy(v->machine, o->machine, sizeof v->machine);
+		v->machine_set = true;
+	}
 	if (n < 3) {
-		set_class(v, "undecided");
-		snprintf(v->summary, sizeof v->summary,
-			 "%zu sample%s: too few to judge (3 at least)", n, n == 1 ? "" : "s");
-		snprintf(v->confidence_why, sizeof v->confidence_why, "too few samples");
+		v->cls = GP_CLASS_UNDECIDED;
+		v->story = GP_STORY_TOO_FEW;
 		if (n)
 			v->since_s = v->judged_from = p[0].t, v->judged_to = p[n - 1].t;
 	} else {
@@ -1443,39 +1147,32 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 	}
 	const struct gp_point *l = n ? &p[n - 1] : NULL;
 	if (l && !(l->have & GP_PT_IO))
-		note_unseen(v, "io: /proc/PID/io not readable (run as root or as the target's user)");
+		v->unseen |= GP_UNSEEN_IO;
 	if (l && !(l->have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML)))
-		note_unseen(v, "GPU: no DRM fdinfo, KFD or NVML entry for this process");
+		v->unseen |= GP_UNSEEN_GPU;
 	if (l && !(l->have & GP_PT_SYSCALL))
-		note_unseen(v, "syscalls: /proc/TID/syscall not readable (run as root)");
+		v->unseen |= GP_UNSEEN_SYSCALL;
 	if (!o->kstacks_seen)
-		note_unseen(v, "kernel stacks: not read (run as root)");
+		v->unseen |= GP_UNSEEN_KSTACKS;
 	if (o->kmsg_why && *o->kmsg_why)
-		note_unseen(v, o->kmsg_why);
-	if (o->nkmsg && v->klass[0] && strcmp(v->klass, "progress") != 0)
+		gp_strlcpy(v->kmsg_why, o->kmsg_why, sizeof v->kmsg_why);
+	if (o->nkmsg && v->cls != GP_CLASS_PROGRESS)
 		kmsg_in_phase(o, v);
 
 	if (o->end_reason && !strcmp(o->end_reason, "exited")) {
-		gp_strlcpy(v->before, v->klass, sizeof v->before);
-		set_class(v, "exited");
-		char s[sizeof v->summary];
-		if (o->have_status && o->signal)
-			snprintf(s, sizeof s, "exited (killed by signal %d)", o->signal);
-		else if (o->have_status)
-			snprintf(s, sizeof s, "exited with status %d", o->status);
-		else
-			snprintf(s, sizeof s, "exited");
-		cat(s, sizeof s, " at +%.1f s; before that: %s", l ? l->t : 0.0, v->summary);
-		gp_strlcpy(v->summary, s, sizeof v->summary);
+		v->before = v->cls;
+		v->cls = GP_CLASS_EXITED;
+		v->have_status = o->have_status;
+		v->status = o->status;
+		v->signal = o->signal;
+		v->exit_t = l ? l->t : 0.0;
 	}
 }
 
-
-
 bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 {
-	static const int mem[] = { M_RSS_FILE, M_RSS_ANON, M_VM_PIN, M_GPU };
-	static const int ctr[] = { M_RCHAR, M_WCHAR, M_ENGINE };
+	static const int mem[] = { GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU };
+	static const int ctr[] = { GP_M_RCHAR, GP_M_WCHAR, GP_M_ENGINE };
 	if (!w->init) {
 		for (int k = 0; k < 4; k++)
 			w->hi[k] = metric_value(p, mem[k]);
@@ -1495,7 +1192,7 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 	}
 	for (int k = 0; k < 3; k++) {
 		double v = metric_value(p, ctr[k]);
-		double floor = ctr[k] == M_ENGINE ? FLOOR_ENGINE_NS : FLOOR_IO;
+		double floor = ctr[k] == GP_M_ENGINE ? FLOOR_ENGINE_NS : FLOOR_IO;
 		if (v < w->base[k]) {
 			w->base[k] = v;
 		} else if (v >= w->base[k] + floor) {
@@ -1518,114 +1215,4 @@ bool gp_verdict_class_valid(const char *name)
 		if (!strcmp(name, classes[i]))
 			return true;
 	return false;
-}
-
-json_t *gp_verdict_json(const struct gp_verdict *v)
-{
-	json_t *j = json_pack("{s:s, s:s, s:f, s:s, s:s, s:s}", "type", "verdict",
-			      "class", v->klass, "since_s", v->since_s, "confidence", v->confidence,
-			      "confidence_reason", v->confidence_why, "summary", v->summary);
-	if (v->before[0])
-		json_object_set_new(j, "before", json_string(v->before));
-	if (!strcmp(v->klass, "undecided") || (v->before[0] && !strcmp(v->before, "undecided"))) {
-		if (v->leans[0])
-			json_object_set_new(j, "leans", json_string(v->leans));
-		json_object_set_new(j, "needs_s", json_real(v->needs_s));
-	}
-	if (v->eta_s >= 0)
-		json_object_set_new(j, "eta_s", json_real(v->eta_s));
-	json_object_set_new(j, "judged", json_pack("{s:f, s:f}", "from", v->judged_from, "to", v->judged_to));
-	json_object_set_new(j, "hang_after_s", json_real(v->hang_after));
-	json_t *ph = json_array();
-	for (size_t i = 0; i < v->nphases; i++) {
-		const struct gp_phase *p = &v->phase[i];
-		json_t *o = json_pack("{s:f, s:f, s:s, s:s}", "from", p->from, "to", p->to,
-				      "kind", p->progress ? "progress" : "flat", "what", p->what);
-		if (p->progress)
-			json_object_set_new(o, "rate_bytes_per_s", json_real(p->rate));
-		json_array_append_new(ph, o);
-	}
-	json_object_set_new(j, "phases", ph);
-	json_t *ev = json_array();
-	for (size_t i = 0; i < v->nev; i++) {
-		const struct gp_evidence *e = &v->ev[i];
-		json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s, s:s}",
-			"metric", e->metric, "scope", e->scope, "unit", e->unit,
-			"first", e->first, "last", e->last, "slope_per_s", e->slope_per_s,
-			"role", e->role == GP_ROLE_PROGRESS ? "progress" : "activity",
-			"reads", e->reads));
-	}
-	json_object_set_new(j, "evidence", ev);
-	json_t *un = json_array();
-	for (size_t i = 0; i < v->nunseen; i++)
-		json_array_append_new(un, json_string(v->unseen[i]));
-	json_object_set_new(j, "unseen", un);
-	if (v->stuck.t >= 0 && v->stuck.n) {
-		json_t *sk = json_array();
-		for (size_t i = 0; i < v->stuck.n; i++) {
-			const struct gp_stuck_thread *x = &v->stuck.th[i];
-			char st[2] = { x->state, 0 };
-			json_t *fr = json_array();
-			for (unsigned k = 0; k < x->nframes; k++)
-				json_array_append_new(fr, json_string(x->frames[k]));
-			json_t *o = json_pack("{s:i, s:i, s:s, s:s, s:s, s:o}", "pid", x->pid,
-					      "tid", x->tid, "comm", x->comm, "state", st,
-					      "wait_frame", x->wait_frame, "frames", fr);
-			if (o && x->kernel[0])
-				json_object_set_new(o, "kernel", json_string(x->kernel));
-			if (o)
-				json_array_append_new(sk, o);
-		}
-		json_object_set_new(j, "stuck", json_pack("{s:f, s:s, s:i, s:o}", "t", v->stuck.t,
-			"why", v->stuck.why, "threads", (int)v->stuck.total, "sample", sk));
-	}
-	return j;
-}
-
-static void fmt_value(char *buf, size_t cap, const char *unit, double v)
-{
-	if (!strcmp(unit, "bytes"))
-		gp_fmt_size(buf, cap, v);
-	else if (!strcmp(unit, "s"))
-		snprintf(buf, cap, "%.2f s", v);
-	else if (!strcmp(unit, "ns"))
-		snprintf(buf, cap, "%.3f s", v / 1e9);
-	else if (!strcmp(unit, "percent"))
-		snprintf(buf, cap, "%.0f%%", v);
-	else
-		snprintf(buf, cap, "%.0f", v);
-}
-
-void gp_verdict_print(FILE *out, const struct gp_verdict *v)
-{
-	fprintf(out, "\nverdict: %s", v->klass);
-	if (v->before[0])
-		fprintf(out, " (before: %s)", v->before);
-	fprintf(out, " since +%.1f s, confidence %s (%s)\n", v->since_s, v->confidence,
-		v->confidence_why);
-	fprintf(out, "  %s\n", v->summary);
-	if (v->nphases) {
-		fprintf(out, "phases:\n");
-		for (size_t i = 0; i < v->nphases; i++) {
-			const struct gp_phase *p = &v->phase[i];
-			char range[48];
-			snprintf(range, sizeof range, "+%.1f-%.1f s", p->from, p->to);
-			fprintf(out, "  %-18s %-8s %s\n", range, p->progress ? "progress" : "flat", p->what);
-		}
-	}
-	if (v->nev) {
-		fprintf(out, "evidence, +%.1f-%.1f s:\n", v->judged_from, v->judged_to);
-		fprintf(out, "  %-19s %-8s %-9s %12s %12s  %s\n", "metric", "scope", "role", "first",
-			"last", "reads");
-		for (size_t i = 0; i < v->nev; i++) {
-			const struct gp_evidence *e = &v->ev[i];
-			char f[32], l[32];
-			fmt_value(f, sizeof f, e->unit, e->first);
-			fmt_value(l, sizeof l, e->unit, e->last);
-			fprintf(out, "  %-19s %-8s %-9s %12s %12s  %s\n", e->metric, e->scope,
-				e->role == GP_ROLE_PROGRESS ? "progress" : "activity", f, l, e->reads);
-		}
-	}
-	for (size_t i = 0; i < v->nunseen; i++)
-		fprintf(out, "  not seen: %s\n", v->unseen[i]);
 }

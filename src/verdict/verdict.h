@@ -14,6 +14,7 @@
 
 #include "series.h"
 #include "stuck.h"
+#include "waits.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -51,7 +52,83 @@ const char *gp_class_name(enum gp_class c);
 
 #define GP_VERDICT_HANG_AFTER_DEFAULT 30.0
 
+/* The verdict is data: classes, levels and reasons as enums, numbers as
+ * numbers.  Its words are src/render/verdict_text.c's. */
+
+enum gp_conf { GP_CONF_LOW, GP_CONF_MEDIUM, GP_CONF_HIGH, GP_CONF_ANY /* a cap: none */ };
+const char *gp_conf_name(enum gp_conf c);
+
+/* The kinds of output, in the order the steps test them. */
+enum gp_output {
+	GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU, GP_M_ENGINE, GP_M_RCHAR, GP_M_WCHAR,
+	GP_M_THREADS, GP_M_COUNT
+};
+
+/* What the process did while it made no output: the judged flat phase. */
+struct gp_activity {
+	double dur, cpu_pct, sys_pct;
+	enum gp_class kind;        /* hang-*, idle, undecided, waiting-gpu */
+	enum gp_conf conf_cap;     /* the highest confidence the waits allow */
+	/* What the sleeping threads wait for (model/waits.h), in the last sample. */
+	unsigned w[GP_WAIT_COUNT];
+	unsigned outside, unclear, inside, child;
+	bool waits_known;          /* the result recorded them (format 2) */
+	bool lockish;              /* the stuck threads' frames name a lock */
+	int main_lock_pid;         /* a main thread waits on a lock */
+	bool main_outside;         /* the target's main thread waits outside */
+	char main_frame[64];       /* that main thread's wait frame, from the stacks */
+	char waits3[3][64];        /* the first distinct wait frames of the stacks */
+	unsigned nwaits3;
+	char common_frame[64];
+	unsigned common_count, stuck_n;
+	double stuck_t;
+	int pid, pid2;             /* the busy threads' processes (a tree) */
+	char pcomm[16], pcomm2[16];
+	uint32_t procs;
+	int child_wait_pid, inside_pid, outside_pid;
+	char child_wait_comm[16], inside_comm[16], outside_comm[16];
+	bool same_arg0;
+	/* The GPU in the phase (waiting-gpu) */
+	unsigned gpu_known, gpu_busy, samples;
+	bool gpu_last_busy;        /* the latest sample that measured it: busy */
+	float gpu_pct;
+	int gpu_pid;
+	char gpu_comm[16];
+	enum gp_class host_kind;   /* what the host did meanwhile; GP_CLASS_COUNT: not waiting-gpu */
+	int tid, tid2;
+	char comm[16], comm2[16];
+	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
+	double tcpu, tsys, tcpu2;
+	bool have_sc;
+	int64_t sc_nr;
+	uint64_t sc_args[6];
+	char wchan[32];
+	uint32_t wchan_count, threads;
+	int64_t wait_sc_nr;
+	uint64_t wait_sc_args[6];
+	uint32_t wait_sc_count;
+	double dirtied, written, reclaim; /* bytes/s, system */
+	bool have_wb, have_reclaim;
+};
+
 enum gp_role { GP_ROLE_PROGRESS, GP_ROLE_ACTIVITY };
+
+/* How an evidence row reads; x, y, n1, n2, tid and comm carry its numbers. */
+enum gp_reads {
+	GP_READS_FLAT,
+	GP_READS_NEW_HIGHS,        /* x: bytes/s */
+	GP_READS_REFILL,           /* rising below an earlier peak */
+	GP_READS_FALLING,
+	GP_READS_RATE,             /* x: bytes/s */
+	GP_READS_FAULTS,           /* x: faults/s */
+	GP_READS_GPU_BUSY,         /* x: percent of the time */
+	GP_READS_GPU_ACTIVITY,     /* busy in n1 of n2 samples, peak x percent */
+	GP_READS_CREATED,          /* n1 created */
+	GP_READS_CORES,            /* x cores, y percent of it system */
+	GP_READS_KERNEL_CORES,     /* x cores */
+	GP_READS_PER_S,            /* x per second (live threads) */
+	GP_READS_BUSIEST,          /* tid (comm) x percent, y percent system */
+};
 
 struct gp_evidence {
 	char metric[32];
@@ -59,48 +136,109 @@ struct gp_evidence {
 	const char *unit;        /* "bytes", "s", "count", "ns" */
 	double first, last, slope_per_s;
 	enum gp_role role;
-	char reads[112];
+	enum gp_reads reads;
+	double x, y;
+	unsigned n1, n2;
+	int tid;
+	char comm[16];
+};
+
+enum gp_phase_kind {
+	GP_PHASE_NO_OUTPUT,      /* flat, an earlier stretch */
+	GP_PHASE_STOPPED,
+	GP_PHASE_PROGRESS,       /* the metrics m[0..nm) at mrate each; moving: no bytes */
+	GP_PHASE_ACTIVITY,       /* flat, the judged one: what the process did (v->act) */
 };
 
 struct gp_phase {
 	double from, to;
 	bool progress;
 	double rate;             /* bytes/s of output, progress phases */
-	char what[160];
+	enum gp_phase_kind kind;
+	/* progress: the metric that carried the most output first, then each
+	 * other one that carried a tenth of it or more */
+	unsigned nm;
+	enum gp_output m[GP_M_COUNT];
+	double mrate[GP_M_COUNT];
+	bool moving;             /* output that is no bytes (threads created) */
+	int pid;                 /* the process that made most of it (a tree), 0 */
+	char comm[16];
 };
+
+/* Which story the summary tells. */
+enum gp_story {
+	GP_STORY_TOO_FEW,        /* n_samples < 3 */
+	GP_STORY_NO_MEMORY,
+	GP_STORY_STOPPED,
+	GP_STORY_HANG,           /* flat for hang_after or longer */
+	GP_STORY_SHORT,          /* flat, not long enough yet */
+	GP_STORY_PROGRESS,
+	GP_STORY_SLOW_RATE,      /* progress under --slow-rate */
+	GP_STORY_SLOWED,         /* progress that fell to a tenth of its rate */
+};
+
+/* Why a hang's confidence was capped below what the flatness gives. */
+enum gp_cap_why { GP_CAP_NONE, GP_CAP_BUSY_USER, GP_CAP_GPU, GP_CAP_WAITS };
+
+#define GP_UNSEEN_IO      0x1u
+#define GP_UNSEEN_GPU     0x2u
+#define GP_UNSEEN_SYSCALL 0x4u
+#define GP_UNSEEN_KSTACKS 0x8u
+#define GP_VERDICT_MAX_KMSG 3
 
 #define GP_VERDICT_MAX_EVIDENCE 24
 #define GP_VERDICT_MAX_PHASES 12
 
 struct gp_verdict {
-	char klass[24];          /* DESIGN's trace verdict classes */
-	char before[24];         /* for "exited": the verdict on what came before */
+	enum gp_class cls;
+	enum gp_class before;    /* exited: the verdict on what came before; COUNT: none */
 	double since_s;
-	char confidence[8];      /* high, medium, low */
-	char confidence_why[200];
-	char summary[600];
+	enum gp_conf confidence; /* low, medium, high */
 	double judged_from, judged_to;
 	double hang_after;       /* the --hang-after it was judged with */
 	double needs_s;          /* undecided: seconds of flatness still needed */
-	char leans[24];          /* undecided: the class it leans to */
+	enum gp_class leans;     /* undecided: the class it leans to; COUNT: none */
 	double eta_s;            /* progress with a known total, else < 0 */
 	struct gp_phase phase[GP_VERDICT_MAX_PHASES];
 	size_t nphases;
 	struct gp_evidence ev[GP_VERDICT_MAX_EVIDENCE];
 	size_t nev;
-	char unseen[4][112];
-	size_t nunseen;
-	enum gp_class cls;
 	struct gp_stuck stuck;   /* the stuck threads' stacks (hang, idle), t < 0: none */
+
+	/* The facts the summary and the confidence reason are told from. */
+	enum gp_story story;
+	size_t n_samples;
+	char state;              /* stopped: the process state */
+	size_t stopped_n;        /* stopped: samples in that state */
+	double flat;             /* seconds without output at the end */
+	bool after_progress;     /* hang, short: an earlier progress phase */
+	struct gp_activity act;  /* hang, short: the judged flat phase */
+	enum gp_cap_why cap_why; /* hang */
+	bool io_seen, gpu_seen;  /* hang: the families that were flat */
+	unsigned events;         /* progress: intervals with output in the phase */
+	double ratio;            /* slowed: how many times slower */
+	double rate_now, rate_before; /* slowed, progress: bytes/s */
+	double eta_total, eta_resident; /* eta_s >= 0: the file mapping and its resident part */
+	char machine[32];        /* the traced machine, for syscall names ("": not recorded) */
+	bool machine_set;        /* false: this machine (live) */
+	/* Kernel-log lines in the judged phase (not for progress). */
+	struct gp_kmsg_note kmsg[GP_VERDICT_MAX_KMSG];
+	size_t nkmsg;
+	unsigned kmsg_more;
+	/* exited */
+	bool have_status;
+	int status, signal;
+	double exit_t;
+	/* What could not be seen: GP_UNSEEN_* bits and why the kernel log was not read. */
+	unsigned unseen;
+	char kmsg_why[112];
 };
 
 void gp_verdict_compute(const struct gp_point *pt, size_t n,
 			const struct gp_verdict_opts *o, struct gp_verdict *v);
 
-/* The `verdict` result line (DESIGN.md). */
-json_t *gp_verdict_json(const struct gp_verdict *v);
-/* The verdict block printed at the end of a trace. */
-void gp_verdict_print(FILE *out, const struct gp_verdict *v);
+/* Its words, its `verdict` result line and its printed block:
+ * src/render/verdict_text.h. */
 
 /* While a trace runs: when did output last move?  A cheap, incremental
  * form of the verdict's steps (memory new highs, io and engine counters,

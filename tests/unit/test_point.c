@@ -15,6 +15,16 @@
 #include "unit.h"
 #include "point.h"
 #include "verdict.h"
+#include "verdict_text.h"
+
+/* The verdict's summary in words (render/verdict_text.c). */
+static const char *summary_of(const struct gp_verdict *v)
+{
+	static struct strbuf sb = STRBUF_INIT;
+	strbuf_reset(&sb);
+	gp_verdict_summary(&sb, v);
+	return sb.buf;
+}
 
 static struct gp_pview proc(int pid, int ppid, uint64_t wchar, double utime)
 {
@@ -140,8 +150,8 @@ static void test_outside_waits_are_idle(void **state)
 	(void)state;
 	enum gp_wait w[] = { GP_WAIT_INPUT, GP_WAIT_TIMER, GP_WAIT_SIGNAL };
 	struct gp_verdict *v = verdict_of(20, w, 3, 0);
-	assert_string_equal(v->klass, "idle");
-	assert_string_equal(v->confidence, "high");
+	assert_string_equal(gp_class_name(v->cls), "idle");
+	assert_string_equal(gp_conf_name(v->confidence), "high");
 	free(v);
 }
 
@@ -150,9 +160,9 @@ static void test_locks_alone_are_blocked(void **state)
 	(void)state;
 	enum gp_wait w[] = { GP_WAIT_LOCK, GP_WAIT_LOCK, GP_WAIT_CHILD };
 	struct gp_verdict *v = verdict_of(20, w, 3, 0);
-	assert_string_equal(v->klass, "hang-blocked");
+	assert_string_equal(gp_class_name(v->cls), "hang-blocked");
 	/* both waits on one futex word? here none was named: no address */
-	assert_null(strstr(v->summary, "0x"));
+	assert_null(strstr(summary_of(v), "0x"));
 	free(v);
 }
 
@@ -161,9 +171,9 @@ static void test_locks_beside_outside_waits_are_unsure(void **state)
 	(void)state;
 	enum gp_wait w[] = { GP_WAIT_LOCK, GP_WAIT_INPUT };
 	struct gp_verdict *v = verdict_of(20, w, 2, 0);
-	assert_string_equal(v->klass, "idle");
-	assert_string_equal(v->confidence, "low");
-	assert_non_null(strstr(v->summary, "see the stacks"));
+	assert_string_equal(gp_class_name(v->cls), "idle");
+	assert_string_equal(gp_conf_name(v->confidence), "low");
+	assert_non_null(strstr(summary_of(v), "see the stacks"));
 	free(v);
 }
 
@@ -172,7 +182,7 @@ static void test_wakeups_alone_are_low(void **state)
 	(void)state;
 	enum gp_wait w[] = { GP_WAIT_WAKEUP };
 	struct gp_verdict *v = verdict_of(20, w, 1, 0);
-	assert_string_equal(v->confidence, "low");
+	assert_string_equal(gp_conf_name(v->confidence), "low");
 	free(v);
 }
 
@@ -181,9 +191,9 @@ static void test_busy_user_is_computing_or_spinning(void **state)
 	(void)state;
 	enum gp_wait w[] = { GP_WAIT_NONE };
 	struct gp_verdict *v = verdict_of(40, w, 1, 1.0);   /* one core, user time */
-	assert_string_equal(v->klass, "hang-busy-user");
-	assert_string_not_equal(v->confidence, "high");
-	assert_non_null(strstr(v->summary, "computing or spinning"));
+	assert_string_equal(gp_class_name(v->cls), "hang-busy-user");
+	assert_string_not_equal(gp_conf_name(v->confidence), "high");
+	assert_non_null(strstr(summary_of(v), "computing or spinning"));
 	free(v);
 }
 

@@ -1,0 +1,491 @@
+/* The verdict's words: every sentence a verdict (src/verdict/, pure data)
+ * is told in — its summary, confidence reason, phases, evidence readings
+ * and what could not be seen — and its two outputs, the `verdict` result
+ * line (doc/result-format.md) and the block printed at the end of a
+ * trace.  Built with the bounded string builder (common/strbuf.h). */
+#include "config.h"
+#include "verdict_text.h"
+#include "parse.h"
+#include "strbuf.h"
+#include "syscalls.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const metric_label[GP_M_COUNT] = {
+	"RssFile", "RssAnon", "VmPin", "GPU memory", "GPU engine time",
+	"read()", "write()", "threads or processes",
+};
+
+/* ---- activity: what the process does while it makes no progress ---- */
+
+/* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
+ * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
+ * reclaim" */
+static const char *wait_words(enum gp_wait w)
+{
+	switch (w) {
+	case GP_WAIT_INPUT: return "on input (socket, pipe or tty)";
+	case GP_WAIT_OUTPUT: return "on a peer to read";
+	case GP_WAIT_TIMER: return "on a timer";
+	case GP_WAIT_SIGNAL: return "on a signal";
+	case GP_WAIT_WAKEUP: return "on a wakeup (eventfd, signalfd or pipes)";
+	case GP_WAIT_CONDVAR: return "on a condition with a timeout";
+	case GP_WAIT_LOCK: return "on a lock (no timeout)";
+	case GP_WAIT_CHILD: return "on a child process";
+	case GP_WAIT_DRIVER: return "in a driver call";
+	case GP_WAIT_DISK: return "in uninterruptible sleep (D)";
+	case GP_WAIT_STOPPED: return "stopped";
+	case GP_WAIT_OTHER: return "in another syscall";
+	default: return "?";
+	}
+}
+
+/* "threads waiting: 3 on a lock (no timeout), 1 on a timer" */
+static void describe_waits(struct strbuf *sb, const struct gp_activity *a)
+{
+	/* the groups in the order a reader weighs them: inside first */
+	static const enum gp_wait order[] = { GP_WAIT_DISK, GP_WAIT_DRIVER, GP_WAIT_LOCK,
+		GP_WAIT_WAKEUP, GP_WAIT_CONDVAR, GP_WAIT_OTHER, GP_WAIT_CHILD, GP_WAIT_INPUT,
+		GP_WAIT_OUTPUT, GP_WAIT_TIMER, GP_WAIT_SIGNAL, GP_WAIT_STOPPED };
+	bool firstw = true;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		unsigned c = a->w[order[i]];
+		if (!c)
+			continue;
+		strbuf_addf(sb, "%s%u %s", firstw ? "threads waiting: " : ", ", c, wait_words(order[i]));
+		firstw = false;
+	}
+}
+
+static void name_thread(struct strbuf *sb, const struct gp_activity *a, int tid,
+			const char *comm, int pid, const char *pcomm)
+{
+	if (a->procs > 1 && pid && pid == tid)
+		strbuf_addf(sb, "pid %d (%s)", pid, pcomm);
+	else if (a->procs > 1 && pid)
+		strbuf_addf(sb, "thread %d (%s) of pid %d (%s)", tid, comm, pid, pcomm);
+	else
+		strbuf_addf(sb, "thread %d (%s)", tid, comm);
+}
+
+/* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
+ * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
+ * reclaim" */
+/* The stacks taken at the hang: the frame most threads wait in, or, when
+ * none is shared, the frames of the first few (an ABBA pair's two
+ * acquire lines). */
+static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
+{
+	if (a->common_count >= 2 && a->common_frame[0]) {
+		strbuf_addf(sb, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
+		    a->common_count, a->stuck_n, a->common_frame);
+	} else if (a->nwaits3) {
+		strbuf_addf(sb, "; stacks at +%.1f s: threads in ", a->stuck_t);
+		for (unsigned i = 0; i < a->nwaits3; i++)
+			strbuf_addf(sb, "%s%s", i ? ", " : "", a->waits3[i]);
+	}
+}
+
+static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
+{
+	strbuf_addf(sb, "the GPU runs this process's work: ");
+	if (a->procs > 1 && a->gpu_pid)
+		strbuf_addf(sb, "pid %d (%s) ", a->gpu_pid, a->gpu_comm);
+	strbuf_addf(sb, "%.0f%% busy at the last sample, busy in %u of %u samples that measured it; "
+	    "the host waits", a->gpu_pct, a->gpu_busy, a->gpu_known);
+	if (a->host_kind == GP_CLASS_HANG_BUSY_USER && a->tid) {
+		strbuf_addf(sb, ", ");
+		name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
+		strbuf_addf(sb, " spinning at %.0f%% CPU", a->tcpu);
+		if (a->frame[0])
+			strbuf_addf(sb, " in %s", a->frame);
+		strbuf_addf(sb, " (a spin wait)");
+	} else if (a->host_kind == GP_CLASS_HANG_BUSY_KERNEL && a->tid) {
+		strbuf_addf(sb, ", ");
+		name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
+		strbuf_addf(sb, " busy in the kernel at %.0f%% CPU", a->tcpu);
+	} else {
+		strbuf_addf(sb, " asleep (%.1f%% CPU)", a->cpu_pct);
+		if (a->waits_known) {
+			strbuf_addf(sb, "; ");
+			describe_waits(sb, a);
+		}
+	}
+	describe_stuck(sb, a);
+	strbuf_addf(sb, ": a long GPU job, not a host hang");
+}
+
+static void describe_activity(struct strbuf *sb, const struct gp_activity *a, const char *machine)
+{
+	char tmp[160];
+	if (a->kind == GP_CLASS_WAITING_GPU) {
+		describe_gpu_wait(sb, a);
+		return;
+	}
+	bool busy = a->kind == GP_CLASS_HANG_BUSY_KERNEL || a->kind == GP_CLASS_HANG_BUSY_USER;
+	if (!busy) {
+		strbuf_addf(sb, "threads asleep, %.1f%% CPU", a->cpu_pct);
+		if (a->waits_known) {
+			strbuf_addf(sb, "; ");
+			describe_waits(sb, a);
+		} else if (a->wchan_count) {
+			strbuf_addf(sb, "; %u of %u threads in %s", a->wchan_count, a->threads, a->wchan);
+		}
+		const char *scn = a->wait_sc_nr >= 0 ? gp_syscall_name_on(machine, a->wait_sc_nr) : NULL;
+		/* restart_syscall: a sleep resumed after a stop; its own
+		 * arguments are gone, so it names nothing. */
+		if (a->wait_sc_nr >= 0 && a->wait_sc_count && !(scn && !strcmp(scn, "restart_syscall"))) {
+			gp_syscall_describe_on(tmp, sizeof tmp, machine, a->wait_sc_nr, a->wait_sc_args);
+			if (a->wait_sc_count > 1 && !a->same_arg0) {
+				/* Grouped by call and operation: the addresses or fds
+				 * differ, so none of them is named. */
+				char *paren = strchr(tmp, '(');
+				if (paren)
+					*paren = '\0';
+				strbuf_addf(sb, "; %u in %s, each on its own %s", a->wait_sc_count, tmp,
+				    strcmp(tmp, "futex") ? "descriptor" : "futex word");
+			} else {
+				strbuf_addf(sb, "; %u in %s", a->wait_sc_count, tmp);
+			}
+		}
+		if (a->procs > 1 && a->inside && a->inside_pid)
+			strbuf_addf(sb, "; the inside waits are in pid %d (%s)", a->inside_pid, a->inside_comm);
+		if (a->child_wait_pid && a->kind == GP_CLASS_UNDECIDED)
+			strbuf_addf(sb, "; pid %d (%s) waits for a child that is not followed "
+			    "(--no-children)", a->child_wait_pid, a->child_wait_comm);
+		else if (a->child_wait_pid && a->procs > 1)
+			strbuf_addf(sb, "; pid %d (%s) waits for its children", a->child_wait_pid,
+			    a->child_wait_comm);
+		if (a->procs > 1 && a->outside && a->outside_pid && a->kind == GP_CLASS_IDLE)
+			strbuf_addf(sb, "; the waits for the outside are in pid %d (%s)", a->outside_pid,
+			    a->outside_comm);
+		describe_stuck(sb, a);
+		if (a->main_lock_pid) {
+			strbuf_addf(sb, "; the main thread of pid %d waits on a lock with no timeout",
+			    a->main_lock_pid);
+			if (a->main_frame[0])
+				strbuf_addf(sb, " in %s", a->main_frame);
+			strbuf_addf(sb, ": the program's own flow is blocked");
+		}
+		else if (a->kind == GP_CLASS_IDLE && a->main_outside)
+			strbuf_addf(sb, "; the main thread waits outside; the threads on locks or "
+			    "conditions look like a worker pool at rest");
+		else if (a->kind == GP_CLASS_IDLE && a->inside)
+			strbuf_addf(sb, "; the threads on locks are idle if a thread that waits outside "
+			    "will release them, deadlocked if not: see the stacks");
+		else if (a->conf_cap == GP_CONF_LOW && a->unclear && !a->outside
+			 && !a->inside)
+			strbuf_addf(sb, "; from outside, a wakeup that comes from inside the process "
+			    "and one from outside look alike%s",
+			    a->lockish ? ": the stacks name a lock" : ": the stacks name no lock");
+		return;
+	}
+	bool kernel = a->kind == GP_CLASS_HANG_BUSY_KERNEL;
+	if (a->tid) {
+		name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
+		strbuf_addf(sb, " busy in %s, %.0f%% CPU (%.0f%% system)",
+		    kernel ? "the kernel" : "user space", a->tcpu, a->tsys);
+		if (a->frame[0])
+			strbuf_addf(sb, " at %s", a->frame);
+		if (a->tid2) {
+			strbuf_addf(sb, ", and ");
+			name_thread(sb, a, a->tid2, a->comm2, a->pid2, a->pcomm2);
+			strbuf_addf(sb, ", %.0f%%", a->tcpu2);
+			if (a->frame2[0])
+				strbuf_addf(sb, " at %s", a->frame2);
+		}
+	} else {
+		strbuf_addf(sb, "busy in %s, %.0f%% CPU (%.0f%% system)",
+		    kernel ? "the kernel" : "user space", a->cpu_pct, a->sys_pct);
+	}
+	if (a->have_sc) {
+		gp_syscall_describe_on(tmp, sizeof tmp, machine, a->sc_nr, a->sc_args);
+		strbuf_addf(sb, ", in %s", tmp);
+	}
+	if (!kernel)
+		/* From outside, a loop that computes and one that polls look
+		 * alike: CPU in user space and no output either way. */
+		strbuf_addf(sb, ": computing or spinning (no output seen)");
+	if (kernel && a->have_wb && (a->dirtied > (1 << 20) || a->written > (1 << 20))) {
+		char d[32], w[32];
+		gp_fmt_rate(d, sizeof d, a->dirtied);
+		gp_fmt_rate(w, sizeof w, a->written);
+		strbuf_addf(sb, "; system dirtied %s, written back %s", d, w);
+		if (a->have_reclaim) {
+			if (a->reclaim < 0.05 * a->written) {
+				strbuf_addf(sb, ", no file reclaim");
+				if (fabs(a->dirtied - a->written) < 0.25 * a->written)
+					strbuf_addf(sb, ": pages re-dirtied as fast as written back (writeback, not memory pressure)");
+			} else {
+				gp_fmt_rate(d, sizeof d, a->reclaim);
+				strbuf_addf(sb, ", file reclaim %s", d);
+			}
+		}
+	}
+}
+
+
+/* ---- phases, summary, confidence ------------------------------------ */
+
+#define OLD_CAPS 1
+const char *gp_verdict_capped(struct strbuf *sb, size_t cap)
+{
+#if OLD_CAPS
+	strbuf_setlen(sb, cap - 1);
+#else
+	(void)cap;
+#endif
+	return sb->buf;
+}
+
+static void add_capped_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
+{
+	struct strbuf t = STRBUF_INIT;
+	gp_phase_what(&t, v, i);
+#if OLD_CAPS
+	strbuf_setlen(&t, 159);
+#endif
+	strbuf_addstr(sb, t.buf);
+	strbuf_release(&t);
+}
+
+static const char *machine_of(const struct gp_verdict *v)
+{
+	return v->machine_set ? v->machine : NULL;
+}
+
+void gp_phase_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
+{
+	const struct gp_phase *ph = &v->phase[i];
+	switch (ph->kind) {
+	case GP_PHASE_NO_OUTPUT:
+		strbuf_addstr(sb, "no output");
+		return;
+	case GP_PHASE_STOPPED:
+		strbuf_addstr(sb, "stopped");
+		return;
+	case GP_PHASE_ACTIVITY:
+		describe_activity(sb, &v->act, machine_of(v));
+		return;
+	case GP_PHASE_PROGRESS:
+		break;
+	}
+	for (unsigned k = 0; k < ph->nm && k < GP_M_COUNT; k++) {
+		const char *label = (unsigned)ph->m[k] < GP_M_COUNT ? metric_label[ph->m[k]] : "?";
+		if (ph->moving) {
+			strbuf_addf(sb, "%s moving", label);
+			break;
+		}
+		char r[32];
+		gp_fmt_rate(r, sizeof r, ph->mrate[k]);
+		strbuf_addf(sb, "%s%s +%s", k ? ", " : "", label, r);
+	}
+	if (ph->pid)
+		strbuf_addf(sb, " in pid %d (%s)", ph->pid, ph->comm);
+}
+
+/* The phase before the last one: "; before that +0.0-10.0 s: ..." */
+static void before_that(struct strbuf *sb, const struct gp_verdict *v)
+{
+	size_t i = v->nphases >= 2 ? v->nphases - 2 : 0;
+	strbuf_addf(sb, "; before that +%.1f-%.1f s: ", v->phase[i].from, v->phase[i].to);
+	add_capped_what(sb, v, i);
+}
+
+static void story(struct strbuf *sb, const struct gp_verdict *v)
+{
+	char d[32], rs[32], ps[32];
+	switch (v->story) {
+	case GP_STORY_TOO_FEW:
+		strbuf_addf(sb, "%zu sample%s: too few to judge (3 at least)", v->n_samples,
+			    v->n_samples == 1 ? "" : "s");
+		return;
+	case GP_STORY_NO_MEMORY:
+		strbuf_addstr(sb, "out of memory");
+		return;
+	case GP_STORY_STOPPED:
+		strbuf_addf(sb, "stopped (state %c) since +%.1f s: held by SIGSTOP or a debugger, not hung",
+			    v->state, v->since_s);
+		return;
+	case GP_STORY_HANG:
+		gp_fmt_duration(d, sizeof d, v->flat);
+		strbuf_addf(sb, "no progress for %s (since +%.1f s): ", d, v->since_s);
+		describe_activity(sb, &v->act, machine_of(v));
+		if (v->after_progress && v->nphases)
+			before_that(sb, v);
+		return;
+	case GP_STORY_SHORT:
+		if (v->after_progress)
+			strbuf_addf(sb, "flat for %.0f s since +%.1f s, %.0f s short of --hang-after %.0f: "
+				    "leans %s (", v->flat, v->since_s, v->needs_s, v->hang_after,
+				    gp_class_name(v->leans));
+		else
+			strbuf_addf(sb, "no progress in %.0f s of trace, %.0f s short of --hang-after %.0f: "
+				    "leans %s (", v->flat, v->needs_s, v->hang_after, gp_class_name(v->leans));
+		describe_activity(sb, &v->act, machine_of(v));
+		strbuf_addch(sb, ')');
+		return;
+	case GP_STORY_SLOWED:
+		gp_fmt_rate(rs, sizeof rs, v->rate_now);
+		gp_fmt_rate(ps, sizeof ps, v->rate_before);
+		strbuf_addf(sb, "slow progress since +%.1f s: %s, down from %s before (%.0fx slower)",
+			    v->since_s, rs, ps, v->ratio);
+		break;
+	case GP_STORY_PROGRESS:
+	case GP_STORY_SLOW_RATE:
+		strbuf_addf(sb, v->story == GP_STORY_SLOW_RATE ? "slow progress since +%.1f s: "
+			    : "making progress since +%.1f s: ", v->since_s);
+		if (v->nphases)
+			add_capped_what(sb, v, v->nphases - 1);
+		if (v->story == GP_STORY_SLOW_RATE)
+			strbuf_addstr(sb, ", under --slow-rate");
+		break;
+	}
+	if (v->eta_s >= 0) {
+		char tot[32], res[32], eta[32];
+		gp_fmt_size(tot, sizeof tot, v->eta_total);
+		gp_fmt_size(res, sizeof res, v->eta_resident);
+		gp_fmt_duration(eta, sizeof eta, v->eta_s);
+		gp_fmt_rate(rs, sizeof rs, v->rate_now);
+		strbuf_addf(sb, "; %s of a %s file mapping resident, ETA %s at %s", res, tot, eta, rs);
+	}
+}
+
+/* "; kernel log in the phase: nvidia Xid 79 at +12.0 s, ..." */
+static void kmsg_words(struct strbuf *sb, const struct gp_verdict *v)
+{
+	for (size_t i = 0; i < v->nkmsg && i < GP_VERDICT_MAX_KMSG; i++) {
+		const struct gp_kmsg_note *k = &v->kmsg[i];
+		if (k->xid >= 0)
+			strbuf_addf(sb, "%s%s Xid %d at %+.1f s", i ? ", " : "; kernel log in the phase: ",
+				    k->driver, k->xid, k->t);
+		else
+			strbuf_addf(sb, "%s%s %s at %+.1f s (%.60s)", i ? ", " : "; kernel log in the phase: ",
+				    k->driver, k->kind, k->t, k->text);
+	}
+	if (v->kmsg_more)
+		strbuf_addf(sb, ", and %u more", v->kmsg_more);
+}
+
+void gp_verdict_summary(struct strbuf *sb, const struct gp_verdict *v)
+{
+	if (v->cls == GP_CLASS_EXITED) {
+		if (v->have_status && v->signal)
+			strbuf_addf(sb, "exited (killed by signal %d)", v->signal);
+		else if (v->have_status)
+			strbuf_addf(sb, "exited with status %d", v->status);
+		else
+			strbuf_addstr(sb, "exited");
+		strbuf_addf(sb, " at +%.1f s; before that: ", v->exit_t);
+	}
+	story(sb, v);
+	kmsg_words(sb, v);
+}
+
+void gp_verdict_reason(struct strbuf *sb, const struct gp_verdict *v)
+{
+	switch (v->story) {
+	case GP_STORY_TOO_FEW:
+		strbuf_addstr(sb, "too few samples");
+		return;
+	case GP_STORY_NO_MEMORY:
+		return;
+	case GP_STORY_STOPPED:
+		strbuf_addf(sb, "the process state is %c (stopped) in the last %zu samples", v->state,
+			    v->stopped_n);
+		return;
+	case GP_STORY_HANG:
+		strbuf_addf(sb, "flat %.0f s = %.1fx --hang-after; memory%s%s flat%s", v->flat,
+			    v->flat / v->hang_after, v->io_seen ? ", io" : "", v->gpu_seen ? ", GPU" : "",
+			    v->io_seen ? "" : "; io not visible");
+		strbuf_addstr(sb, v->cap_why == GP_CAP_BUSY_USER ? "; computing and spinning look alike from outside"
+			      : v->cap_why == GP_CAP_GPU ? "; the GPU was not busy in every sample"
+			      : v->cap_why == GP_CAP_WAITS ? "; what the threads wait for is not certain from outside"
+			      : "");
+		return;
+	case GP_STORY_SHORT:
+		if (v->after_progress)
+			strbuf_addf(sb, "flat for less than --hang-after; trace %.0f s longer to decide",
+				    v->needs_s);
+		else
+			strbuf_addf(sb, "trace %.0f s longer (or lower --hang-after) to decide", v->needs_s);
+		return;
+	case GP_STORY_PROGRESS:
+	case GP_STORY_SLOW_RATE:
+	case GP_STORY_SLOWED:
+		strbuf_addf(sb, "%u interval%s with output in this phase; last output %.1f s before the end",
+			    v->events, v->events == 1 ? "" : "s", v->flat);
+		return;
+	}
+}
+
+void gp_evidence_reads(struct strbuf *sb, const struct gp_evidence *e)
+{
+	char r[32];
+	switch (e->reads) {
+	case GP_READS_FLAT:
+		strbuf_addstr(sb, "flat");
+		break;
+	case GP_READS_NEW_HIGHS:
+		gp_fmt_rate(r, sizeof r, e->x);
+		strbuf_addf(sb, "new highs, +%s", r);
+		break;
+	case GP_READS_REFILL:
+		strbuf_addstr(sb, "refilling below its earlier peak: not new output");
+		break;
+	case GP_READS_FALLING:
+		strbuf_addstr(sb, "falling");
+		break;
+	case GP_READS_RATE:
+		gp_fmt_rate(r, sizeof r, e->x);
+		strbuf_addf(sb, "+%s", r);
+		break;
+	case GP_READS_FAULTS:
+		strbuf_addf(sb, "+%.1f faults/s", e->x);
+		break;
+	case GP_READS_GPU_BUSY:
+		strbuf_addf(sb, "GPU busy %.0f%% of the time", e->x);
+		break;
+	case GP_READS_GPU_ACTIVITY:
+		strbuf_addf(sb, "this process's GPU work busy in %u of %u samples, peak %.0f%%", e->n1,
+			    e->n2, e->x);
+		break;
+	case GP_READS_CREATED:
+		if (e->n1)
+			strbuf_addf(sb, "%u created", e->n1);
+		else
+			strbuf_addstr(sb, "none created");
+		break;
+	case GP_READS_CORES:
+		strbuf_addf(sb, "%.2f cores, %.0f%% of it system", e->x, e->y);
+		break;
+	case GP_READS_KERNEL_CORES:
+		strbuf_addf(sb, "%.2f cores in the kernel", e->x);
+		break;
+	case GP_READS_PER_S:
+		strbuf_addf(sb, "%.0f/s (live threads)", e->x);
+		break;
+	case GP_READS_BUSIEST:
+		strbuf_addf(sb, "busiest now: %d (%s) %.0f%%, %.0f%% system", e->tid, e->comm, e->x, e->y);
+		break;
+	}
+}
+
+size_t gp_verdict_unseen(const struct gp_verdict *v, const char *line[GP_VERDICT_UNSEEN_MAX])
+{
+	size_t n = 0;
+	if (v->unseen & GP_UNSEEN_IO)
+		line[n++] = "io: /proc/PID/io not readable (run as root or as the target's user)";
+	if (v->unseen & GP_UNSEEN_GPU)
+		line[n++] = "GPU: no DRM fdinfo, KFD or NVML entry for this process";
+	if (v->unseen & GP_UNSEEN_SYSCALL)
+		line[n++] = "syscalls: /proc/TID/syscall not readable (run as root)";
+	if (v->unseen & GP_UNSEEN_KSTACKS)
+		line[n++] = "kernel stacks: not read (run as root)";
+	if (v->kmsg_why[0])
+		line[n++] = v->kmsg_why;
+	return n;
+}
