@@ -131,7 +131,7 @@ static void md_verdict_line(FILE *out, const struct gp_doc *d)
 	fprintf(out, " since +%.1f s, confidence %s — ", v->since_s, gp_conf_name(v->confidence));
 	struct strbuf sb = STRBUF_INIT;
 	gp_verdict_summary(&sb, v);
-	gp_md_cell(out, gp_verdict_capped(&sb, 600));
+	gp_md_cell(out, sb.buf);
 	strbuf_release(&sb);
 	fputs("\n\n", out);
 }
@@ -196,7 +196,7 @@ static void md_phases(FILE *out, const struct gp_verdict *v)
 		fprintf(out, "| +%.1f – %.1f s | %s | ", p->from, p->to, p->progress ? "progress" : "flat");
 		strbuf_reset(&sb);
 		gp_phase_what(&sb, v, i);
-		gp_md_cell(out, gp_verdict_capped(&sb, 160));
+		gp_md_cell(out, sb.buf);
 		fputs(" |\n", out);
 	}
 	strbuf_release(&sb);
@@ -234,7 +234,7 @@ static void md_evidence(FILE *out, const struct gp_verdict *v)
 			e->role == GP_ROLE_PROGRESS ? "progress" : "activity");
 		strbuf_reset(&sb);
 		gp_evidence_reads(&sb, e);
-		gp_md_cell(out, gp_verdict_capped(&sb, 112));
+		gp_md_cell(out, sb.buf);
 		fputs(" |\n", out);
 	}
 	strbuf_release(&sb);

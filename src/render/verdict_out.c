@@ -7,7 +7,6 @@
 
 #include <string.h>
 
-#define told gp_verdict_capped
 
 static json_t *phases_json(const struct gp_verdict *v)
 {
@@ -18,7 +17,7 @@ static json_t *phases_json(const struct gp_verdict *v)
 		strbuf_reset(&sb);
 		gp_phase_what(&sb, v, i);
 		json_t *o = json_pack("{s:f, s:f, s:s, s:s}", "from", p->from, "to", p->to,
-				      "kind", p->progress ? "progress" : "flat", "what", told(&sb, 160));
+				      "kind", p->progress ? "progress" : "flat", "what", sb.buf);
 		if (o && p->progress)
 			json_object_set_new(o, "rate_bytes_per_s", json_real(p->rate));
 		if (o)
@@ -40,7 +39,7 @@ static json_t *evidence_json(const struct gp_verdict *v)
 			"metric", e->metric, "scope", e->scope, "unit", e->unit,
 			"first", e->first, "last", e->last, "slope_per_s", e->slope_per_s,
 			"role", e->role == GP_ROLE_PROGRESS ? "progress" : "activity",
-			"reads", told(&sb, 112)));
+			"reads", sb.buf));
 	}
 	strbuf_release(&sb);
 	return ev;
@@ -75,7 +74,7 @@ json_t *gp_verdict_json(const struct gp_verdict *v)
 	json_t *j = json_pack("{s:s, s:s, s:f, s:s, s:s, s:s}", "type", "verdict",
 			      "class", gp_class_name(v->cls), "since_s", v->since_s,
 			      "confidence", gp_conf_name(v->confidence),
-			      "confidence_reason", told(&why, 200), "summary", told(&sum, 600));
+			      "confidence_reason", why.buf, "summary", sum.buf);
 	strbuf_release(&sum);
 	strbuf_release(&why);
 	if (!j)
@@ -132,7 +131,7 @@ static void print_evidence(FILE *out, const struct gp_verdict *v)
 		strbuf_reset(&sb);
 		gp_evidence_reads(&sb, e);
 		fprintf(out, "  %-19s %-8s %-9s %12s %12s  %s\n", e->metric, e->scope,
-			e->role == GP_ROLE_PROGRESS ? "progress" : "activity", f, l, told(&sb, 112));
+			e->role == GP_ROLE_PROGRESS ? "progress" : "activity", f, l, sb.buf);
 	}
 	strbuf_release(&sb);
 }
@@ -145,10 +144,10 @@ void gp_verdict_print(FILE *out, const struct gp_verdict *v)
 		fprintf(out, " (before: %s)", gp_class_name(v->before));
 	gp_verdict_reason(&sb, v);
 	fprintf(out, " since +%.1f s, confidence %s (%s)\n", v->since_s, gp_conf_name(v->confidence),
-		told(&sb, 200));
+		sb.buf);
 	strbuf_reset(&sb);
 	gp_verdict_summary(&sb, v);
-	fprintf(out, "  %s\n", told(&sb, 600));
+	fprintf(out, "  %s\n", sb.buf);
 	if (v->nphases) {
 		fprintf(out, "phases:\n");
 		for (size_t i = 0; i < v->nphases; i++) {
@@ -158,7 +157,7 @@ void gp_verdict_print(FILE *out, const struct gp_verdict *v)
 			strbuf_reset(&sb);
 			gp_phase_what(&sb, v, i);
 			fprintf(out, "  %-18s %-8s %s\n", range, p->progress ? "progress" : "flat",
-				told(&sb, 160));
+				sb.buf);
 		}
 	}
 	strbuf_release(&sb);

@@ -230,28 +230,6 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 
 /* ---- phases, summary, confidence ------------------------------------ */
 
-#define OLD_CAPS 1
-const char *gp_verdict_capped(struct strbuf *sb, size_t cap)
-{
-#if OLD_CAPS
-	strbuf_setlen(sb, cap - 1);
-#else
-	(void)cap;
-#endif
-	return sb->buf;
-}
-
-static void add_capped_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
-{
-	struct strbuf t = STRBUF_INIT;
-	gp_phase_what(&t, v, i);
-#if OLD_CAPS
-	strbuf_setlen(&t, 159);
-#endif
-	strbuf_addstr(sb, t.buf);
-	strbuf_release(&t);
-}
-
 static const char *machine_of(const struct gp_verdict *v)
 {
 	return v->machine_set ? v->machine : NULL;
@@ -292,7 +270,7 @@ static void before_that(struct strbuf *sb, const struct gp_verdict *v)
 {
 	size_t i = v->nphases >= 2 ? v->nphases - 2 : 0;
 	strbuf_addf(sb, "; before that +%.1f-%.1f s: ", v->phase[i].from, v->phase[i].to);
-	add_capped_what(sb, v, i);
+	gp_phase_what(sb, v, i);
 }
 
 static void story(struct strbuf *sb, const struct gp_verdict *v)
@@ -339,7 +317,7 @@ static void story(struct strbuf *sb, const struct gp_verdict *v)
 		strbuf_addf(sb, v->story == GP_STORY_SLOW_RATE ? "slow progress since +%.1f s: "
 			    : "making progress since +%.1f s: ", v->since_s);
 		if (v->nphases)
-			add_capped_what(sb, v, v->nphases - 1);
+			gp_phase_what(sb, v, v->nphases - 1);
 		if (v->story == GP_STORY_SLOW_RATE)
 			strbuf_addstr(sb, ", under --slow-rate");
 		break;

@@ -25,9 +25,6 @@ void gp_evidence_reads(struct strbuf *sb, const struct gp_evidence *e);
 #define GP_VERDICT_UNSEEN_MAX 5
 size_t gp_verdict_unseen(const struct gp_verdict *v, const char *line[GP_VERDICT_UNSEEN_MAX]);
 
-/* sb's text (temporary: cut to the old fixed sizes). */
-const char *gp_verdict_capped(struct strbuf *sb, size_t cap);
-
 /* The `verdict` result line. */
 json_t *gp_verdict_json(const struct gp_verdict *v);
 /* The verdict block printed at the end of a trace. */
