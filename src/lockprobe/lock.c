@@ -59,6 +59,7 @@ struct lock_opts {
 	struct gp_runtime_args run;
 	struct gp_out_args out;
 	struct gp_format_args fmt;
+	struct gp_operand_args operand;
 };
 
 static const struct argp_option lock_options[] = {
@@ -134,23 +135,22 @@ static error_t lock_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FORCE:
 		o->force = true;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->file)
-			argp_error(state, "one FILE only");
-		o->file = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->file && !o->have_anon)
-			argp_error(state, "nothing to pin: give FILE or --anon SIZE");
-		if (o->file && o->have_anon)
-			argp_error(state, "give FILE or --anon SIZE, not both");
-		if (o->have_anon && (o->have_size || o->offset || o->writable))
-			argp_error(state, "--offset, --size and --writable apply to a FILE, not --anon");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* FILE or --anon, and what goes with which. */
+static void lock_check(struct argp_state *state, void *cmd)
+{
+	const struct lock_opts *o = cmd;
+	if (!o->file && !o->have_anon)
+		argp_error(state, "nothing to pin: give FILE or --anon SIZE");
+	if (o->file && o->have_anon)
+		argp_error(state, "give FILE or --anon SIZE, not both");
+	if (o->have_anon && (o->have_size || o->offset || o->writable))
+		argp_error(state, "--offset, --size and --writable apply to a FILE, not --anon");
 }
 
 static const struct argp lock_argp = {
@@ -745,10 +745,13 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 	struct lock_opts o = { .prefault = true, .repeat = 1, .timeout_ns = 600 * GP_NS_S,
 			       .out = { .quiet = gl->quiet,
 					.help = (const struct gp_help[]){ { 'q', "No progress bar" }, { 0, NULL } } },
-			       .fmt = { GP_FMT_TEXT | GP_FMT_MARKDOWN | GP_FMT_JSON, GP_FMT_TEXT } };
+			       .fmt = { GP_FMT_TEXT | GP_FMT_MARKDOWN | GP_FMT_JSON, GP_FMT_TEXT },
+			       .operand = { .file = &o.file, .one_only = "one FILE only",
+					    .check = lock_check, .cmd = &o } };
 	const struct gp_group groups[] = {
 		{ &gp_runtime_argp, &o.run, "Runtime:", 3 }, { &gp_out_argp, &o.out, "Output:", 4 },
-		{ &gp_format_argp, &o.fmt, NULL, 5 }, GP_GROUPS_END,
+		{ &gp_format_argp, &o.fmt, NULL, 5 }, { &gp_operand_argp, &o.operand, NULL, 0 },
+		GP_GROUPS_END,
 	};
 	if (gp_parse_command(&lock_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;
