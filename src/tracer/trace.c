@@ -380,32 +380,30 @@ static bool wait_child(struct run *r, double secs)
 	return true;
 }
 
+/* SIG to the command and its descendants too: a shell killed alone
+ * leaves its children running, and gpuprobe lets nothing it started
+ * outlive it.  Only processes seen in its tree this trace. */
+static void kill_tree(const struct run *r, int sig)
+{
+	kill(r->pid, sig);
+	int pid;
+	const char *comm;
+	struct gp_sampler *smp;
+	for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+		if (pid != r->pid)
+			kill(pid, sig);
+}
+
 static void stop_child(struct run *r, int sig, bool forward)
 {
 	if (!r->is_child || reap(r, WNOHANG))
 		return;
-	if (forward) {
-		kill(r->pid, sig);
-		/* The command's descendants too: a shell killed alone leaves
-		 * its children running, and gpuprobe lets nothing it started
-		 * outlive it.  Only processes seen in its tree this trace. */
-		int pid;
-		const char *comm;
-		struct gp_sampler *smp;
-		for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
-			if (pid != r->pid)
-				kill(pid, sig);
-	}
+	if (forward)
+		kill_tree(r, sig);
 	if (!wait_child(r, r->o->kill_after)) {
 		gp_warn("pid %d did not exit %.1f s after signal %d: sending SIGKILL",
 			r->pid, r->o->kill_after, sig);
-		kill(r->pid, SIGKILL);
-		int pid;
-		const char *comm;
-		struct gp_sampler *smp;
-		for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
-			if (pid != r->pid)
-				kill(pid, SIGKILL);
+		kill_tree(r, SIGKILL);
 		wait_child(r, 5);
 	}
 }
