@@ -401,7 +401,7 @@ const char *gp_soname_version(const char *path)
 /* What a reader of an ELF file looks for: into buf (cap), true when found. */
 typedef bool elf_reader(Elf *e, char *buf, size_t cap);
 
-/* Opens PATH as ELF for READ (NULL Elf when libelf cannot read it). */
+/* PATH as ELF, handed to READ; false when it cannot be opened or read. */
 static bool read_elf(const char *path, elf_reader *read, char *buf, size_t cap)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
