@@ -336,6 +336,35 @@ static error_t judge_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp gp_judge_argp = { judge_options, judge_parse, NULL, NULL, NULL, gp_group_help, NULL };
 
+/* ---- operands ------------------------------------------------------------ */
+
+/* ARGP_KEY_ARGS comes only where ARGP_KEY_ARG was refused: FILE... takes
+ * them all at once. */
+static error_t operand_parse(int key, char *arg, struct argp_state *state)
+{
+	struct gp_operand_args *a = state->input;
+	if (key == ARGP_KEY_ARG && !a->files) {
+		if (a->taken || (a->pid ? *a->pid != 0 : *a->file != NULL))
+			argp_error(state, "%s", a->one_only);
+		if (a->pid)
+			*a->pid = gp_arg_pid(state, key, arg);
+		else
+			*a->file = arg;
+	} else if (key == ARGP_KEY_ARGS && a->files) {
+		*a->files = state->argv + state->next;
+		*a->nfiles = state->argc - state->next;
+	} else if (key == ARGP_KEY_NO_ARGS && a->none) {
+		argp_error(state, "%s", a->none);
+	} else if (key == ARGP_KEY_END && a->check) {
+		a->check(state, a->cmd);
+	} else {
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp gp_operand_argp = { NULL, operand_parse, NULL, NULL, NULL, NULL, NULL };
+
 /* ---- no arguments --------------------------------------------------------- */
 
 static error_t noargs_parse(int key, char *arg, struct argp_state *state)

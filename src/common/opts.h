@@ -106,6 +106,23 @@ struct gp_judge_args {
 };
 extern const struct argp gp_judge_argp;
 
+/* The operands (positional arguments) of a command, as a group: one PID,
+ * one FILE, or FILE...; then the command's check of the whole line (which
+ * operands and options go together), run once all is parsed.  So a
+ * command's own parser holds its options only. */
+struct gp_operand_args {
+	int *pid;                    /* one PID here, */
+	const char **file;           /* or one FILE here, */
+	char ***files;               /* or FILE... here, how many in nfiles */
+	int *nfiles;
+	const char *one_only;        /* the refusal of a second PID or FILE */
+	const char *none;            /* the refusal of none; NULL: the check decides */
+	bool taken;                  /* the target is given already (trace's -- COMMAND) */
+	void (*check)(struct argp_state *st, void *cmd); /* NULL: none; refuses by argp_error */
+	void *cmd;                   /* what check is given: the command's options */
+};
+extern const struct argp gp_operand_argp;
+
 /* The child of a command that takes no arguments, only options. */
 extern const struct argp gp_noargs_argp;
 

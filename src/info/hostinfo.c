@@ -398,17 +398,29 @@ const char *gp_soname_version(const char *path)
 	return s && s[4] ? s + 4 : NULL;
 }
 
-bool gp_elf_build_id(const char *path, char *buf, size_t cap)
+/* What a reader of an ELF file looks for: into buf (cap), true when found. */
+typedef bool elf_reader(Elf *e, char *buf, size_t cap);
+
+/* PATH as ELF, handed to READ; false when it cannot be opened or read. */
+static bool read_elf(const char *path, elf_reader *read, char *buf, size_t cap)
 {
-	bool found = false;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	bool found = e && read(e, buf, cap);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+static bool elf_build_id(Elf *e, char *buf, size_t cap)
+{
 	Elf_Scn *scn = NULL;
-	while (e && !found && (scn = elf_nextscn(e, scn))) {
+	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
@@ -427,57 +439,54 @@ bool gp_elf_build_id(const char *path, char *buf, size_t cap)
 				}
 				if (k)
 					buf[k] = '\0';
-				found = k > 0;
-				break;
+				return k > 0;
 			}
 		}
 	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return found;
+	return false;
+}
+
+bool gp_elf_build_id(const char *path, char *buf, size_t cap)
+{
+	return read_elf(path, elf_build_id, buf, cap);
 }
 
 /* The first string of .comment: the compiler that built the library,
  * which for ROCm builds names the ROCm release ("AMD clang version ...
  * roc-7.2.4"). */
-static bool elf_comment(const char *path, char *buf, size_t cap)
+static bool elf_comment_of(Elf *e, char *buf, size_t cap)
 {
 	bool found = false;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	size_t shstrndx;
-	if (e && elf_getshdrstrndx(e, &shstrndx) == 0) {
-		Elf_Scn *scn = NULL;
-		while (!found && (scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-			if (!name || strcmp(name, ".comment"))
-				continue;
-			Elf_Data *d = elf_getdata(scn, NULL);
-			if (d && d->d_size) {
-				const char *s = d->d_buf;
-				size_t n = strnlen(s, d->d_size);
-				while (n == 0 && d->d_size > 1) { /* leading NUL */
-					s++;
-					n = strnlen(s, d->d_size - 1);
-					break;
-				}
-				gp_strlcpy(buf, s, n + 1 < cap ? n + 1 : cap);
-				found = n > 0;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return false;
+	Elf_Scn *scn = NULL;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".comment"))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (d && d->d_size) {
+			const char *s = d->d_buf;
+			size_t n = strnlen(s, d->d_size);
+			while (n == 0 && d->d_size > 1) { /* leading NUL */
+				s++;
+				n = strnlen(s, d->d_size - 1);
+				break;
 			}
+			gp_strlcpy(buf, s, n + 1 < cap ? n + 1 : cap);
+			found = n > 0;
 		}
 	}
-	if (e)
-		elf_end(e);
-	close(fd);
 	return found;
+}
+
+static bool elf_comment(const char *path, char *buf, size_t cap)
+{
+	return read_elf(path, elf_comment_of, buf, cap);
 }
 
 /* dlopen a runtime and say which file the dynamic linker really took:

@@ -59,6 +59,7 @@ struct lock_opts {
 	struct gp_runtime_args run;
 	struct gp_out_args out;
 	struct gp_format_args fmt;
+	struct gp_operand_args operand;
 };
 
 static const struct argp_option lock_options[] = {
@@ -134,23 +135,22 @@ static error_t lock_parse(int key, char *arg, struct argp_state *state)
 	case OPT_FORCE:
 		o->force = true;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->file)
-			argp_error(state, "one FILE only");
-		o->file = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->file && !o->have_anon)
-			argp_error(state, "nothing to pin: give FILE or --anon SIZE");
-		if (o->file && o->have_anon)
-			argp_error(state, "give FILE or --anon SIZE, not both");
-		if (o->have_anon && (o->have_size || o->offset || o->writable))
-			argp_error(state, "--offset, --size and --writable apply to a FILE, not --anon");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* FILE or --anon, and what goes with which. */
+static void lock_check(struct argp_state *state, void *cmd)
+{
+	const struct lock_opts *o = cmd;
+	if (!o->file && !o->have_anon)
+		argp_error(state, "nothing to pin: give FILE or --anon SIZE");
+	if (o->file && o->have_anon)
+		argp_error(state, "give FILE or --anon SIZE, not both");
+	if (o->have_anon && (o->have_size || o->offset || o->writable))
+		argp_error(state, "--offset, --size and --writable apply to a FILE, not --anon");
 }
 
 static const struct argp lock_argp = {
@@ -289,88 +289,80 @@ static bool same_time(const struct stat *a, const struct stat *b)
 	return a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* Returns the arm; *hung when its pin or unpin never returned. */
-static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned flags, bool *hung)
+/* The arm's line before the pin: what is pinned, where, how. */
+static json_t *arm_line(const struct lock_ctx *x, const char *name, int pool, unsigned flags)
 {
-	struct lock_opts *o = x->o;
-	struct gp_gpu *g = &x->gpu;
-	bool cuda = !strcmp(g->be->name, "cuda");
-	*hung = false;
+	const struct gp_gpu *g = &x->gpu;
 	json_t *a = json_pack("{s:s, s:s, s:s, s:s}", "type", "arm", "name", name, "runtime", g->be->name,
 			      "call", pool >= 0 ? g->be->pool_call : g->be->pin_call);
 	json_object_set_new(a, "pool", pool >= 0 ? json_string(g->pools[pool].name) : json_null());
 	json_object_set_new(a, "bytes", json_integer((json_int_t)x->bytes));
 	if (x->have_file)
-		json_object_set_new(a, "offset", json_integer((json_int_t)o->offset));
+		json_object_set_new(a, "offset", json_integer((json_int_t)x->o->offset));
 	json_object_set_new(a, "mapping", json_string(gp_map_kind_name(x->kind)));
 	char ftext[64];
-	if (cuda)
+	if (!strcmp(g->be->name, "cuda"))
 		gp_cuda_flags_text(flags, ftext, sizeof ftext);
 	else
 		snprintf(ftext, sizeof ftext, "%u", flags);
 	json_object_set_new(a, "flags", json_string(ftext));
-	json_object_set_new(a, "refault_threads", json_integer(o->refault));
+	json_object_set_new(a, "refault_threads", json_integer(x->o->refault));
+	return a;
+}
 
-	struct stat before = x->file.st, after;
-	if (x->have_file)
-		fstat(x->file.fd, &before);
-	struct gp_map m;
-	if (gp_map_range(&m, x->kind, x->have_file ? &x->file : NULL, o->offset, x->bytes) != 0) {
+/* An arm that ended before its pin: status STATUS, NOTE says why. */
+static void arm_failed(json_t *a, const char *status, json_t *note)
+{
+	json_object_set_new(a, "status", json_string(status));
+	json_object_set_new(a, "status_code", json_null());
+	json_object_set_new(a, "note", note);
+}
+
+/* Pre-faults M with progress; false (the arm says why) when it failed. */
+static bool arm_prefault(const struct lock_ctx *x, json_t *a, struct gp_map *m)
+{
+	double s = 0;
+	const char *method = "";
+	struct gp_io_mark io0, io1;
+	gp_io_mark_now(&io0);
+	if (gp_prefault(m, x->progress, &s, &method) != 0) {
 		int e = errno;
-		json_object_set_new(a, "status", json_string("mmap-failed"));
-		json_object_set_new(a, "status_code", json_null());
-		json_object_set_new(a, "note", json_sprintf("mmap: %s", strerror(e)));
-		return a;
+		arm_failed(a, "prefault-failed", json_sprintf("pre-fault: %s%s", strerror(e),
+			   e == EFAULT ? " (did the file shrink?)" : ""));
+		return false;
 	}
-	if (o->prefault) {
-		double s = 0;
-		const char *method = "";
-		struct gp_io_mark io0, io1;
-		gp_io_mark_now(&io0);
-		if (gp_prefault(&m, x->progress, &s, &method) != 0) {
-			int e = errno;
-			json_object_set_new(a, "status", json_string("prefault-failed"));
-			json_object_set_new(a, "status_code", json_null());
-			json_object_set_new(a, "note", json_sprintf("pre-fault: %s%s", strerror(e),
-				e == EFAULT ? " (did the file shrink?)" : ""));
-			gp_map_release(&m);
-			return a;
-		}
-		json_object_set_new(a, "prefault_s", json_real(s));
-		json_object_set_new(a, "prefault_mib_s",
-				    json_real(s > 0 ? (double)x->bytes / 1048576.0 / s : 0));
-		json_object_set_new(a, "prefault_method", json_string(method));
-		gp_io_mark_now(&io1);
-		gp_prefault_evidence(a, &io0, &io1, s, x->bytes, x->kind == GP_MAP_ANON);
-	}
+	json_object_set_new(a, "prefault_s", json_real(s));
+	json_object_set_new(a, "prefault_mib_s",
+			    json_real(s > 0 ? (double)x->bytes / 1048576.0 / s : 0));
+	json_object_set_new(a, "prefault_method", json_string(method));
+	gp_io_mark_now(&io1);
+	gp_prefault_evidence(a, &io0, &io1, s, x->bytes, x->kind == GP_MAP_ANON);
+	return true;
+}
 
-	struct gp_refault *rf = gp_refault_start(&m, o->refault);
-	struct vm_counts v0 = read_vmstat();
-	struct pin_call call = { g, m.base, x->bytes, pool, flags };
-	int64_t st = 0;
-	double secs = 0;
-	struct gp_wd_stuck stuck;
-	if (!gp_watchdog_run(do_pin, &call, o->timeout_ns, &st, &secs, &stuck)) {
-		json_object_set_new(a, "lock_s", json_real((double)o->timeout_ns / 1e9));
-		json_object_set_new(a, "status", json_string("timeout"));
+/* A call (pin or unpin: SECS_KEY, STATUS_KEY are its) that did not
+ * return: the arm ends as a timeout, with where the thread waits.  A pin
+ * that never returned has no status code; a hung unpin keeps the pin's. */
+static void arm_stuck(json_t *a, const char *secs_key, const char *status_key,
+		      int64_t timeout_ns, struct gp_wd_stuck *stuck)
+{
+	json_object_set_new(a, secs_key, json_real((double)timeout_ns / 1e9));
+	json_object_set_new(a, status_key, json_string("timeout"));
+	json_object_set_new(a, "status", json_string("timeout"));
+	if (!json_object_get(a, "status_code"))
 		json_object_set_new(a, "status_code", json_null());
-		json_object_set_new(a, "stuck", stuck_json(&stuck));
-		free(stuck.kstack);
-		*hung = true;
-		return a; /* the mapping stays: the stuck call may be using it */
-	}
-	struct vm_counts v1 = read_vmstat();
-	uint64_t chunks = gp_refault_stop(rf);
-	if (o->refault)
-		json_object_set_new(a, "refault_chunks", json_integer((json_int_t)chunks));
-	char sname[96];
-	gp_gpu_status_name(g, st, sname, sizeof sname);
-	json_object_set_new(a, "lock_s", json_real(secs));
-	json_object_set_new(a, "status", json_string(sname));
-	json_object_set_new(a, "status_code", json_integer((json_int_t)st));
-	if (v0.have && v1.have) {
-		json_object_set_new(a, "dirtied_mib", json_real(mib(v1.dirtied - v0.dirtied)));
-		json_object_set_new(a, "written_mib", json_real(mib(v1.written - v0.written)));
+	json_object_set_new(a, "stuck", stuck_json(stuck));
+	free(stuck->kstack);
+}
+
+/* What the pin did to the system: pages dirtied and written during the
+ * call, VmPin/VmLck after it. */
+static void arm_system(json_t *a, const struct gp_gpu *g, int64_t st,
+		       const struct vm_counts *v0, const struct vm_counts *v1)
+{
+	if (v0->have && v1->have) {
+		json_object_set_new(a, "dirtied_mib", json_real(mib(v1->dirtied - v0->dirtied)));
+		json_object_set_new(a, "written_mib", json_real(mib(v1->written - v0->written)));
 	}
 	struct gp_status_mem sm;
 	if (read_status(&sm)) {
@@ -382,32 +374,15 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 				  (sm.have & GP_HAVE_VM_PIN) && (sm.have & GP_HAVE_VM_LCK),
 				  sm.vm_pin, sm.vm_lck);
 	}
-	if (st == g->be->success) {
-		int64_t ust = 0;
-		double us = 0;
-		if (!gp_watchdog_run(do_unpin, &call, o->timeout_ns, &ust, &us, &stuck)) {
-			json_object_set_new(a, "unlock_s", json_real((double)o->timeout_ns / 1e9));
-			json_object_set_new(a, "unlock_status", json_string("timeout"));
-			json_object_set_new(a, "status", json_string("timeout"));
-			json_object_set_new(a, "call", json_string(g->be->unpin_call));
-			json_object_set_new(a, "stuck", stuck_json(&stuck));
-			free(stuck.kstack);
-			*hung = true;
-			return a;
-		}
-		gp_gpu_status_name(g, ust, sname, sizeof sname);
-		json_object_set_new(a, "unlock_s", json_real(us));
-		json_object_set_new(a, "unlock_status", json_string(sname));
-	}
-	gp_map_release(&m);
-	if (x->have_file) {
-		fstat(x->file.fd, &after);
-		json_object_set_new(a, "mtime_changed", json_boolean(!same_time(&before, &after) ||
-								     before.st_size != after.st_size));
-	}
-	/* Say what a refusal means where the cause is known. */
+}
+
+/* Say what a refusal means where the cause is known. */
+static void arm_note(const struct lock_ctx *x, json_t *a, int pool, unsigned flags, int64_t st)
+{
+	const struct gp_gpu *g = &x->gpu;
+	bool cuda = !strcmp(g->be->name, "cuda");
 	if (!cuda && pool >= 0 && st == 0x28 &&
-	    x->gpu.agents[g->pools[pool].agent].type != GP_AGENT_CPU)
+	    g->agents[g->pools[pool].agent].type != GP_AGENT_CPU)
 		json_object_set_new(a, "note", json_string(
 			"expected: hsa_amd_memory_lock_to_pool takes a pool owned by a CPU agent "
 			"(hsa_ext_amd.h, its @param pool); a GPU agent's pool is always 0x28"));
@@ -423,6 +398,70 @@ static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned 
 			"writable pins (FOLL_LONGTERM) of file-backed shared mappings; register with "
 			"read-only (CU_MEMHOSTREGISTER_READ_ONLY) or pin anonymous memory", u.release));
 	}
+}
+
+/* Returns the arm; *hung when its pin or unpin never returned. */
+static json_t *run_arm(struct lock_ctx *x, const char *name, int pool, unsigned flags, bool *hung)
+{
+	struct lock_opts *o = x->o;
+	struct gp_gpu *g = &x->gpu;
+	*hung = false;
+	json_t *a = arm_line(x, name, pool, flags);
+
+	struct stat before = x->file.st, after;
+	if (x->have_file)
+		fstat(x->file.fd, &before);
+	struct gp_map m;
+	if (gp_map_range(&m, x->kind, x->have_file ? &x->file : NULL, o->offset, x->bytes) != 0) {
+		arm_failed(a, "mmap-failed", json_sprintf("mmap: %s", strerror(errno)));
+		return a;
+	}
+	if (o->prefault && !arm_prefault(x, a, &m)) {
+		gp_map_release(&m);
+		return a;
+	}
+
+	struct gp_refault *rf = gp_refault_start(&m, o->refault);
+	struct vm_counts v0 = read_vmstat();
+	struct pin_call call = { g, m.base, x->bytes, pool, flags };
+	int64_t st = 0;
+	double secs = 0;
+	struct gp_wd_stuck stuck;
+	if (!gp_watchdog_run(do_pin, &call, o->timeout_ns, &st, &secs, &stuck)) {
+		arm_stuck(a, "lock_s", "status", o->timeout_ns, &stuck);
+		*hung = true;
+		return a; /* the mapping stays: the stuck call may be using it */
+	}
+	struct vm_counts v1 = read_vmstat();
+	uint64_t chunks = gp_refault_stop(rf);
+	if (o->refault)
+		json_object_set_new(a, "refault_chunks", json_integer((json_int_t)chunks));
+	char sname[96];
+	gp_gpu_status_name(g, st, sname, sizeof sname);
+	json_object_set_new(a, "lock_s", json_real(secs));
+	json_object_set_new(a, "status", json_string(sname));
+	json_object_set_new(a, "status_code", json_integer((json_int_t)st));
+	arm_system(a, g, st, &v0, &v1);
+	if (st == g->be->success) {
+		int64_t ust = 0;
+		double us = 0;
+		if (!gp_watchdog_run(do_unpin, &call, o->timeout_ns, &ust, &us, &stuck)) {
+			json_object_set_new(a, "call", json_string(g->be->unpin_call));
+			arm_stuck(a, "unlock_s", "unlock_status", o->timeout_ns, &stuck);
+			*hung = true;
+			return a;
+		}
+		gp_gpu_status_name(g, ust, sname, sizeof sname);
+		json_object_set_new(a, "unlock_s", json_real(us));
+		json_object_set_new(a, "unlock_status", json_string(sname));
+	}
+	gp_map_release(&m);
+	if (x->have_file) {
+		fstat(x->file.fd, &after);
+		json_object_set_new(a, "mtime_changed", json_boolean(!same_time(&before, &after) ||
+								     before.st_size != after.st_size));
+	}
+	arm_note(x, a, pool, flags, st);
 	return a;
 }
 
@@ -523,101 +562,216 @@ int gp_lockprobe_open_runtime(struct gp_gpu *g, enum gp_rt rt, const char *lib, 
 	return 0;
 }
 
-int cmd_lock(int argc, char **argv, const struct gp_global *gl)
+/* What is pinned: FILE from --offset for --size (or to its end), or
+ * --anon bytes.  Returns an exit status (GP_EXIT_OK: go on). */
+static int lock_target(struct lock_ctx *x)
 {
-	struct lock_opts o = { .prefault = true, .repeat = 1, .timeout_ns = 600 * GP_NS_S,
-			       .out = { .quiet = gl->quiet,
-					.help = (const struct gp_help[]){ { 'q', "No progress bar" }, { 0, NULL } } },
-			       .fmt = { GP_FMT_TEXT | GP_FMT_MARKDOWN | GP_FMT_JSON, GP_FMT_TEXT } };
-	const struct gp_group groups[] = {
-		{ &gp_runtime_argp, &o.run, "Runtime:", 3 }, { &gp_out_argp, &o.out, "Output:", 4 },
-		{ &gp_format_argp, &o.fmt, NULL, 5 }, GP_GROUPS_END,
-	};
-	if (gp_parse_command(&lock_argp, groups, argc, argv, &o))
-		return GP_EXIT_USAGE;
-	struct lock_ctx x = { .o = &o };
-	x.progress = !o.out.quiet && isatty(STDERR_FILENO);
-	char why[300];
-	if (o.file) {
-		if (gp_file_open(o.file, o.writable, &x.file, why, sizeof why) != 0) {
-			gp_err(o.file, "%s", why);
-			return GP_EXIT_ERROR;
-		}
-		x.have_file = true;
-		uint64_t fsize = (uint64_t)x.file.st.st_size;
-		if (o.offset >= fsize) {
-			gp_err(o.file, "--offset %llu is past the end of the file (%llu bytes)",
-			       (unsigned long long)o.offset, (unsigned long long)fsize);
-			return GP_EXIT_ERROR;
-		}
-		x.bytes = o.have_size ? o.size : fsize - o.offset;
-		if (o.offset + x.bytes > fsize || o.offset + x.bytes < o.offset) {
-			gp_err(o.file, "--offset %llu + --size %llu runs past the end of the file (%llu bytes)",
-			       (unsigned long long)o.offset, (unsigned long long)x.bytes,
-			       (unsigned long long)fsize);
-			return GP_EXIT_ERROR;
-		}
-		x.kind = o.writable ? GP_MAP_FILE_RW : GP_MAP_FILE_RO;
-		if (o.writable)
-			gp_warn("--writable maps %s read-write: a pin without a read-only flag may "
-				"dirty its pages and change its mtime (seed 004's mechanism); gpuprobe "
-				"itself never writes to it", o.file);
-	} else {
-		x.bytes = o.anon;
-		x.kind = GP_MAP_ANON;
+	struct lock_opts *o = x->o;
+	if (!o->file) {
+		x->bytes = o->anon;
+		x->kind = GP_MAP_ANON;
+		return GP_EXIT_OK;
 	}
-	/* Memory guard: the seed's probe waited hours for 40 GiB free; say
-	 * how much is free instead of thrashing the machine. */
+	char why[300];
+	if (gp_file_open(o->file, o->writable, &x->file, why, sizeof why) != 0) {
+		gp_err(o->file, "%s", why);
+		return GP_EXIT_ERROR;
+	}
+	x->have_file = true;
+	uint64_t fsize = (uint64_t)x->file.st.st_size;
+	if (o->offset >= fsize) {
+		gp_err(o->file, "--offset %llu is past the end of the file (%llu bytes)",
+		       (unsigned long long)o->offset, (unsigned long long)fsize);
+		return GP_EXIT_ERROR;
+	}
+	x->bytes = o->have_size ? o->size : fsize - o->offset;
+	if (o->offset + x->bytes > fsize || o->offset + x->bytes < o->offset) {
+		gp_err(o->file, "--offset %llu + --size %llu runs past the end of the file (%llu bytes)",
+		       (unsigned long long)o->offset, (unsigned long long)x->bytes,
+		       (unsigned long long)fsize);
+		return GP_EXIT_ERROR;
+	}
+	x->kind = o->writable ? GP_MAP_FILE_RW : GP_MAP_FILE_RO;
+	if (o->writable)
+		gp_warn("--writable maps %s read-write: a pin without a read-only flag may "
+			"dirty its pages and change its mtime (seed 004's mechanism); gpuprobe "
+			"itself never writes to it", o->file);
+	return GP_EXIT_OK;
+}
+
+/* Memory guard: the seed's probe waited hours for 40 GiB free; say how
+ * much is free instead of thrashing the machine.  False: refused. */
+static bool memory_allows(uint64_t bytes, bool force)
+{
 	uint64_t mem[2] = { 0, 0 };
 	char *mi = slurp("/proc/meminfo");
 	if (mi) {
 		gp_kv_each(mi, mem_kv, mem);
 		free(mi);
 	}
-	if (mem[0]) {
-		uint64_t margin = mem[1] / 32 > (256ull << 20) ? mem[1] / 32 : (256ull << 20);
-		uint64_t allowed = mem[0] > margin ? mem[0] - margin : 0;
-		if (x.bytes > allowed && !o.force) {
-			gp_err(NULL, "refusing to pin %.1f GiB: MemAvailable is %.1f GiB, and %.1f GiB "
-			       "stays free as a margin (%.1f GiB allowed)", x.bytes / 1073741824.0,
-			       mem[0] / 1073741824.0, margin / 1073741824.0, allowed / 1073741824.0);
-			gp_hint("free memory, use --size, or --force to pin anyway");
-			return GP_EXIT_ERROR;
+	if (!mem[0])
+		return true;
+	uint64_t margin = mem[1] / 32 > (256ull << 20) ? mem[1] / 32 : (256ull << 20);
+	uint64_t allowed = mem[0] > margin ? mem[0] - margin : 0;
+	if (bytes <= allowed || force)
+		return true;
+	gp_err(NULL, "refusing to pin %.1f GiB: MemAvailable is %.1f GiB, and %.1f GiB "
+	       "stays free as a margin (%.1f GiB allowed)", bytes / 1073741824.0,
+	       mem[0] / 1073741824.0, margin / 1073741824.0, allowed / 1073741824.0);
+	gp_hint("free memory, use --size, or --force to pin anyway");
+	return false;
+}
+
+/* The pools of the arms per --pool (-1: the plain call) into sel.
+ * Returns how many, or -1 after saying why --pool does not apply. */
+static int select_pools(const struct gp_gpu *g, const char *pool, int *sel)
+{
+	if (!pool || !strcmp(pool, "none")) {
+		sel[0] = -1;
+		return 1;
+	}
+	if (!strcmp(g->be->name, "cuda")) {
+		gp_err("--pool", "CUDA has no memory pools to lock to: use --cuda-flags");
+		return -1;
+	}
+	int nsel = gp_pool_select(g->agents, g->pools, g->npools, pool, sel, GP_GPU_MAX_POOLS);
+	if (nsel < 0) {
+		struct strbuf names = STRBUF_INIT;
+		for (int i = 0; i < g->npools; i++)
+			strbuf_addf(&names, "%s%s", i ? ", " : "", g->pools[i].name);
+		gp_err("--pool", "no pool named '%s' (this runtime has: %s; or all, cpu, gpu, none)",
+		       pool, names.len ? names.buf : "none");
+		strbuf_release(&names);
+		return -1;
+	}
+	if (!g->be->pool_call) {
+		gp_err("--pool", "this runtime has no lock-to-pool call");
+		return -1;
+	}
+	return nsel;
+}
+
+/* -o: the result file, its header (with the host) and gpu lines. */
+static int open_result(struct lock_ctx *x, const struct gp_global *gl)
+{
+	const char *path = x->o->out.path;
+	x->out = gp_result_create(path);
+	if (!x->out) {
+		gp_result_create_failed(path, errno);
+		return GP_EXIT_ERROR;
+	}
+	struct gp_root root;
+	json_t *host = NULL;
+	if (gp_root_open(&root, "/") == 0) {
+		struct gp_host_info_opts hio = { .runtimes = true, .process = true,
+						 .hsa_lib = x->o->run.libs[0] };
+		host = gp_host_info_ex(&root, &hio);
+		gp_root_close(&root);
+	}
+	gp_result_write(x->out, gp_result_header("lock", gl->argc, gl->argv, host ? host : json_object()));
+	gp_result_write(x->out, gpu_line(&x->gpu));
+	return GP_EXIT_OK;
+}
+
+/* An arm hung: print what ran, say where the thread waits, and leave. */
+static _Noreturn void exit_hung(struct lock_ctx *x, json_t *a, const char *name)
+{
+	print_arms(x);
+	json_t *s = json_object_get(a, "stuck");
+	gp_err(name, "%s did not return within %g s: status timeout; the thread "
+	       "(tid %d) waits in %s, %s", json_string_value(json_object_get(a, "call")),
+	       (double)x->o->timeout_ns / 1e9, (int)json_integer_value(json_object_get(s, "tid")),
+	       json_string_value(json_object_get(s, "wchan"))[0]
+	       ? json_string_value(json_object_get(s, "wchan")) : "(no wchan)",
+	       json_string_value(json_object_get(s, "syscall"))[0]
+	       ? json_string_value(json_object_get(s, "syscall")) : "(syscall unknown)");
+	char chain[512];
+	gp_unwind_chain(s, 6, chain, sizeof chain);
+	const char *uw = json_string_value(json_object_get(s, "unwind"));
+	if (chain[0])
+		gp_err(name, "its frames: %s", chain);
+	else if (uw && !strcmp(uw, "ok"))
+		gp_err(name, "its user stack had no frames");
+	else
+		gp_err(name, "its user frames were not read: %s%s%s",
+		       uw ? uw : "?",
+		       json_is_string(json_object_get(s, "unwind_error")) ? ": " : "",
+		       json_is_string(json_object_get(s, "unwind_error"))
+		       ? json_string_value(json_object_get(s, "unwind_error")) : "");
+	if (x->out)
+		gp_result_close(x->out);
+	fflush(stdout);
+	fflush(stderr);
+	/* The stuck thread cannot be cancelled, and the runtime's
+	 * destructors might wait for it: leave now. */
+	_exit(GP_EXIT_ERROR);
+}
+
+/* The arms: one per selected pool (or the plain call), --repeat times
+ * each, into x->arms and the result.  Returns an exit status. */
+static int run_arms(struct lock_ctx *x, const int *sel, int nsel, unsigned flags)
+{
+	const struct lock_opts *o = x->o;
+	const struct gp_gpu *g = &x->gpu;
+	bool cuda = !strcmp(g->be->name, "cuda");
+	int rc = GP_EXIT_OK;
+	for (int i = 0; i < nsel && rc == GP_EXIT_OK; i++) {
+		for (int k = 0; k < o->repeat; k++) {
+			char name[64];
+			const char *base = sel[i] >= 0 ? g->pools[sel[i]].name : cuda ? "register" : "lock";
+			if (o->repeat > 1)
+				snprintf(name, sizeof name, "%s#%d", base, k + 1);
+			else
+				snprintf(name, sizeof name, "%s", base);
+			bool hung = false;
+			json_t *a = run_arm(x, name, sel[i], cuda ? flags : 0, &hung);
+			json_array_append(x->arms, a);
+			if (x->out && gp_result_write(x->out, json_incref(a)) != 0) {
+				gp_err_errno(errno, o->out.path, "write failed");
+				rc = GP_EXIT_ERROR;
+			}
+			if (hung)
+				exit_hung(x, a, name);
+			json_decref(a);
+			if (rc)
+				break;
 		}
 	}
+	return rc;
+}
+
+int cmd_lock(int argc, char **argv, const struct gp_global *gl)
+{
+	struct lock_opts o = { .prefault = true, .repeat = 1, .timeout_ns = 600 * GP_NS_S,
+			       .out = { .quiet = gl->quiet,
+					.help = (const struct gp_help[]){ { 'q', "No progress bar" }, { 0, NULL } } },
+			       .fmt = { GP_FMT_TEXT | GP_FMT_MARKDOWN | GP_FMT_JSON, GP_FMT_TEXT },
+			       .operand = { .file = &o.file, .one_only = "one FILE only",
+					    .check = lock_check, .cmd = &o } };
+	const struct gp_group groups[] = {
+		{ &gp_runtime_argp, &o.run, "Runtime:", 3 }, { &gp_out_argp, &o.out, "Output:", 4 },
+		{ &gp_format_argp, &o.fmt, NULL, 5 }, { &gp_operand_argp, &o.operand, NULL, 0 },
+		GP_GROUPS_END,
+	};
+	if (gp_parse_command(&lock_argp, groups, argc, argv, &o))
+		return GP_EXIT_USAGE;
+	struct lock_ctx x = { .o = &o };
+	x.progress = !o.out.quiet && isatty(STDERR_FILENO);
+	int rc = lock_target(&x);
+	if (rc != GP_EXIT_OK)
+		return rc;
+	if (!memory_allows(x.bytes, o.force))
+		return GP_EXIT_ERROR;
 
 	if (gp_lockprobe_open_runtime(&x.gpu, o.run.rt, o.run.libs[0], o.timeout_ns) != 0)
 		return GP_EXIT_ERROR;
 	struct gp_gpu *g = &x.gpu;
 	bool cuda = !strcmp(g->be->name, "cuda");
-
-	/* The arms: one per selected pool (or the plain call), K times. */
-	int sel[GP_GPU_MAX_POOLS], nsel = 0;
-	if (o.pool && strcmp(o.pool, "none")) {
-		if (cuda) {
-			gp_err("--pool", "CUDA has no memory pools to lock to: use --cuda-flags");
-			gp_gpu_close(g);
-			return GP_EXIT_USAGE;
-		}
-		nsel = gp_pool_select(g->agents, g->pools, g->npools, o.pool, sel, GP_GPU_MAX_POOLS);
-		if (nsel < 0) {
-			struct strbuf names = STRBUF_INIT;
-			for (int i = 0; i < g->npools; i++)
-				strbuf_addf(&names, "%s%s", i ? ", " : "", g->pools[i].name);
-			gp_err("--pool", "no pool named '%s' (this runtime has: %s; or all, cpu, gpu, none)",
-			       o.pool, names.len ? names.buf : "none");
-			strbuf_release(&names);
-			gp_gpu_close(g);
-			return GP_EXIT_USAGE;
-		}
-		if (!g->be->pool_call) {
-			gp_err("--pool", "this runtime has no lock-to-pool call");
-			gp_gpu_close(g);
-			return GP_EXIT_USAGE;
-		}
-	} else {
-		sel[0] = -1;
-		nsel = 1;
+	int sel[GP_GPU_MAX_POOLS];
+	int nsel = select_pools(g, o.pool, sel);
+	if (nsel < 0) {
+		gp_gpu_close(g);
+		return GP_EXIT_USAGE;
 	}
 	if (!cuda && o.have_cuda_flags)
 		gp_warn("--cuda-flags is for the CUDA runtime; ignored with %s", g->be->name);
@@ -626,77 +780,12 @@ int cmd_lock(int argc, char **argv, const struct gp_global *gl)
 		flags = o.have_cuda_flags ? o.cuda_flags
 			: x.kind == GP_MAP_FILE_RO ? GP_CU_REG_READ_ONLY : 0;
 
-	if (o.out.path) {
-		x.out = gp_result_create(o.out.path);
-		if (!x.out) {
-			gp_result_create_failed(o.out.path, errno);
-			gp_gpu_close(g);
-			return GP_EXIT_ERROR;
-		}
-		struct gp_root root;
-		json_t *host = NULL;
-		if (gp_root_open(&root, "/") == 0) {
-			struct gp_host_info_opts hio = { .runtimes = true, .process = true,
-							 .hsa_lib = o.run.libs[0] };
-			host = gp_host_info_ex(&root, &hio);
-			gp_root_close(&root);
-		}
-		gp_result_write(x.out, gp_result_header("lock", gl->argc, gl->argv, host ? host : json_object()));
-		gp_result_write(x.out, gpu_line(g));
+	if (o.out.path && open_result(&x, gl) != GP_EXIT_OK) {
+		gp_gpu_close(g);
+		return GP_EXIT_ERROR;
 	}
 	x.arms = json_array();
-	int rc = GP_EXIT_OK;
-	for (int i = 0; i < nsel && rc == GP_EXIT_OK; i++) {
-		for (int k = 0; k < o.repeat; k++) {
-			char name[64];
-			const char *base = sel[i] >= 0 ? g->pools[sel[i]].name : cuda ? "register" : "lock";
-			if (o.repeat > 1)
-				snprintf(name, sizeof name, "%s#%d", base, k + 1);
-			else
-				snprintf(name, sizeof name, "%s", base);
-			bool hung = false;
-			json_t *a = run_arm(&x, name, sel[i], cuda ? flags : 0, &hung);
-			json_array_append(x.arms, a);
-			if (x.out && gp_result_write(x.out, json_incref(a)) != 0) {
-				gp_err_errno(errno, o.out.path, "write failed");
-				rc = GP_EXIT_ERROR;
-			}
-			if (hung) {
-				print_arms(&x);
-				json_t *s = json_object_get(a, "stuck");
-				gp_err(name, "%s did not return within %g s: status timeout; the thread "
-				       "(tid %d) waits in %s, %s", json_string_value(json_object_get(a, "call")),
-				       (double)o.timeout_ns / 1e9, (int)json_integer_value(json_object_get(s, "tid")),
-				       json_string_value(json_object_get(s, "wchan"))[0]
-				       ? json_string_value(json_object_get(s, "wchan")) : "(no wchan)",
-				       json_string_value(json_object_get(s, "syscall"))[0]
-				       ? json_string_value(json_object_get(s, "syscall")) : "(syscall unknown)");
-				char chain[512];
-				gp_unwind_chain(s, 6, chain, sizeof chain);
-				const char *uw = json_string_value(json_object_get(s, "unwind"));
-				if (chain[0])
-					gp_err(name, "its frames: %s", chain);
-				else if (uw && !strcmp(uw, "ok"))
-					gp_err(name, "its user stack had no frames");
-				else
-					gp_err(name, "its user frames were not read: %s%s%s",
-					       uw ? uw : "?",
-					       json_is_string(json_object_get(s, "unwind_error")) ? ": " : "",
-					       json_is_string(json_object_get(s, "unwind_error"))
-					       ? json_string_value(json_object_get(s, "unwind_error")) : "");
-				if (x.out)
-					gp_result_close(x.out);
-				fflush(stdout);
-				fflush(stderr);
-				/* The stuck thread cannot be cancelled, and the runtime's
-				 * destructors might wait for it: leave now. */
-				_exit(GP_EXIT_ERROR);
-			}
-			json_decref(a);
-			if (rc)
-				break;
-		}
-	}
+	rc = run_arms(&x, sel, nsel, flags);
 	print_arms(&x);
 	if (x.out && gp_result_close(x.out) != 0 && !rc) {
 		gp_err_errno(errno, o.out.path, "write failed");

@@ -7,6 +7,7 @@
 #include "gpuact.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -143,6 +144,28 @@ static void gpu_into_view(const json_t *gpu, struct gp_pview *pv)
 		pv->gpu_have |= GP_PT_GPU_NVML;
 }
 
+/* The counters a process line and its io member carry as they are: one
+ * name, one field. */
+struct u64_field {
+	const char *key;
+	size_t off;
+};
+#define PV(name) { #name, offsetof(struct gp_pview, name) }
+static const struct u64_field proc_counters[] = {
+	PV(minflt), PV(majflt), PV(rss_file), PV(rss_anon), PV(rss_shmem), PV(vm_pin), PV(vm_lck),
+	{ NULL, 0 },
+};
+#define IO(name) { #name, offsetof(struct gp_pview, io_##name) }
+static const struct u64_field io_counters[] = {
+	IO(rchar), IO(wchar), IO(read_bytes), IO(write_bytes), IO(syscr), IO(syscw), { NULL, 0 },
+};
+
+static void get_u64_fields(const json_t *j, const struct u64_field *f, struct gp_pview *pv)
+{
+	for (; f->key; f++)
+		*(uint64_t *)((char *)pv + f->off) = get_u64(j, f->key);
+}
+
 static void proc_view(const json_t *proc, struct gp_pview *pv)
 {
 	const char *state = json_string_value(json_object_get(proc, "state"));
@@ -152,24 +175,13 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 	pv->utime = get_num(proc, "utime");
 	pv->children_cpu = get_num(proc, "children_cpu");
 	pv->stime = get_num(proc, "stime");
-	pv->minflt = get_u64(proc, "minflt");
-	pv->majflt = get_u64(proc, "majflt");
-	pv->rss_file = get_u64(proc, "rss_file");
-	pv->rss_anon = get_u64(proc, "rss_anon");
-	pv->rss_shmem = get_u64(proc, "rss_shmem");
-	pv->vm_pin = get_u64(proc, "vm_pin");
-	pv->vm_lck = get_u64(proc, "vm_lck");
+	get_u64_fields(proc, proc_counters, pv);
 	pv->map_bytes = get_u64(json_object_get(proc, "largest_file_mapping"), "bytes");
 	pv->threads_vanished = (uint32_t)get_u64(proc, "threads_vanished");
 	json_t *io = json_object_get(proc, "io");
 	if (json_is_object(io)) {
 		pv->have_io = true;
-		pv->io_rchar = get_u64(io, "rchar");
-		pv->io_wchar = get_u64(io, "wchar");
-		pv->io_read_bytes = get_u64(io, "read_bytes");
-		pv->io_write_bytes = get_u64(io, "write_bytes");
-		pv->io_syscr = get_u64(io, "syscr");
-		pv->io_syscw = get_u64(io, "syscw");
+		get_u64_fields(io, io_counters, pv);
 	}
 }
 

@@ -22,6 +22,7 @@ struct report_opts {
 	int nfiles;
 	struct gp_format_args fmt;
 	struct gp_judge_args judge;  /* 0: the trace's own */
+	struct gp_operand_args operand;
 };
 
 static const struct argp_option report_options[] = {
@@ -39,22 +40,11 @@ static bool ends_with(const char *s, const char *sfx)
 static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
-	switch (key) {
-	case OPT_PLOT:
-		if (!ends_with(arg, ".svg") && !ends_with(arg, ".png"))
-			argp_error(state, "--plot '%s': the name must end in .svg or .png", arg);
-		o->plot = arg;
-		break;
-	case ARGP_KEY_ARGS:
-		o->files = state->argv + state->next;
-		o->nfiles = state->argc - state->next;
-		break;
-	case ARGP_KEY_NO_ARGS:
-		argp_error(state, "give at least one result FILE");
-		break;
-	default:
+	if (key != OPT_PLOT)
 		return ARGP_ERR_UNKNOWN;
-	}
+	if (!ends_with(arg, ".svg") && !ends_with(arg, ".png"))
+		argp_error(state, "--plot '%s': the name must end in .svg or .png", arg);
+	o->plot = arg;
 	return 0;
 }
 
@@ -81,9 +71,12 @@ int cmd_report(int argc, char **argv, const struct gp_global *g)
 		.fmt = { GP_FMT_MARKDOWN | GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_MARKDOWN },
 		.judge.help = (const struct gp_help[]){
 			{ GP_KEY_HANG_AFTER, "Judge again with this --hang-after (default: the trace's own)" },
-			{ GP_KEY_SLOW_RATE, "Judge again with this --slow-rate" }, { 0, NULL } } };
+			{ GP_KEY_SLOW_RATE, "Judge again with this --slow-rate" }, { 0, NULL } },
+		.operand = { .files = &o.files, .nfiles = &o.nfiles,
+			     .none = "give at least one result FILE" } };
 	const struct gp_group groups[] = {
-		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_judge_argp, &o.judge, NULL, 0 }, GP_GROUPS_END,
+		{ &gp_format_argp, &o.fmt, NULL, 0 }, { &gp_judge_argp, &o.judge, NULL, 0 },
+		{ &gp_operand_argp, &o.operand, NULL, 0 }, GP_GROUPS_END,
 	};
 	if (gp_parse_command(&report_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;

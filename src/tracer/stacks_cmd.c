@@ -42,6 +42,7 @@ struct stacks_opts {
 	struct gp_stack_args st;     /* --hot-threshold, --no-kernel-stacks */
 	struct gp_out_args out;
 	struct gp_format_args fmt;
+	struct gp_operand_args operand;
 };
 
 static const struct argp_option stacks_options[] = {
@@ -90,21 +91,17 @@ static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 	case OPT_REPEAT:
 		o->repeat = (unsigned long)gp_arg_count(state, key, arg, 0, 100000);
 		break;
-	case ARGP_KEY_ARG:
-		if (o->pid)
-			argp_error(state, "one PID only");
-		o->pid = gp_arg_pid(state, key, arg);
-		break;
-	case ARGP_KEY_END:
-		if (!o->pid)
-			argp_error(state, "no target: give a PID");
-		if (o->hot && o->window <= 0)
-			argp_error(state, "--hot needs a CPU measurement: --hot-window must be over 0");
-		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+static void stacks_check(struct argp_state *state, void *cmd)
+{
+	const struct stacks_opts *o = cmd;
+	if (o->hot && o->window <= 0)
+		argp_error(state, "--hot needs a CPU measurement: --hot-window must be over 0");
 }
 
 static const struct argp stacks_argp = {
@@ -374,10 +371,14 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	};
 	struct stacks_opts o = { .window = 0.01, .st = { .hot_pct = 50, .kstacks = true },
 				 .out = { .help = help, .quiet = g->quiet },
-				 .fmt = { GP_FMT_TEXT | GP_FMT_JSON | GP_FMT_MARKDOWN, GP_FMT_TEXT } };
+				 .fmt = { GP_FMT_TEXT | GP_FMT_JSON | GP_FMT_MARKDOWN, GP_FMT_TEXT },
+				 .operand = { .pid = &o.pid, .one_only = "one PID only",
+					      .none = "no target: give a PID", .check = stacks_check,
+					      .cmd = &o } };
 	const struct gp_group groups[] = {
 		{ &gp_stack_argp, &o.st, NULL, 1 }, { &gp_out_argp, &o.out, "Output:", 3 },
-		{ &gp_format_argp, &o.fmt, NULL, 4 }, GP_GROUPS_END,
+		{ &gp_format_argp, &o.fmt, NULL, 4 }, { &gp_operand_argp, &o.operand, NULL, 0 },
+		GP_GROUPS_END,
 	};
 	if (gp_parse_command(&stacks_argp, groups, argc, argv, &o)) {
 		free(o.tids);

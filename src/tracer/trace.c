@@ -60,6 +60,7 @@ struct trace_opts {
 	struct gp_out_args out;
 	struct gp_stack_args st;     /* --hot-threshold (CPU%), --no-kernel-stacks */
 	struct gp_judge_args judge;  /* --hang-after, --slow-rate */
+	struct gp_operand_args operand;
 };
 
 static const struct argp_option trace_options[] = {
@@ -141,27 +142,27 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case OPT_REOPEN:
 		o->reopen = true;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->pid || o->cmd)
-			argp_error(state, "one target only: PID, --name NAME or -- COMMAND");
-		o->pid = gp_arg_pid(state, key, arg);
-		break;
-	case ARGP_KEY_END: {
-		int targets = !!o->pid + !!o->name + !!o->cmd;
-		if (targets == 0)
-			argp_error(state, "no target: give a PID, --name NAME or -- COMMAND [ARGS...]");
-		if (targets > 1)
-			argp_error(state, "one target only: PID, --name NAME or -- COMMAND");
-		if (o->cmd && !o->cmd[0])
-			argp_error(state, "nothing after '--': give the COMMAND to start");
-		if (o->cmd && o->proc_root)
-			argp_error(state, "--proc-root replays a captured tree: it cannot start a command");
-		break;
-	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+#define ONE_TARGET "one target only: PID, --name NAME or -- COMMAND"
+
+/* One target: PID, --name or -- COMMAND. */
+static void trace_check(struct argp_state *state, void *cmd)
+{
+	const struct trace_opts *o = cmd;
+	int targets = !!o->pid + !!o->name + !!o->cmd;
+	if (targets == 0)
+		argp_error(state, "no target: give a PID, --name NAME or -- COMMAND [ARGS...]");
+	if (targets > 1)
+		argp_error(state, ONE_TARGET);
+	if (o->cmd && !o->cmd[0])
+		argp_error(state, "nothing after '--': give the COMMAND to start");
+	if (o->cmd && o->proc_root)
+		argp_error(state, "--proc-root replays a captured tree: it cannot start a command");
 }
 
 static const struct argp trace_argp = {
@@ -380,32 +381,30 @@ static bool wait_child(struct run *r, double secs)
 	return true;
 }
 
+/* SIG to the command and its descendants too: a shell killed alone
+ * leaves its children running, and gpuprobe lets nothing it started
+ * outlive it.  Only processes seen in its tree this trace. */
+static void kill_tree(const struct run *r, int sig)
+{
+	kill(r->pid, sig);
+	int pid;
+	const char *comm;
+	struct gp_sampler *smp;
+	for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+		if (pid != r->pid)
+			kill(pid, sig);
+}
+
 static void stop_child(struct run *r, int sig, bool forward)
 {
 	if (!r->is_child || reap(r, WNOHANG))
 		return;
-	if (forward) {
-		kill(r->pid, sig);
-		/* The command's descendants too: a shell killed alone leaves
-		 * its children running, and gpuprobe lets nothing it started
-		 * outlive it.  Only processes seen in its tree this trace. */
-		int pid;
-		const char *comm;
-		struct gp_sampler *smp;
-		for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
-			if (pid != r->pid)
-				kill(pid, sig);
-	}
+	if (forward)
+		kill_tree(r, sig);
 	if (!wait_child(r, r->o->kill_after)) {
 		gp_warn("pid %d did not exit %.1f s after signal %d: sending SIGKILL",
 			r->pid, r->o->kill_after, sig);
-		kill(r->pid, SIGKILL);
-		int pid;
-		const char *comm;
-		struct gp_sampler *smp;
-		for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
-			if (pid != r->pid)
-				kill(pid, SIGKILL);
+		kill_tree(r, SIGKILL);
 		wait_child(r, 5);
 	}
 }
@@ -961,7 +960,9 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .nvml = true, .children = true,
 				.st = { trace_help, 50, true },
 				.judge = { trace_help, GP_VERDICT_HANG_AFTER_DEFAULT, 0 },
-				.out = { trace_help, NULL, g->quiet } };
+				.out = { trace_help, NULL, g->quiet },
+				.operand = { .pid = &o.pid, .one_only = ONE_TARGET, .check = trace_check,
+					     .cmd = &o } };
 	/* Everything after the first "--" is the command, taken verbatim
 	 * before argp (whose getopt would permute it) sees the rest. */
 	for (int i = 1; i < argc; i++) {
@@ -971,10 +972,12 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			break;
 		}
 	}
+	o.operand.taken = o.cmd != NULL;
 
 	const struct gp_group groups[] = {
 		{ &gp_stack_argp, &o.st, NULL, 2 }, { &gp_judge_argp, &o.judge, NULL, 3 },
-		{ &gp_out_argp, &o.out, "Output:", 4 }, GP_GROUPS_END,
+		{ &gp_out_argp, &o.out, "Output:", 4 }, { &gp_operand_argp, &o.operand, NULL, 0 },
+		GP_GROUPS_END,
 	};
 	if (gp_parse_command(&trace_argp, groups, argc, argv, &o))
 		return GP_EXIT_USAGE;

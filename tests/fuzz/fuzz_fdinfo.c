@@ -1,6 +1,7 @@
 /* libFuzzer target: /proc/PID/fdinfo/FD of a DRM client (every
  * driver's drm-usage-stats keys, amdgpu's legacy ones). */
 #include "config.h"
+#include "fuzz_text.h"
 #include "gpumem.h"
 
 #include <jansson.h>
@@ -12,11 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 1);
+	char *buf = fuzz_text(data, size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
-	buf[size] = '\0';
 	json_t *c = gp_fdinfo_parse(buf);
 	if (c) {
 		struct gp_gpu_totals tot;

@@ -1,6 +1,7 @@
 /* libFuzzer target: the /proc parsers (proc(5) text the kernel writes,
  * or a captured tree replayed with --proc-root: any bytes at all). */
 #include "config.h"
+#include "fuzz_text.h"
 #include "parse.h"
 #include "procstat.h"
 
@@ -26,11 +27,9 @@ static int kv_cb(const char *key, size_t klen, const char *val, void *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 1);
+	char *buf = fuzz_text(data, size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
-	buf[size] = '\0';
 
 	struct gp_stat st;
 	gp_parse_stat(buf, &st);
