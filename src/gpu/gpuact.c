@@ -815,33 +815,7 @@ bool gp_gpuact_busy(const struct gp_gpu_activity *a, double min_pct)
 	return a->have_sdma && a->sdma_busy_pct >= min_pct;
 }
 
-static bool jnum(const json_t *o, const char *k, double *v)
-{
-	json_t *j = json_object_get(o, k);
 
-	if (!json_is_number(j))
-		return false;
-	*v = json_number_value(j);
-	return *v == *v;	/* not NaN */
-}
-
-bool gp_gpuact_json_busy(const json_t *act, double min_pct, bool *known)
-{
-	const json_t *nv = json_object_get(act, "nvml");
-	const json_t *drm = json_object_get(act, "drm");
-	const json_t *kfd = json_object_get(act, "kfd");
-	double sm = 0, mem = 0, eng = 0, cu = 0, sdma = 0;
-	bool have_sm = jnum(nv, "sm_pct", &sm), have_mem = jnum(nv, "mem_pct", &mem);
-	bool have_eng = jnum(drm, "engine_busy_pct", &eng);
-	bool blind = json_is_true(json_object_get(drm, "kfd_blind"));
-	bool have_cu = jnum(kfd, "cu_occupancy", &cu);
-	bool have_sdma = jnum(kfd, "sdma_busy_pct", &sdma);
-
-	*known = have_sm || (have_eng && !blind) || have_cu;
-	return (have_sm && sm >= min_pct) || (have_mem && mem >= min_pct) ||
-	       (have_eng && eng >= min_pct) || (have_cu && cu > 0) ||
-	       (have_sdma && sdma >= min_pct);
-}
 
 /* Appends to a bounded buffer; never writes past cap. */
 static void add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
@@ -927,23 +901,4 @@ double gp_gpuact_pct(const struct gp_gpu_activity *a)
 	return p;
 }
 
-static double num_at(const json_t *o, const char *a, const char *b)
-{
-	const json_t *v = json_object_get(json_object_get(o, a), b);
-	return json_is_number(v) ? json_number_value(v) : 0;
-}
 
-double gp_gpuact_json_pct(const json_t *act)
-{
-	double p = 0, v;
-	if ((v = num_at(act, "nvml", "sm_pct")) > p)
-		p = v;
-	if ((v = num_at(act, "nvml", "mem_pct")) > p)
-		p = v;
-	if (!json_is_true(json_object_get(json_object_get(act, "drm"), "kfd_blind"))
-	    && (v = num_at(act, "drm", "engine_busy_pct")) > p)
-		p = v;
-	if ((v = num_at(act, "kfd", "sdma_busy_pct")) > p)
-		p = v;
-	return p > 100 ? 100 : p < 0 ? 0 : p;
-}

@@ -19,6 +19,8 @@
 #ifndef GP_GPUACT_H
 #define GP_GPUACT_H
 
+#include "gpujson.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -141,17 +143,9 @@ void gp_gpuact_text(const struct gp_gpu_activity *a, char *buf, size_t cap);
 bool gp_gpuact_busy(const struct gp_gpu_activity *a, double min_pct);
 /* Its busiest measure (%), 0 when none is known. */
 double gp_gpuact_pct(const struct gp_gpu_activity *a);
-/* The same from a saved sample.gpu.activity object. */
-double gp_gpuact_json_pct(const json_t *activity);
-/* The share over which a process's GPU work is said to run (trace). */
-#define GP_GPU_BUSY_PCT 5.0
 /* Some source could say whether this process's work runs (NVML per
  * process, a DRM engine not blind to it, KFD occupancy). */
 bool gp_gpuact_known(const struct gp_gpu_activity *a);
 
-/* Pure: the same two answers from a saved sample.gpu.activity object
- * (gp_gpuact_json's shape; anything else reads as unknown), for the
- * verdict judging a loaded result.  Returns busy; *known as above. */
-bool gp_gpuact_json_busy(const json_t *activity, double min_pct, bool *known);
 
 #endif

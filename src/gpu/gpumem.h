@@ -19,18 +19,8 @@
 #include <stdint.h>
 
 #include "procfs.h"
+#include "gpujson.h"
 
-struct gp_gpu_totals {
-	bool drm_seen, kfd_seen, nvml_seen;   /* which sources answered */
-	unsigned drm_clients;                 /* after de-duplication */
-	uint64_t drm_total_bytes;   /* sum over clients and regions of drm-total-<region> (or, lacking total, resident) */
-	uint64_t drm_resident_bytes;/* sum of drm-resident-<region> */
-	uint64_t gtt_bytes;         /* sum of the 'gtt' region (drm-total-gtt, or legacy drm-memory-gtt) */
-	uint64_t vram_bytes;        /* sum of the 'vram' region (drm-total-vram or drm-memory-vram) */
-	uint64_t engine_ns;         /* sum of drm-engine-<e> over engines and clients */
-	uint64_t kfd_vram_bytes;    /* sum of /sys/class/kfd/kfd/proc/<pid>/vram_<gpuid> */
-	uint64_t nvml_bytes;        /* sum of usedGpuMemory for this pid over devices */
-};
 
 /* Flags of gp_gpu_reader_new(). */
 enum {
@@ -49,10 +39,6 @@ enum {
  * Only the keys present in the text appear; bytes are integers. */
 json_t *gp_fdinfo_parse(const char *text);
 
-/* Adds one parsed client (gp_fdinfo_parse's object) to tot's DRM sums
- * (not to drm_clients).  Pure; exposed for tests and for callers that
- * parse fdinfo captured elsewhere. */
-void gp_fdinfo_add_totals(const json_t *client, struct gp_gpu_totals *tot);
 
 struct gp_gpu_reader;
 

@@ -1,10 +1,8 @@
 #include "config.h"
 #include "load.h"
-#include "gpumem.h"
+#include "gpujson.h"
 #include "parse.h"
-#include "verdict.h"
 #include "point.h"
-#include "gpuact.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -495,23 +493,4 @@ void gp_loaded_free(struct gp_loaded *l)
 	if (l->fd >= 0)
 		close(l->fd);
 	l->fd = -1;
-}
-
-void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *vo)
-{
-	vo->page_size = l->page_size;
-	vo->machine = l->machine;
-	vo->kstacks_seen = l->kstacks_seen;
-	vo->stuck = l->stuck.t >= 0 ? &l->stuck : NULL;
-	vo->kmsg = l->kmsg;
-	vo->nkmsg = l->nkmsg;
-	if (vo->hang_after <= 0) {
-		json_t *h = json_object_get(l->verdict, "hang_after_s");
-		vo->hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;
-	}
-	json_t *st = json_object_get(l->exit, "status"), *sg = json_object_get(l->exit, "signal");
-	vo->end_reason = json_string_value(json_object_get(l->exit, "reason"));
-	vo->have_status = json_is_integer(st) || json_is_integer(sg);
-	vo->status = json_is_integer(st) ? (int)json_integer_value(st) : 0;
-	vo->signal = json_is_integer(sg) ? (int)json_integer_value(sg) : 0;
 }

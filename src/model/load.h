@@ -36,13 +36,6 @@ struct gp_loaded {
 int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t errcap);
 void gp_loaded_free(struct gp_loaded *l);
 
-/* What the verdict needs from a loaded result besides its samples: page
- * size, whether kernel stacks were seen, how the run ended (the exit
- * line's reason, status, signal), and, when vo->hang_after is 0, the
- * --hang-after the saved verdict was judged with (else the default).
- * Fills those fields of *vo and leaves the others (slow_rate...). */
-struct gp_verdict_opts;
-void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *vo);
 
 /* One `sample` object into a point, through the builder the live trace
  * uses (model/point.h), which keeps each process's io across samples.

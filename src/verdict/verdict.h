@@ -12,6 +12,7 @@
 #ifndef GP_VERDICT_H
 #define GP_VERDICT_H
 
+#include "load.h"
 #include "series.h"
 #include "stuck.h"
 #include "waits.h"
@@ -251,6 +252,14 @@ struct gp_flat_watch {
 	double hi[4], base[3];
 };
 bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p);
+
+/* What the verdict needs from a loaded result besides its samples: page
+ * size, the traced machine, whether kernel stacks were seen, the stacks
+ * at the hang and the kernel-log lines, how the run ended (the exit
+ * line's reason, status, signal), and, when vo->hang_after is 0, the
+ * --hang-after the saved verdict was judged with (else the default).
+ * Fills those fields of *vo and leaves the others (slow_rate...). */
+void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *vo);
 
 /* True when name is one of the trace verdict classes. */
 bool gp_verdict_class_valid(const char *name);
