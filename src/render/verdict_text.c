@@ -400,33 +400,49 @@ void gp_verdict_reason(struct strbuf *sb, const struct gp_verdict *v)
 	}
 }
 
+/* The readings told in words alone, and those told as a rate after a
+ * prefix ("new highs, +84.0 MiB/s", "+12.0 MiB/s"). */
+static const char *const reads_words[] = {
+	[GP_READS_FLAT] = "flat",
+	[GP_READS_REFILL] = "refilling below its earlier peak: not new output",
+	[GP_READS_FALLING] = "falling",
+};
+static const char *const reads_rate_prefix[] = {
+	[GP_READS_NEW_HIGHS] = "new highs, +",
+	[GP_READS_RATE] = "+",
+};
+/* Those told from x (and y) through a format of their own. */
+static const char *const reads_xy_format[] = {
+	[GP_READS_FAULTS] = "+%.1f faults/s",
+	[GP_READS_GPU_BUSY] = "GPU busy %.0f%% of the time",
+	[GP_READS_CORES] = "%.2f cores, %.0f%% of it system",
+	[GP_READS_KERNEL_CORES] = "%.2f cores in the kernel",
+	[GP_READS_PER_S] = "%.0f/s (live threads)",
+};
+
 void gp_evidence_reads(struct strbuf *sb, const struct gp_evidence *e)
 {
-	char r[32];
+	size_t k = (size_t)e->reads;
+	if (k < sizeof reads_words / sizeof reads_words[0] && reads_words[k]) {
+		strbuf_addstr(sb, reads_words[k]);
+		return;
+	}
+	if (k < sizeof reads_rate_prefix / sizeof reads_rate_prefix[0] && reads_rate_prefix[k]) {
+		char r[32];
+		gp_fmt_rate(r, sizeof r, e->x);
+		strbuf_addf(sb, "%s%s", reads_rate_prefix[k], r);
+		return;
+	}
+	if (k < sizeof reads_xy_format / sizeof reads_xy_format[0] && reads_xy_format[k]) {
+		/* a format that reads x only leaves y unread, as C allows; the
+		 * formats are the constant table above */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		strbuf_addf(sb, reads_xy_format[k], e->x, e->y);
+#pragma GCC diagnostic pop
+		return;
+	}
 	switch (e->reads) {
-	case GP_READS_FLAT:
-		strbuf_addstr(sb, "flat");
-		break;
-	case GP_READS_NEW_HIGHS:
-		gp_fmt_rate(r, sizeof r, e->x);
-		strbuf_addf(sb, "new highs, +%s", r);
-		break;
-	case GP_READS_REFILL:
-		strbuf_addstr(sb, "refilling below its earlier peak: not new output");
-		break;
-	case GP_READS_FALLING:
-		strbuf_addstr(sb, "falling");
-		break;
-	case GP_READS_RATE:
-		gp_fmt_rate(r, sizeof r, e->x);
-		strbuf_addf(sb, "+%s", r);
-		break;
-	case GP_READS_FAULTS:
-		strbuf_addf(sb, "+%.1f faults/s", e->x);
-		break;
-	case GP_READS_GPU_BUSY:
-		strbuf_addf(sb, "GPU busy %.0f%% of the time", e->x);
-		break;
 	case GP_READS_GPU_ACTIVITY:
 		strbuf_addf(sb, "this process's GPU work busy in %u of %u samples, peak %.0f%%", e->n1,
 			    e->n2, e->x);
@@ -437,17 +453,10 @@ void gp_evidence_reads(struct strbuf *sb, const struct gp_evidence *e)
 		else
 			strbuf_addstr(sb, "none created");
 		break;
-	case GP_READS_CORES:
-		strbuf_addf(sb, "%.2f cores, %.0f%% of it system", e->x, e->y);
-		break;
-	case GP_READS_KERNEL_CORES:
-		strbuf_addf(sb, "%.2f cores in the kernel", e->x);
-		break;
-	case GP_READS_PER_S:
-		strbuf_addf(sb, "%.0f/s (live threads)", e->x);
-		break;
 	case GP_READS_BUSIEST:
 		strbuf_addf(sb, "busiest now: %d (%s) %.0f%%, %.0f%% system", e->tid, e->comm, e->x, e->y);
+		break;
+	default:
 		break;
 	}
 }
