@@ -350,32 +350,45 @@ static size_t metric_index(const char *label)
 
 /* Each phase's words, inside its own band at the foot of the first panel,
  * cut to fit. */
+#define LABEL_MAX 196
+
 static void phase_labels(cairo_t *cr, const struct frame *f, const struct gp_doc *d, double y)
 {
 	for (size_t i = 0; i < d->v.nphases; i++) {
 		const struct gp_phase *ph = &d->v.phase[i];
 		double a = xpix(f, ph->from) + 6, b = xpix(f, ph->to) - 6;
-		char lab[200];
-		struct strbuf what = STRBUF_INIT;
-		gp_phase_what(&what, &d->v, i);
-		snprintf(lab, sizeof lab, "%s: %s", ph->progress ? "progress" : "flat", what.buf);
-		strbuf_release(&what);
-		size_t len = strlen(lab);
-		while (len > 4 && text_width(cr, lab, 12) > b - a) {
-			/* cut on a UTF-8 boundary, then mark the cut */
-			len--;
-			while (len > 0 && ((unsigned char)lab[len] & 0xC0) == 0x80)
+		struct strbuf lab = STRBUF_INIT;
+		strbuf_addstr(&lab, ph->progress ? "progress: " : "flat: ");
+		gp_phase_what(&lab, &d->v, i);
+		/* No band is wider than LABEL_MAX bytes of 12 px text: cut there
+		 * before measuring (a what of 70 000 bytes, fuzz_report), then
+		 * one character at a time, on a UTF-8 boundary, marking the cut.
+		 * The strbuf grows for the mark: a fixed buffer once took "..."
+		 * past its end (crash-74339d11, found on the H200's cores). */
+		size_t len = lab.len;
+		bool cut = len > LABEL_MAX;
+		if (cut)
+			len = LABEL_MAX;
+		while (cut || (len > 4 && text_width(cr, lab.buf, 12) > b - a)) {
+			if (!cut)
 				len--;
-			memcpy(lab + len, "...", 4);
+			cut = false;
+			while (len > 0 && ((unsigned char)lab.buf[len] & 0xC0) == 0x80)
+				len--;
+			strbuf_setlen(&lab, len);
+			strbuf_addstr(&lab, "...");
 		}
-		if (len <= 4 || b - a < 90)
+		if (len <= 4 || b - a < 90) {
+			strbuf_release(&lab);
 			continue;
+		}
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-		cairo_rectangle(cr, a - 3, y - 13, text_width(cr, lab, 12) + 6, 18);
+		cairo_rectangle(cr, a - 3, y - 13, text_width(cr, lab.buf, 12) + 6, 18);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, ph->progress ? 0.0 : 0.55, ph->progress ? 0.40 : 0.10,
 				     ph->progress ? 0.30 : 0.05);
-		text(cr, a, y, lab, 12, 0, false);
+		text(cr, a, y, lab.buf, 12, 0, false);
+		strbuf_release(&lab);
 	}
 }
 
