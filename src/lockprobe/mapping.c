@@ -144,6 +144,7 @@ struct gp_refault {
 	pthread_t *th;
 	atomic_bool stop;
 	atomic_ullong chunks;
+	atomic_int running;        /* threads past their first chunk */
 	int started;
 };
 
@@ -163,6 +164,7 @@ static void *refault_main(void *p)
 	size_t hi = lo + slice > r->m->len ? r->m->len : lo + slice;
 	char *base = r->m->base;
 	volatile char sink = 0;
+	bool counted = false;
 	while (!atomic_load(&r->stop) && lo < hi) {
 		for (size_t off = lo; off < hi && !atomic_load(&r->stop); off += chunk) {
 			size_t n = hi - off < chunk ? hi - off : chunk;
@@ -175,8 +177,14 @@ static void *refault_main(void *p)
 			for (size_t i = 0; i < n; i += (size_t)pg)
 				sink ^= ((volatile char *)base)[off + i];
 			atomic_fetch_add(&r->chunks, 1);
+			if (!counted) {
+				counted = true;
+				atomic_fetch_add(&r->running, 1);
+			}
 		}
 	}
+	if (!counted)
+		atomic_fetch_add(&r->running, 1); /* an empty slice: nothing to wait for */
 	(void)sink;
 	free(a);
 	return NULL;
@@ -194,6 +202,7 @@ struct gp_refault *gp_refault_start(struct gp_map *m, int nthreads)
 	r->th = calloc((size_t)nthreads, sizeof *r->th);
 	atomic_init(&r->stop, false);
 	atomic_init(&r->chunks, 0);
+	atomic_init(&r->running, 0);
 	for (int i = 0; i < nthreads && r->th; i++) {
 		struct refault_arg *a = malloc(sizeof *a);
 		if (!a)
@@ -206,6 +215,13 @@ struct gp_refault *gp_refault_start(struct gp_map *m, int nthreads)
 		}
 		r->started++;
 	}
+	/* "N threads keep faulting the range in during the pin": the pin
+	 * starts once each has faulted its first chunk, or after 2 s.  On a
+	 * loaded machine a thread created just before an instant pin could
+	 * otherwise not run at all during it (tests/e2e/lock-arms.sh saw 0
+	 * chunks beside two busy processes). */
+	for (int ms = 0; ms < 2000 && atomic_load(&r->running) < r->started; ms++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	return r;
 }
 
