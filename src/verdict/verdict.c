@@ -68,6 +68,27 @@ static bool memory_metric(int m)
 	return m == GP_M_RSS_FILE || m == GP_M_RSS_ANON || m == GP_M_VM_PIN || m == GP_M_GPU;
 }
 
+/* What one step of output is, per metric: the judge (find_steps) and the
+ * live watch (gp_flat_watch) count with the same floors. */
+static double step_floor(int m)
+{
+	return m == GP_M_ENGINE ? FLOOR_ENGINE_NS : memory_metric(m) ? FLOOR_MEM : FLOOR_IO;
+}
+
+/* A counter's step: it grew by a floor or more since base (base moves
+ * there), or it went back (a re-opened DRM client: base restarts there). */
+static bool counter_step(double *base, double v, double floor)
+{
+	if (v < *base) {
+		*base = v;
+		return false;
+	}
+	if (v < *base + floor)
+		return false;
+	*base = v;
+	return true;
+}
+
 static void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *st)
 {
 	double base[GP_M_COUNT];
@@ -105,31 +126,30 @@ static void find_steps(const struct gp_point *p, size_t n, double hold_s, struct
 				continue;
 			if ((m == GP_M_RCHAR || m == GP_M_WCHAR) && !(p[i].have & GP_PT_IO))
 				continue;
-			double v = metric_value(&p[i], m);
-			bool counter = m == GP_M_ENGINE || m == GP_M_RCHAR || m == GP_M_WCHAR;
-			if (counter && v < base[m]) {
-				base[m] = v; /* reset (a re-opened DRM client): start again */
+			double v = metric_value(&p[i], m), floor = step_floor(m);
+			double b = base[m];
+			if (!memory_metric(m)) {
+				if (counter_step(&base[m], v, floor)) {
+					if (m != GP_M_ENGINE) {
+						st[i].bytes += v - b;
+						st[i].by_metric[m] += v - b;
+					}
+					st[i].metrics |= 1u << m;
+					st[i].any = true;
+				}
 				continue;
 			}
-			double floor = m == GP_M_ENGINE ? FLOOR_ENGINE_NS
-				       : counter ? FLOOR_IO : FLOOR_MEM;
-			if (memory_metric(m)) {
-				if (i + 1 == n || !held)
-					continue;
-				/* the held level, standing above every earlier value */
-				v = held[i * GP_M_COUNT + m];
-				if (v < high[i * GP_M_COUNT + m] + floor)
-					continue;
-			}
-			if (v >= base[m] + floor) {
-				if (m != GP_M_ENGINE) {
-					st[i].bytes += v - base[m];
-					st[i].by_metric[m] += v - base[m];
-				}
-				st[i].metrics |= 1u << m;
-				st[i].any = true;
-				base[m] = v;
-			}
+			if (i + 1 == n || !held)
+				continue;
+			/* the held level, standing above every earlier value */
+			v = held[i * GP_M_COUNT + m];
+			if (v < high[i * GP_M_COUNT + m] + floor || v < b + floor)
+				continue;
+			st[i].bytes += v - b;
+			st[i].by_metric[m] += v - b;
+			st[i].metrics |= 1u << m;
+			st[i].any = true;
+			base[m] = v;
 		}
 		if (p[i].threads_created || p[i].procs_created) {
 			st[i].metrics |= 1u << GP_M_THREADS;
@@ -1185,21 +1205,13 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 	bool step = p->threads_created || p->procs_created;
 	for (int k = 0; k < 4; k++) {
 		double v = metric_value(p, mem[k]);
-		if (v >= w->hi[k] + FLOOR_MEM) {
+		if (v >= w->hi[k] + step_floor(mem[k])) {
 			w->hi[k] = v;
 			step = true;
 		}
 	}
-	for (int k = 0; k < 3; k++) {
-		double v = metric_value(p, ctr[k]);
-		double floor = ctr[k] == GP_M_ENGINE ? FLOOR_ENGINE_NS : FLOOR_IO;
-		if (v < w->base[k]) {
-			w->base[k] = v;
-		} else if (v >= w->base[k] + floor) {
-			w->base[k] = v;
-			step = true;
-		}
-	}
+	for (int k = 0; k < 3; k++)
+		step |= counter_step(&w->base[k], metric_value(p, ctr[k]), step_floor(ctr[k]));
 	if (step)
 		w->since = p->t;
 	return step;
