@@ -252,6 +252,12 @@ void gp_strlcpy(char *dst, const char *src, size_t cap)
 	if (!cap)
 		return;
 	size_t n = strnlen(src, cap - 1);
+	/* Cut short: never inside a UTF-8 character (a comm of a hostile
+	 * result file, cut to 15 bytes, made the verdict's summary invalid
+	 * UTF-8, which jansson refuses to write). */
+	if (src[n])
+		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+			n--;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }

@@ -56,7 +56,8 @@ bool gp_parse_seconds(const char *s, double *secs);
 bool gp_parse_pid(const char *s, int *pid);
 
 /* Copies at most cap-1 bytes and always terminates (truncation is
- * intended: comm and wchan are cut to fit compact records). */
+ * intended: comm and wchan are cut to fit compact records), never inside
+ * a UTF-8 character. */
 void gp_strlcpy(char *dst, const char *src, size_t cap);
 
 #endif

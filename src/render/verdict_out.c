@@ -8,41 +8,35 @@
 #include <string.h>
 
 
-static json_t *phases_json(const struct gp_verdict *v)
+/* A JSON string of what a strbuf was given; the strbuf is released. */
+static json_t *string_of(struct strbuf *sb)
 {
-	json_t *ph = json_array();
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < v->nphases; i++) {
-		const struct gp_phase *p = &v->phase[i];
-		strbuf_reset(&sb);
-		gp_phase_what(&sb, v, i);
-		json_t *o = json_pack("{s:f, s:f, s:s, s:s}", "from", p->from, "to", p->to,
-				      "kind", p->progress ? "progress" : "flat", "what", sb.buf);
-		if (o && p->progress)
-			json_object_set_new(o, "rate_bytes_per_s", json_real(p->rate));
-		if (o)
-			json_array_append_new(ph, o);
-	}
-	strbuf_release(&sb);
-	return ph;
+	json_t *j = json_string(sb->buf);
+	strbuf_release(sb);
+	return j;
 }
 
-static json_t *evidence_json(const struct gp_verdict *v)
+static json_t *phase_json(const struct gp_verdict *v, size_t i)
 {
-	json_t *ev = json_array();
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < v->nev; i++) {
-		const struct gp_evidence *e = &v->ev[i];
-		strbuf_reset(&sb);
-		gp_evidence_reads(&sb, e);
-		json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s, s:s}",
-			"metric", e->metric, "scope", e->scope, "unit", e->unit,
-			"first", e->first, "last", e->last, "slope_per_s", e->slope_per_s,
-			"role", e->role == GP_ROLE_PROGRESS ? "progress" : "activity",
-			"reads", sb.buf));
-	}
-	strbuf_release(&sb);
-	return ev;
+	const struct gp_phase *p = &v->phase[i];
+	struct strbuf what = STRBUF_INIT;
+	gp_phase_what(&what, v, i);
+	json_t *o = json_pack("{s:f, s:f, s:s, s:o}", "from", p->from, "to", p->to,
+			      "kind", p->progress ? "progress" : "flat", "what", string_of(&what));
+	if (o && p->progress)
+		json_object_set_new(o, "rate_bytes_per_s", json_real(p->rate));
+	return o;
+}
+
+static json_t *evidence_row_json(const struct gp_evidence *e)
+{
+	struct strbuf reads = STRBUF_INIT;
+	gp_evidence_reads(&reads, e);
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s, s:o}",
+			 "metric", e->metric, "scope", e->scope, "unit", e->unit,
+			 "first", e->first, "last", e->last, "slope_per_s", e->slope_per_s,
+			 "role", e->role == GP_ROLE_PROGRESS ? "progress" : "activity",
+			 "reads", string_of(&reads));
 }
 
 static json_t *stuck_json(const struct gp_stuck *s)
@@ -90,8 +84,13 @@ json_t *gp_verdict_json(const struct gp_verdict *v)
 		json_object_set_new(j, "eta_s", json_real(v->eta_s));
 	json_object_set_new(j, "judged", json_pack("{s:f, s:f}", "from", v->judged_from, "to", v->judged_to));
 	json_object_set_new(j, "hang_after_s", json_real(v->hang_after));
-	json_object_set_new(j, "phases", phases_json(v));
-	json_object_set_new(j, "evidence", evidence_json(v));
+	json_t *ph = json_array(), *ev = json_array();
+	for (size_t i = 0; i < v->nphases; i++)
+		json_array_append_new(ph, phase_json(v, i));
+	for (size_t i = 0; i < v->nev; i++)
+		json_array_append_new(ev, evidence_row_json(&v->ev[i]));
+	json_object_set_new(j, "phases", ph);
+	json_object_set_new(j, "evidence", ev);
 	json_t *un = json_array();
 	const char *line[GP_VERDICT_UNSEEN_MAX];
 	size_t nu = gp_verdict_unseen(v, line);

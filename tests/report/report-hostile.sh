@@ -103,6 +103,17 @@ for fmt in markdown text json; do
 	ok "header of wrong types ($fmt): no crash" clean_stderr "$TMP/e"
 done
 
+# ---- names cut inside a UTF-8 character: the compact records keep 15
+# bytes of a comm; "ab" + five 3-byte characters is cut inside the fifth
+# (byte 15 is its first).  The verdict, naming the busy
+# thread, must still be written (jansson refuses invalid UTF-8).
+awk -v shape=cpu-only -f "$GEN" |
+	sed 's/"worker"/"ab\\u65e5\\u672c\\u8a9e\\u30c6\\u30b9\\u30c8"/g' > "$TMP/utf.jsonl"
+grep -q 'u65e5' "$TMP/utf.jsonl" || framework_failure "the cpu-only shape names no worker thread"
+gp report --format json "$TMP/utf.jsonl" > "$TMP/utf.json" 2> "$TMP/e"
+ok "a comm cut inside a UTF-8 character: the verdict is written, naming the thread" \
+	jq -e '.results[0].verdict.summary | test("\\(ab\u65e5\u672c\u8a9e\u30c6\\)")' "$TMP/utf.json"
+
 # ---- what the fuzzers found, through the command (a "\f" line splits
 # a fuzz input into files; the command gets them as separate files)
 n=0

@@ -203,6 +203,16 @@ static void test_strlcpy(void **st)
 	assert_string_equal(b, "abc");
 	gp_strlcpy(b, "", sizeof b);
 	assert_string_equal(b, "");
+	/* never cut inside a UTF-8 character: "a" + the 3 bytes of U+65E5 */
+	gp_strlcpy(b, "a\xe6\x97\xa5", sizeof b);
+	assert_string_equal(b, "a");
+	gp_strlcpy(b, "ab\xc3\xa9", sizeof b);
+	assert_string_equal(b, "ab");
+	gp_strlcpy(b, "\xc3\xa9x", sizeof b);
+	assert_string_equal(b, "\xc3\xa9x");
+	char c[16];
+	gp_strlcpy(c, "abc\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86\xe3\x82\xb9", sizeof c);
+	assert_string_equal(c, "abc\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86");
 }
 
 int main(void)
