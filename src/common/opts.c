@@ -152,6 +152,31 @@ int gp_arg_pid(struct argp_state *st, int key, const char *arg)
 	return 0;
 }
 
+/* ---- options that only store their value ------------------------------ */
+
+error_t gp_set_option(struct argp_state *st, const struct gp_opt_field *table, int key,
+		      const char *arg, void *opts)
+{
+	const struct gp_opt_field *t = table;
+	while (t->key && t->key != key)
+		t++;
+	char *field = (char *)opts + t->offset;
+	switch (t->key ? t->kind : 0) {
+	case GP_OPT_TRUE:
+	case GP_OPT_FALSE:
+		*(bool *)field = t->kind == GP_OPT_TRUE;
+		return 0;
+	case GP_OPT_NS:
+		*(int64_t *)field = gp_arg_duration(st, key, arg, t->min_ns, t->max_ns);
+		return 0;
+	case GP_OPT_SECONDS:
+		*(double *)field = gp_arg_seconds(st, key, arg, t->min_ns, t->max_ns);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
 /* ---- the groups ---------------------------------------------------------- */
 
 #define MAX_GROUPS 8

@@ -70,6 +70,17 @@ static const struct argp_option idle_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* The options idle only stores (gp_set_option). */
+static const struct gp_opt_field idle_fields[] = {
+	GP_OPT_ON(OPT_TOUCH, struct idle_opts, touch),
+	GP_OPT_ON(OPT_NO_INTERRUPTS, struct idle_opts, no_interrupts),
+	GP_OPT_ON(OPT_BUSY_KERNEL, struct idle_opts, busy_kernel),
+	GP_OPT_NS('s', struct idle_opts, seconds_ns, GP_NS_S, 86400 * GP_NS_S),
+	GP_OPT_NS('i', struct idle_opts, interval_ns, 50 * GP_NS_MS, 60 * GP_NS_S),
+	GP_OPT_NS(OPT_INIT_TIMEOUT, struct idle_opts, init_timeout_ns, GP_NS_S, 86400 * GP_NS_S),
+	GP_OPT_END,
+};
+
 static error_t idle_parse(int key, char *arg, struct argp_state *state)
 {
 	struct idle_opts *o = state->input;
@@ -79,21 +90,9 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--cuda-sched '%s': give auto, spin, yield or blocking", arg);
 		o->cuda_sched = arg;
 		break;
-	case OPT_TOUCH: o->touch = true; break;
-	case OPT_NO_INTERRUPTS: o->no_interrupts = true; break;
-	case OPT_BUSY_KERNEL: o->busy_kernel = true; break;
-	case 's':
-		o->seconds_ns = gp_arg_duration(state, key, arg, GP_NS_S, 86400 * GP_NS_S);
-		break;
-	case 'i':
-		o->interval_ns = gp_arg_duration(state, key, arg, 50 * GP_NS_MS, 60 * GP_NS_S);
-		break;
 	case OPT_THRESHOLD:
 		/* One thread's share of one CPU. */
 		o->threshold = gp_arg_percent(state, key, arg, 0, 100);
-		break;
-	case OPT_INIT_TIMEOUT:
-		o->init_timeout_ns = gp_arg_duration(state, key, arg, GP_NS_S, 86400 * GP_NS_S);
 		break;
 	case ARGP_KEY_END:
 		if (o->interval_ns * 2 > o->seconds_ns)
@@ -103,7 +102,7 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 		o->json = o->fmt.fmt == GP_FMT_JSON;
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_set_option(state, idle_fields, key, arg, o);
 	}
 	return 0;
 }

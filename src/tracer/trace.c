@@ -88,6 +88,17 @@ static const struct argp_option trace_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* The options trace only stores (gp_set_option). */
+static const struct gp_opt_field trace_fields[] = {
+	GP_OPT_SECONDS('i', struct trace_opts, interval, 50 * GP_NS_MS, 3600 * GP_NS_S),
+	GP_OPT_SECONDS('s', struct trace_opts, seconds, 1, 365 * 86400 * GP_NS_S),
+	GP_OPT_SECONDS(OPT_KILL_AFTER, struct trace_opts, kill_after, 0, 3600 * GP_NS_S),
+	GP_OPT_OFF(OPT_NO_NVML, struct trace_opts, nvml),
+	GP_OPT_OFF(OPT_NO_CHILDREN, struct trace_opts, children),
+	GP_OPT_ON(OPT_REOPEN, struct trace_opts, reopen),
+	GP_OPT_END,
+};
+
 static error_t trace_parse(int key, char *arg, struct argp_state *state)
 {
 	struct trace_opts *o = state->input;
@@ -96,15 +107,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			argp_error(state, "--name needs a non-empty NAME");
 		o->name = arg;
-		break;
-	case 'i':
-		o->interval = gp_arg_seconds(state, key, arg, 50 * GP_NS_MS, 3600 * GP_NS_S);
-		break;
-	case 's':
-		o->seconds = gp_arg_seconds(state, key, arg, 1, 365 * 86400 * GP_NS_S);
-		break;
-	case OPT_KILL_AFTER:
-		o->kill_after = gp_arg_seconds(state, key, arg, 0, 3600 * GP_NS_S);
 		break;
 	case OPT_STACKS:
 		if (!strcmp(arg, "hot"))
@@ -133,17 +135,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case OPT_PROC_ROOT:
 		o->proc_root = arg;
 		break;
-	case OPT_NO_NVML:
-		o->nvml = false;
-		break;
-	case OPT_NO_CHILDREN:
-		o->children = false;
-		break;
-	case OPT_REOPEN:
-		o->reopen = true;
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_set_option(state, trace_fields, key, arg, o);
 	}
 	return 0;
 }
