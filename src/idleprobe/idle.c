@@ -743,22 +743,8 @@ static void print_ab(FILE *f, struct run_result *rr, int n, const struct idle_op
 
 static json_t *runtime_env(void)
 {
-	extern char **environ;
-	json_t *e = json_object();
-	for (char **p = environ; *p; p++) {
-		if (strncmp(*p, "HSA_", 4) && strncmp(*p, "ROCR_", 5) && strncmp(*p, "HIP_", 4)
-		    && strncmp(*p, "CUDA_", 5) && strncmp(*p, "GPU_", 4))
-			continue;
-		const char *eq = strchr(*p, '=');
-		if (!eq)
-			continue;
-		char key[128];
-		size_t kl = (size_t)(eq - *p) < sizeof key - 1 ? (size_t)(eq - *p) : sizeof key - 1;
-		memcpy(key, *p, kl);
-		key[kl] = '\0';
-		json_object_set_new(e, key, gp_json_string(eq + 1));
-	}
-	return e;
+	static const char *const prefixes[] = { "HSA_", "ROCR_", "HIP_", "CUDA_", "GPU_", NULL };
+	return gp_env_json(prefixes);
 }
 
 int cmd_idle(int argc, char **argv, const struct gp_global *g)

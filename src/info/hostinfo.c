@@ -3,6 +3,7 @@
 #include "dl.h"
 #include "hostinfo.h"
 #include "parse.h"
+#include "result.h"
 #include "strbuf.h"
 #include "sysinfo.h"
 #include "units.h"
@@ -554,10 +555,8 @@ static void runtimes(json_t *host, const struct gp_host_info_opts *o)
 
 /* ---- this process -------------------------------------------------------- */
 
-static void environment(json_t *host)
+json_t *gp_env_json(const char *const *prefixes)
 {
-	static const char *const prefixes[] = { "HSA_", "ROCR_", "HIP_", "CUDA_", "HSAKMT_",
-						"GPU_", "AMD_", "ROC_", "HCC_", NULL };
 	json_t *env = json_object();
 	for (char **e = environ; e && *e; e++) {
 		for (int i = 0; prefixes[i]; i++) {
@@ -570,11 +569,18 @@ static void environment(json_t *host)
 			size_t kl = (size_t)(eq - *e) < sizeof key - 1 ? (size_t)(eq - *e) : sizeof key - 1;
 			memcpy(key, *e, kl);
 			key[kl] = '\0';
-			json_object_set_new(env, key, json_string(eq + 1));
+			json_object_set_new(env, key, gp_json_string(eq + 1));
 			break;
 		}
 	}
-	json_object_set_new(host, "env", env);
+	return env;
+}
+
+static void environment(json_t *host)
+{
+	static const char *const prefixes[] = { "HSA_", "ROCR_", "HIP_", "CUDA_", "HSAKMT_",
+						"GPU_", "AMD_", "ROC_", "HCC_", NULL };
+	json_object_set_new(host, "env", gp_env_json(prefixes));
 }
 
 static json_t *rlim_json(rlim_t v)
