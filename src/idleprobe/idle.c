@@ -23,6 +23,8 @@
 #include "hostinfo.h"
 #include "gpu_args.h"
 #include "gpuact.h"
+#include "grow.h"
+#include "child.h"
 #include "opts.h"
 
 #include <argp.h>
@@ -34,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,14 +163,8 @@ static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
 			return &rr->th[i];
 	if (!add)
 		return NULL;
-	if (rr->nth == rr->capth) {
-		size_t nc = rr->capth ? rr->capth * 2 : 32;
-		struct thread_acc *n = realloc(rr->th, nc * sizeof *n);
-		if (!n)
-			return NULL;
-		rr->th = n;
-		rr->capth = nc;
-	}
+	if (!gp_grow(&rr->th, &rr->capth, rr->nth + 1, sizeof *rr->th, 32))
+		return NULL;
 	struct thread_acc *a = &rr->th[rr->nth++];
 	memset(a, 0, sizeof *a);
 	a->tid = tid;
@@ -228,37 +223,14 @@ static int read_line(int fd, char *buf, size_t cap, int64_t deadline)
 	}
 }
 
-static void close_pair(int p[2])
-{
-	close(p[0]);
-	close(p[1]);
-}
-
 static int spawn_child(const struct idle_opts *o, const char *lib, const char *rt,
 		       int *to_parent, int *to_child)
 {
 	int up[2], down[2];
-	if (pipe2(up, O_CLOEXEC) < 0)
+	int pid = gp_fork_tied(up, down);
+	if (pid < 0)
 		return -1;
-	if (pipe2(down, O_CLOEXEC) < 0) {
-		int e = errno;
-		close_pair(up);
-		errno = e;
-		return -1;
-	}
-	int parent = getpid();
-	int pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close_pair(up);
-		close_pair(down);
-		errno = e;
-		return -1;
-	}
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
 		if (dup2(up[1], 3) < 0 || dup2(down[0], 4) < 0)
 			_exit(127);
 		int nul = open("/dev/null", O_RDWR);

@@ -3,6 +3,8 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "grow.h"
+#include "child.h"
 #include "hostinfo.h"
 #include "identity.h"
 #include "opts.h"
@@ -31,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,29 +197,11 @@ struct child {
 static int spawn_paused(char **cmd, const sigset_t *orig_mask, struct child *c)
 {
 	int go[2], err[2];
-	if (pipe2(go, O_CLOEXEC) < 0)
+	/* The command must never outlive gpuprobe, even SIGKILLed. */
+	int pid = gp_fork_tied(go, err);
+	if (pid < 0)
 		return -1;
-	if (pipe2(err, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	int parent = getpid();
-	int pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		close(err[0]);
-		close(err[1]);
-		errno = e;
-		return -1;
-	}
 	if (pid == 0) {
-		/* The command must never outlive gpuprobe, even SIGKILLed. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
 		sigprocmask(SIG_SETMASK, orig_mask, NULL);
 		close(go[1]);
 		close(err[0]);
@@ -426,14 +409,8 @@ static bool new_place(struct run *r, const struct gp_thread *th)
 			return true;
 		}
 	}
-	if (r->nplaces == r->capplaces) {
-		size_t nc = r->capplaces ? r->capplaces * 2 : 256;
-		struct place *np = realloc(r->places, nc * sizeof *np);
-		if (!np)
-			return false;
-		r->places = np;
-		r->capplaces = nc;
-	}
+	if (!gp_grow(&r->places, &r->capplaces, r->nplaces + 1, sizeof *r->places, 256))
+		return false;
 	r->places[r->nplaces++] = (struct place){ th->tid, key };
 	return true;
 }
