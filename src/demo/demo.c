@@ -53,6 +53,7 @@ static const struct gp_opt_field demo_fields[] = {
 	GP_OPT_NS('s', struct demo_opts, seconds_ns, GP_NS_S, 3600 * GP_NS_S),
 	GP_OPT_NS('i', struct demo_opts, interval_ns, 50 * GP_NS_MS, 10 * GP_NS_S),
 	GP_OPT_NS(OPT_HANG_AFTER, struct demo_opts, hang_after_ns, 1, 3600 * GP_NS_S),
+	GP_OPT_STRING(OPT_KEEP, struct demo_opts, keep),
 	GP_OPT_END,
 };
 
@@ -73,9 +74,6 @@ static error_t demo_parse(int key, char *arg, struct argp_state *state)
 		o->only = arg;
 		break;
 	}
-	case OPT_KEEP:
-		o->keep = arg;
-		break;
 	default:
 		return gp_set_option(state, demo_fields, key, arg, o);
 	}

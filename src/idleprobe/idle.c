@@ -71,6 +71,8 @@ static const struct argp_option idle_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+static const char *const cuda_scheds[] = { "auto", "spin", "yield", "blocking", NULL };
+
 /* The options idle only stores (gp_set_option). */
 static const struct gp_opt_field idle_fields[] = {
 	GP_OPT_ON(OPT_TOUCH, struct idle_opts, touch),
@@ -87,9 +89,7 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 	struct idle_opts *o = state->input;
 	switch (key) {
 	case OPT_CUDA_SCHED:
-		if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield") && strcmp(arg, "blocking"))
-			argp_error(state, "--cuda-sched '%s': give auto, spin, yield or blocking", arg);
-		o->cuda_sched = arg;
+		o->cuda_sched = cuda_scheds[gp_arg_choice(state, key, arg, cuda_scheds)];
 		break;
 	case OPT_THRESHOLD:
 		/* One thread's share of one CPU. */

@@ -47,6 +47,7 @@ enum {
 };
 
 enum stacks_mode { STACKS_HOT, STACKS_ALL, STACKS_NONE };
+static const char *const stacks_modes[] = { "hot", "all", "none", NULL };
 
 struct trace_opts {
 	int pid;
@@ -97,6 +98,7 @@ static const struct gp_opt_field trace_fields[] = {
 	GP_OPT_OFF(OPT_NO_NVML, struct trace_opts, nvml),
 	GP_OPT_OFF(OPT_NO_CHILDREN, struct trace_opts, children),
 	GP_OPT_ON(OPT_REOPEN, struct trace_opts, reopen),
+	GP_OPT_STRING(OPT_PROC_ROOT, struct trace_opts, proc_root),
 	GP_OPT_END,
 };
 
@@ -110,14 +112,7 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		o->name = arg;
 		break;
 	case OPT_STACKS:
-		if (!strcmp(arg, "hot"))
-			o->stacks = STACKS_HOT;
-		else if (!strcmp(arg, "all"))
-			o->stacks = STACKS_ALL;
-		else if (!strcmp(arg, "none"))
-			o->stacks = STACKS_NONE;
-		else
-			argp_error(state, "--stacks '%s': give hot, all or none", arg);
+		o->stacks = (enum stacks_mode)gp_arg_choice(state, key, arg, stacks_modes);
 		break;
 	case OPT_FAIL_ON: {
 		char *copy = strdup(arg), *save = NULL;
@@ -133,9 +128,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		free(copy);
 		break;
 	}
-	case OPT_PROC_ROOT:
-		o->proc_root = arg;
-		break;
 	default:
 		return gp_set_option(state, trace_fields, key, arg, o);
 	}
