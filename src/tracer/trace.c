@@ -356,9 +356,7 @@ static void kill_tree(const struct run *r, int sig)
 {
 	kill(r->pid, sig);
 	int pid;
-	const char *comm;
-	struct gp_sampler *smp;
-	for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+	for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
 		if (pid != r->pid)
 			kill(pid, sig);
 }
@@ -492,9 +490,8 @@ static void take_stacks(struct run *r, double t, struct gp_point *pt)
 	if (!r->stacks_on)
 		return;
 	int pid;
-	const char *comm;
 	struct gp_sampler *smp;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++) {
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, &smp); m++) {
 		size_t n;
 		const struct gp_thread *th = gp_sampler_threads(smp, &n);
 		int *tids = malloc((n ? n : 1) * sizeof *tids);
@@ -525,9 +522,7 @@ static void snapshot_all(struct run *r, double t, const char *why)
 	if (!r->stacks_on)
 		return;
 	int pid;
-	const char *comm;
-	struct gp_sampler *smp;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
 		snapshot(r, pid, t, NULL, 0, why, NULL, true);
 }
 
@@ -536,9 +531,7 @@ static void snapshot_all(struct run *r, double t, const char *why)
 static void announce(struct run *r, double t)
 {
 	int pid;
-	const char *comm;
-	struct gp_sampler *smp;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++) {
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++) {
 		if (pid == r->pid)
 			continue;
 		size_t i = 0;
@@ -546,14 +539,8 @@ static void announce(struct run *r, double t)
 			i++;
 		if (i < r->nannounced)
 			continue;
-		if (r->nannounced == r->capannounced) {
-			size_t nc = r->capannounced ? 2 * r->capannounced : 16;
-			int *na = realloc(r->announced, nc * sizeof *na);
-			if (!na)
-				return;
-			r->announced = na;
-			r->capannounced = nc;
-		}
+		if (!gp_grow(&r->announced, &r->capannounced, r->nannounced + 1, sizeof *r->announced, 16))
+			return;
 		r->announced[r->nannounced++] = pid;
 		json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
 					   "t", t, "how", "descendant");
