@@ -152,6 +152,55 @@ int gp_arg_pid(struct argp_state *st, int key, const char *arg)
 	return 0;
 }
 
+/* ---- options that only store their value ------------------------------ */
+
+error_t gp_set_option(struct argp_state *st, const struct gp_opt_field *table, int key,
+		      const char *arg, void *opts)
+{
+	const struct gp_opt_field *t = table;
+	while (t->key && t->key != key)
+		t++;
+	char *field = (char *)opts + t->offset;
+	switch (t->key ? t->kind : 0) {
+	case GP_OPT_TRUE:
+	case GP_OPT_FALSE:
+		*(bool *)field = t->kind == GP_OPT_TRUE;
+		return 0;
+	case GP_OPT_NS:
+		*(int64_t *)field = gp_arg_duration(st, key, arg, t->min_ns, t->max_ns);
+		return 0;
+	case GP_OPT_SECONDS:
+		*(double *)field = gp_arg_seconds(st, key, arg, t->min_ns, t->max_ns);
+		return 0;
+	case GP_OPT_STRING:
+		*(const char **)field = arg;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+int gp_arg_choice(struct argp_state *st, int key, const char *arg, const char *const *names)
+{
+	size_t n = 0;
+	for (; names[n]; n++)
+		if (!strcmp(arg, names[n]))
+			return (int)n;
+	char name[64], give[256];
+	size_t len = 0;
+	give[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof give; i++) {
+		int w = snprintf(give + len, sizeof give - len, "%s%s",
+				 i == 0 ? "" : i + 1 < n ? ", " : " or ", names[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	opt_name(st, key, name, sizeof name);
+	argp_error(st, "%s '%s': give %s", name, arg, give);
+	return -1;
+}
+
 /* ---- the groups ---------------------------------------------------------- */
 
 #define MAX_GROUPS 8

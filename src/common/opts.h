@@ -15,6 +15,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define GP_NS_MS ((int64_t)1000000)
@@ -32,6 +33,9 @@ double gp_arg_percent(struct argp_state *st, int key, const char *arg,
 uint64_t gp_arg_count(struct argp_state *st, int key, const char *arg,
 		      uint64_t min, uint64_t max);
 int gp_arg_pid(struct argp_state *st, int key, const char *arg);
+/* The index of ARG in NAMES (NULL ended):
+ *     gpuprobe trace: --stacks 'x': give hot, all or none */
+int gp_arg_choice(struct argp_state *st, int key, const char *arg, const char *const *names);
 
 /* arg as a message shows it: control characters as '?', cut to fit cap
  * with "...": one line of bounded length whatever was given. */
@@ -40,6 +44,36 @@ const char *gp_arg_shown(const char *arg, char *buf, size_t cap);
 /* Seconds as the parsers read them back, exactly ("0.25", "3"): for a
  * command line gpuprobe passes on (demo runs trace). */
 void gp_fmt_ns_seconds(char *buf, size_t cap, int64_t ns);
+
+/* ---- options that only store their value -----------------------------
+ * A command's parser hands the options it does nothing more with to
+ * gp_set_option (its default case), with a table of them, GP_OPT_END
+ * ended: a flag sets its bool field to true or false; a duration is read
+ * by gp_arg_duration with the command's range, into an int64_t of ns
+ * (GP_OPT_NS) or a double of seconds (GP_OPT_SECONDS); a string is kept
+ * as given (a const char *, GP_OPT_STRING).  Returns 0, or
+ * ARGP_ERR_UNKNOWN for a key not in the table (the parser's answer). */
+enum gp_opt_kind { GP_OPT_TRUE = 1, GP_OPT_FALSE, GP_OPT_NS, GP_OPT_SECONDS, GP_OPT_STRING };
+struct gp_opt_field {
+	int key;                     /* 0: the end */
+	enum gp_opt_kind kind;
+	size_t offset;               /* of the field in the command's options */
+	int64_t min_ns, max_ns;      /* a duration's range */
+};
+/* offsetof(type, field), refused at compile time unless field is a ctype. */
+#define GP_OPT_AT_(type, field, ctype) (offsetof(type, field) + 0 * sizeof(char[1 - 2 * \
+	!__builtin_types_compatible_p(__typeof__(((type *)0)->field), ctype)]))
+#define GP_OPT_ON(key, type, field) { (key), GP_OPT_TRUE, GP_OPT_AT_(type, field, bool), 0, 0 }
+#define GP_OPT_OFF(key, type, field) { (key), GP_OPT_FALSE, GP_OPT_AT_(type, field, bool), 0, 0 }
+#define GP_OPT_NS(key, type, field, min_ns, max_ns) \
+	{ (key), GP_OPT_NS, GP_OPT_AT_(type, field, int64_t), (min_ns), (max_ns) }
+#define GP_OPT_SECONDS(key, type, field, min_ns, max_ns) \
+	{ (key), GP_OPT_SECONDS, GP_OPT_AT_(type, field, double), (min_ns), (max_ns) }
+#define GP_OPT_STRING(key, type, field) \
+	{ (key), GP_OPT_STRING, GP_OPT_AT_(type, field, const char *), 0, 0 }
+#define GP_OPT_END { 0, 0, 0, 0, 0 }
+error_t gp_set_option(struct argp_state *st, const struct gp_opt_field *table, int key,
+		      const char *arg, void *opts);
 
 /* ---- the shared groups ------------------------------------------------
  * A command's argp holds its own options, parser and docs (no children);

@@ -48,19 +48,19 @@ static const struct argp_option demo_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* The options demo only stores (gp_set_option). */
+static const struct gp_opt_field demo_fields[] = {
+	GP_OPT_NS('s', struct demo_opts, seconds_ns, GP_NS_S, 3600 * GP_NS_S),
+	GP_OPT_NS('i', struct demo_opts, interval_ns, 50 * GP_NS_MS, 10 * GP_NS_S),
+	GP_OPT_NS(OPT_HANG_AFTER, struct demo_opts, hang_after_ns, 1, 3600 * GP_NS_S),
+	GP_OPT_STRING(OPT_KEEP, struct demo_opts, keep),
+	GP_OPT_END,
+};
+
 static error_t demo_parse(int key, char *arg, struct argp_state *state)
 {
 	struct demo_opts *o = state->input;
 	switch (key) {
-	case 's':
-		o->seconds_ns = gp_arg_duration(state, key, arg, GP_NS_S, 3600 * GP_NS_S);
-		break;
-	case 'i':
-		o->interval_ns = gp_arg_duration(state, key, arg, 50 * GP_NS_MS, 10 * GP_NS_S);
-		break;
-	case OPT_HANG_AFTER:
-		o->hang_after_ns = gp_arg_duration(state, key, arg, 1, 3600 * GP_NS_S);
-		break;
 	case OPT_ONLY: {
 		char *copy = strdup(arg), *save = NULL;
 		int n = 0;
@@ -74,11 +74,8 @@ static error_t demo_parse(int key, char *arg, struct argp_state *state)
 		o->only = arg;
 		break;
 	}
-	case OPT_KEEP:
-		o->keep = arg;
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_set_option(state, demo_fields, key, arg, o);
 	}
 	return 0;
 }

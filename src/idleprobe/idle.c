@@ -23,6 +23,8 @@
 #include "hostinfo.h"
 #include "gpu_args.h"
 #include "gpuact.h"
+#include "grow.h"
+#include "child.h"
 #include "opts.h"
 
 #include <argp.h>
@@ -34,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,30 +71,29 @@ static const struct argp_option idle_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+static const char *const cuda_scheds[] = { "auto", "spin", "yield", "blocking", NULL };
+
+/* The options idle only stores (gp_set_option). */
+static const struct gp_opt_field idle_fields[] = {
+	GP_OPT_ON(OPT_TOUCH, struct idle_opts, touch),
+	GP_OPT_ON(OPT_NO_INTERRUPTS, struct idle_opts, no_interrupts),
+	GP_OPT_ON(OPT_BUSY_KERNEL, struct idle_opts, busy_kernel),
+	GP_OPT_NS('s', struct idle_opts, seconds_ns, GP_NS_S, 86400 * GP_NS_S),
+	GP_OPT_NS('i', struct idle_opts, interval_ns, 50 * GP_NS_MS, 60 * GP_NS_S),
+	GP_OPT_NS(OPT_INIT_TIMEOUT, struct idle_opts, init_timeout_ns, GP_NS_S, 86400 * GP_NS_S),
+	GP_OPT_END,
+};
+
 static error_t idle_parse(int key, char *arg, struct argp_state *state)
 {
 	struct idle_opts *o = state->input;
 	switch (key) {
 	case OPT_CUDA_SCHED:
-		if (strcmp(arg, "auto") && strcmp(arg, "spin") && strcmp(arg, "yield") && strcmp(arg, "blocking"))
-			argp_error(state, "--cuda-sched '%s': give auto, spin, yield or blocking", arg);
-		o->cuda_sched = arg;
-		break;
-	case OPT_TOUCH: o->touch = true; break;
-	case OPT_NO_INTERRUPTS: o->no_interrupts = true; break;
-	case OPT_BUSY_KERNEL: o->busy_kernel = true; break;
-	case 's':
-		o->seconds_ns = gp_arg_duration(state, key, arg, GP_NS_S, 86400 * GP_NS_S);
-		break;
-	case 'i':
-		o->interval_ns = gp_arg_duration(state, key, arg, 50 * GP_NS_MS, 60 * GP_NS_S);
+		o->cuda_sched = cuda_scheds[gp_arg_choice(state, key, arg, cuda_scheds)];
 		break;
 	case OPT_THRESHOLD:
 		/* One thread's share of one CPU. */
 		o->threshold = gp_arg_percent(state, key, arg, 0, 100);
-		break;
-	case OPT_INIT_TIMEOUT:
-		o->init_timeout_ns = gp_arg_duration(state, key, arg, GP_NS_S, 86400 * GP_NS_S);
 		break;
 	case ARGP_KEY_END:
 		if (o->interval_ns * 2 > o->seconds_ns)
@@ -103,7 +103,7 @@ static error_t idle_parse(int key, char *arg, struct argp_state *state)
 		o->json = o->fmt.fmt == GP_FMT_JSON;
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_set_option(state, idle_fields, key, arg, o);
 	}
 	return 0;
 }
@@ -163,14 +163,8 @@ static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
 			return &rr->th[i];
 	if (!add)
 		return NULL;
-	if (rr->nth == rr->capth) {
-		size_t nc = rr->capth ? rr->capth * 2 : 32;
-		struct thread_acc *n = realloc(rr->th, nc * sizeof *n);
-		if (!n)
-			return NULL;
-		rr->th = n;
-		rr->capth = nc;
-	}
+	if (!gp_grow(&rr->th, &rr->capth, rr->nth + 1, sizeof *rr->th, 32))
+		return NULL;
 	struct thread_acc *a = &rr->th[rr->nth++];
 	memset(a, 0, sizeof *a);
 	a->tid = tid;
@@ -229,37 +223,14 @@ static int read_line(int fd, char *buf, size_t cap, int64_t deadline)
 	}
 }
 
-static void close_pair(int p[2])
-{
-	close(p[0]);
-	close(p[1]);
-}
-
 static int spawn_child(const struct idle_opts *o, const char *lib, const char *rt,
 		       int *to_parent, int *to_child)
 {
 	int up[2], down[2];
-	if (pipe2(up, O_CLOEXEC) < 0)
+	int pid = gp_fork_tied(up, down);
+	if (pid < 0)
 		return -1;
-	if (pipe2(down, O_CLOEXEC) < 0) {
-		int e = errno;
-		close_pair(up);
-		errno = e;
-		return -1;
-	}
-	int parent = getpid();
-	int pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close_pair(up);
-		close_pair(down);
-		errno = e;
-		return -1;
-	}
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
 		if (dup2(up[1], 3) < 0 || dup2(down[0], 4) < 0)
 			_exit(127);
 		int nul = open("/dev/null", O_RDWR);
@@ -744,22 +715,8 @@ static void print_ab(FILE *f, struct run_result *rr, int n, const struct idle_op
 
 static json_t *runtime_env(void)
 {
-	extern char **environ;
-	json_t *e = json_object();
-	for (char **p = environ; *p; p++) {
-		if (strncmp(*p, "HSA_", 4) && strncmp(*p, "ROCR_", 5) && strncmp(*p, "HIP_", 4)
-		    && strncmp(*p, "CUDA_", 5) && strncmp(*p, "GPU_", 4))
-			continue;
-		const char *eq = strchr(*p, '=');
-		if (!eq)
-			continue;
-		char key[128];
-		size_t kl = (size_t)(eq - *p) < sizeof key - 1 ? (size_t)(eq - *p) : sizeof key - 1;
-		memcpy(key, *p, kl);
-		key[kl] = '\0';
-		json_object_set_new(e, key, gp_json_string(eq + 1));
-	}
-	return e;
+	static const char *const prefixes[] = { "HSA_", "ROCR_", "HIP_", "CUDA_", "GPU_", NULL };
+	return gp_env_json(prefixes);
 }
 
 int cmd_idle(int argc, char **argv, const struct gp_global *g)

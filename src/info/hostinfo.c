@@ -3,6 +3,7 @@
 #include "dl.h"
 #include "hostinfo.h"
 #include "parse.h"
+#include "result.h"
 #include "strbuf.h"
 #include "sysinfo.h"
 #include "units.h"
@@ -554,10 +555,8 @@ static void runtimes(json_t *host, const struct gp_host_info_opts *o)
 
 /* ---- this process -------------------------------------------------------- */
 
-static void environment(json_t *host)
+json_t *gp_env_json(const char *const *prefixes)
 {
-	static const char *const prefixes[] = { "HSA_", "ROCR_", "HIP_", "CUDA_", "HSAKMT_",
-						"GPU_", "AMD_", "ROC_", "HCC_", NULL };
 	json_t *env = json_object();
 	for (char **e = environ; e && *e; e++) {
 		for (int i = 0; prefixes[i]; i++) {
@@ -570,11 +569,18 @@ static void environment(json_t *host)
 			size_t kl = (size_t)(eq - *e) < sizeof key - 1 ? (size_t)(eq - *e) : sizeof key - 1;
 			memcpy(key, *e, kl);
 			key[kl] = '\0';
-			json_object_set_new(env, key, json_string(eq + 1));
+			json_object_set_new(env, key, gp_json_string(eq + 1));
 			break;
 		}
 	}
-	json_object_set_new(host, "env", env);
+	return env;
+}
+
+static void environment(json_t *host)
+{
+	static const char *const prefixes[] = { "HSA_", "ROCR_", "HIP_", "CUDA_", "HSAKMT_",
+						"GPU_", "AMD_", "ROC_", "HCC_", NULL };
+	json_object_set_new(host, "env", gp_env_json(prefixes));
 }
 
 static json_t *rlim_json(rlim_t v)
@@ -674,6 +680,51 @@ static void fmt_size(char *buf, size_t cap, const json_t *v)
 /* One fact a line: (label, value) pairs, rendered as text or Markdown. */
 typedef void (*fact_fn)(void *ctx, const char *label, const char *value, bool code);
 
+/* The fact LABEL of the array ARR: each element as ITEM writes it, "; "
+ * between them; an empty one says NONE.  No ARR, no fact. */
+static void fact_list(const json_t *arr, const char *label, const char *none,
+		      void (*item)(struct strbuf *sb, const json_t *e), fact_fn fn, void *ctx)
+{
+	if (!arr)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	const json_t *e;
+	json_array_foreach(arr, i, e) {
+		if (i)
+			strbuf_addstr(&sb, "; ");
+		item(&sb, e);
+	}
+	fn(ctx, label, json_array_size(arr) ? sb.buf : none, false);
+	strbuf_release(&sb);
+}
+
+static void gpu_item(struct strbuf *sb, const json_t *g)
+{
+	const char *vn = s_of(g, "vendor_name") ? s_of(g, "vendor_name") : s_of(g, "vendor");
+	if (s_of(g, "model")) {
+		strbuf_addf(sb, "%s, driver %s%s%s",
+			    s_of(g, "model"), s_of(g, "driver") ? s_of(g, "driver") : "?",
+			    s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
+		return;
+	}
+	strbuf_addf(sb, "%s: %s %s:%s, driver %s%s%s",
+		    s_of(g, "card") ? s_of(g, "card") : "?", vn ? vn : "?",
+		    s_of(g, "vendor") ? s_of(g, "vendor") : "?",
+		    s_of(g, "device") ? s_of(g, "device") : "?",
+		    s_of(g, "driver") ? s_of(g, "driver") : "none",
+		    s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
+}
+
+static void device_item(struct strbuf *sb, const json_t *d)
+{
+	bool r = json_is_true(json_object_get(d, "read")), wr = json_is_true(json_object_get(d, "write"));
+	strbuf_addf(sb, "%s %s %s (%s)", s_of(d, "path") ? s_of(d, "path") : "?",
+		    s_of(d, "mode") ? s_of(d, "mode") : "?",
+		    s_of(d, "group") ? s_of(d, "group") : "?",
+		    r && wr ? "rw" : r ? "read only" : wr ? "write only" : "no access");
+}
+
 /* The machine: OS, CPU, GPUs, drivers, WSL. */
 static void walk_system(const json_t *h, fact_fn fn, void *ctx)
 {
@@ -695,28 +746,8 @@ static void walk_system(const json_t *h, fact_fn fn, void *ctx)
 			 json_integer_value(ncpu), s_of(cpu, "model") ? ")" : "");
 		fn(ctx, "CPU", b, false);
 	}
-	const json_t *gs = json_object_get(h, "gpus");
-	if (gs) {
-		size_t i;
-		const json_t *g;
-		strbuf_reset(&sb);
-		json_array_foreach(gs, i, g) {
-			const char *vn = s_of(g, "vendor_name") ? s_of(g, "vendor_name") : s_of(g, "vendor");
-			if (s_of(g, "model")) {
-				strbuf_addf(&sb, "%s%s, driver %s%s%s", i ? "; " : "",
-					    s_of(g, "model"), s_of(g, "driver") ? s_of(g, "driver") : "?",
-					    s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
-				continue;
-			}
-			strbuf_addf(&sb, "%s%s: %s %s:%s, driver %s%s%s",
-				    i ? "; " : "", s_of(g, "card") ? s_of(g, "card") : "?", vn ? vn : "?",
-				    s_of(g, "vendor") ? s_of(g, "vendor") : "?",
-				    s_of(g, "device") ? s_of(g, "device") : "?",
-				    s_of(g, "driver") ? s_of(g, "driver") : "none",
-				    s_of(g, "pci") ? " at " : "", s_of(g, "pci") ? s_of(g, "pci") : "");
-		}
-		fn(ctx, "GPUs", json_array_size(gs) ? sb.buf : "none in /sys/class/drm or /proc/driver/nvidia", false);
-	}
+	fact_list(json_object_get(h, "gpus"), "GPUs", "none in /sys/class/drm or /proc/driver/nvidia",
+		  gpu_item, fn, ctx);
 	const json_t *drv = json_object_get(h, "drivers");
 	if (drv) {
 		const char *a = s_of(drv, "amdgpu"), *n = s_of(drv, "nvidia");
@@ -744,21 +775,8 @@ static void walk_system(const json_t *h, fact_fn fn, void *ctx)
 static void walk_access(const json_t *h, fact_fn fn, void *ctx)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const json_t *ds = json_object_get(h, "devices");
-	if (ds) {
-		size_t i;
-		const json_t *d;
-		strbuf_reset(&sb);
-		json_array_foreach(ds, i, d) {
-			bool r = json_is_true(json_object_get(d, "read")), wr = json_is_true(json_object_get(d, "write"));
-			strbuf_addf(&sb, "%s%s %s %s (%s)",
-				    i ? "; " : "", s_of(d, "path") ? s_of(d, "path") : "?",
-				    s_of(d, "mode") ? s_of(d, "mode") : "?",
-				    s_of(d, "group") ? s_of(d, "group") : "?",
-				    r && wr ? "rw" : r ? "read only" : wr ? "write only" : "no access");
-		}
-		fn(ctx, "Devices", json_array_size(ds) ? sb.buf : "none of /dev/kfd, /dev/dri/*, /dev/nvidia*, /dev/dxg", false);
-	}
+	fact_list(json_object_get(h, "devices"), "Devices",
+		  "none of /dev/kfd, /dev/dri/*, /dev/nvidia*, /dev/dxg", device_item, fn, ctx);
 	const json_t *u = json_object_get(h, "user");
 	if (u) {
 		size_t i;

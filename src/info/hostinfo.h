@@ -40,6 +40,11 @@ bool gp_nvidia_version(const char *banner, char *buf, size_t cap);
 /* The selected word of a sysfs choice file: "always [madvise] never" -> "madvise". */
 bool gp_sysfs_choice(const char *text, char *buf, size_t cap);
 
+/* The variables of this process's environment whose names begin with one
+ * of PREFIXES (NULL ended), as an object; a value not UTF-8 is escaped
+ * (gp_json_string). */
+json_t *gp_env_json(const char *const *prefixes);
+
 /* Renderers (shared by `gpuprobe info` and the report's environment block). */
 void gp_host_render_text(FILE *out, const json_t *host);
 void gp_host_render_markdown(FILE *out, const json_t *host);

@@ -87,6 +87,15 @@ static const struct argp_option lock_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* The options lock only stores (gp_set_option). */
+static const struct gp_opt_field lock_fields[] = {
+	GP_OPT_ON(OPT_WRITABLE, struct lock_opts, writable),
+	GP_OPT_OFF(OPT_NO_PREFAULT, struct lock_opts, prefault),
+	GP_OPT_NS(OPT_TIMEOUT, struct lock_opts, timeout_ns, GP_NS_MS, 86400 * GP_NS_S),
+	GP_OPT_ON(OPT_FORCE, struct lock_opts, force),
+	GP_OPT_END,
+};
+
 static error_t lock_parse(int key, char *arg, struct argp_state *state)
 {
 	struct lock_opts *o = state->input;
@@ -106,12 +115,6 @@ static error_t lock_parse(int key, char *arg, struct argp_state *state)
 		o->size = gp_arg_size(state, key, arg, 1, UINT64_MAX);
 		o->have_size = true;
 		break;
-	case OPT_WRITABLE:
-		o->writable = true;
-		break;
-	case OPT_NO_PREFAULT:
-		o->prefault = false;
-		break;
 	case OPT_POOL:
 		if (!*arg)
 			argp_error(state, "--pool needs a NAME (see 'gpuprobe pools')");
@@ -129,14 +132,8 @@ static error_t lock_parse(int key, char *arg, struct argp_state *state)
 	case OPT_REFAULT:
 		o->refault = (int)gp_arg_count(state, key, arg, 0, 256);
 		break;
-	case OPT_TIMEOUT:
-		o->timeout_ns = gp_arg_duration(state, key, arg, GP_NS_MS, 86400 * GP_NS_S);
-		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_set_option(state, lock_fields, key, arg, o);
 	}
 	return 0;
 }

@@ -63,6 +63,15 @@ static const struct argp_option stacks_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* The options stacks only stores (gp_set_option). */
+static const struct gp_opt_field stacks_fields[] = {
+	GP_OPT_ON(OPT_HOT, struct stacks_opts, hot),
+	GP_OPT_SECONDS(OPT_HOT_WINDOW, struct stacks_opts, window, 0, 10 * GP_NS_S),
+	GP_OPT_ON(OPT_DEBUGINFOD, struct stacks_opts, debuginfod),
+	GP_OPT_ON(OPT_LINES_ALL, struct stacks_opts, lines_all),
+	GP_OPT_END,
+};
+
 static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 {
 	struct stacks_opts *o = state->input;
@@ -76,23 +85,11 @@ static error_t stacks_parse(int key, char *arg, struct argp_state *state)
 		o->tids[o->ntids++] = tid;
 		break;
 	}
-	case OPT_HOT:
-		o->hot = true;
-		break;
-	case OPT_HOT_WINDOW:
-		o->window = gp_arg_seconds(state, key, arg, 0, 10 * GP_NS_S);
-		break;
-	case OPT_DEBUGINFOD:
-		o->debuginfod = true;
-		break;
-	case OPT_LINES_ALL:
-		o->lines_all = true;
-		break;
 	case OPT_REPEAT:
 		o->repeat = (unsigned long)gp_arg_count(state, key, arg, 0, 100000);
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_set_option(state, stacks_fields, key, arg, o);
 	}
 	return 0;
 }

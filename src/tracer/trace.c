@@ -3,6 +3,8 @@
 #include "config.h"
 #include "commands.h"
 #include "error.h"
+#include "grow.h"
+#include "child.h"
 #include "hostinfo.h"
 #include "identity.h"
 #include "opts.h"
@@ -31,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ enum {
 };
 
 enum stacks_mode { STACKS_HOT, STACKS_ALL, STACKS_NONE };
+static const char *const stacks_modes[] = { "hot", "all", "none", NULL };
 
 struct trace_opts {
 	int pid;
@@ -88,6 +90,18 @@ static const struct argp_option trace_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* The options trace only stores (gp_set_option). */
+static const struct gp_opt_field trace_fields[] = {
+	GP_OPT_SECONDS('i', struct trace_opts, interval, 50 * GP_NS_MS, 3600 * GP_NS_S),
+	GP_OPT_SECONDS('s', struct trace_opts, seconds, 1, 365 * 86400 * GP_NS_S),
+	GP_OPT_SECONDS(OPT_KILL_AFTER, struct trace_opts, kill_after, 0, 3600 * GP_NS_S),
+	GP_OPT_OFF(OPT_NO_NVML, struct trace_opts, nvml),
+	GP_OPT_OFF(OPT_NO_CHILDREN, struct trace_opts, children),
+	GP_OPT_ON(OPT_REOPEN, struct trace_opts, reopen),
+	GP_OPT_STRING(OPT_PROC_ROOT, struct trace_opts, proc_root),
+	GP_OPT_END,
+};
+
 static error_t trace_parse(int key, char *arg, struct argp_state *state)
 {
 	struct trace_opts *o = state->input;
@@ -97,24 +111,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--name needs a non-empty NAME");
 		o->name = arg;
 		break;
-	case 'i':
-		o->interval = gp_arg_seconds(state, key, arg, 50 * GP_NS_MS, 3600 * GP_NS_S);
-		break;
-	case 's':
-		o->seconds = gp_arg_seconds(state, key, arg, 1, 365 * 86400 * GP_NS_S);
-		break;
-	case OPT_KILL_AFTER:
-		o->kill_after = gp_arg_seconds(state, key, arg, 0, 3600 * GP_NS_S);
-		break;
 	case OPT_STACKS:
-		if (!strcmp(arg, "hot"))
-			o->stacks = STACKS_HOT;
-		else if (!strcmp(arg, "all"))
-			o->stacks = STACKS_ALL;
-		else if (!strcmp(arg, "none"))
-			o->stacks = STACKS_NONE;
-		else
-			argp_error(state, "--stacks '%s': give hot, all or none", arg);
+		o->stacks = (enum stacks_mode)gp_arg_choice(state, key, arg, stacks_modes);
 		break;
 	case OPT_FAIL_ON: {
 		char *copy = strdup(arg), *save = NULL;
@@ -130,20 +128,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		free(copy);
 		break;
 	}
-	case OPT_PROC_ROOT:
-		o->proc_root = arg;
-		break;
-	case OPT_NO_NVML:
-		o->nvml = false;
-		break;
-	case OPT_NO_CHILDREN:
-		o->children = false;
-		break;
-	case OPT_REOPEN:
-		o->reopen = true;
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return gp_set_option(state, trace_fields, key, arg, o);
 	}
 	return 0;
 }
@@ -203,29 +189,11 @@ struct child {
 static int spawn_paused(char **cmd, const sigset_t *orig_mask, struct child *c)
 {
 	int go[2], err[2];
-	if (pipe2(go, O_CLOEXEC) < 0)
+	/* The command must never outlive gpuprobe, even SIGKILLed. */
+	int pid = gp_fork_tied(go, err);
+	if (pid < 0)
 		return -1;
-	if (pipe2(err, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	int parent = getpid();
-	int pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		close(err[0]);
-		close(err[1]);
-		errno = e;
-		return -1;
-	}
 	if (pid == 0) {
-		/* The command must never outlive gpuprobe, even SIGKILLed. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
 		sigprocmask(SIG_SETMASK, orig_mask, NULL);
 		close(go[1]);
 		close(err[0]);
@@ -388,9 +356,7 @@ static void kill_tree(const struct run *r, int sig)
 {
 	kill(r->pid, sig);
 	int pid;
-	const char *comm;
-	struct gp_sampler *smp;
-	for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+	for (size_t m = 0; r->tree && gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
 		if (pid != r->pid)
 			kill(pid, sig);
 }
@@ -433,14 +399,8 @@ static bool new_place(struct run *r, const struct gp_thread *th)
 			return true;
 		}
 	}
-	if (r->nplaces == r->capplaces) {
-		size_t nc = r->capplaces ? r->capplaces * 2 : 256;
-		struct place *np = realloc(r->places, nc * sizeof *np);
-		if (!np)
-			return false;
-		r->places = np;
-		r->capplaces = nc;
-	}
+	if (!gp_grow(&r->places, &r->capplaces, r->nplaces + 1, sizeof *r->places, 256))
+		return false;
 	r->places[r->nplaces++] = (struct place){ th->tid, key };
 	return true;
 }
@@ -530,9 +490,8 @@ static void take_stacks(struct run *r, double t, struct gp_point *pt)
 	if (!r->stacks_on)
 		return;
 	int pid;
-	const char *comm;
 	struct gp_sampler *smp;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++) {
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, &smp); m++) {
 		size_t n;
 		const struct gp_thread *th = gp_sampler_threads(smp, &n);
 		int *tids = malloc((n ? n : 1) * sizeof *tids);
@@ -563,9 +522,7 @@ static void snapshot_all(struct run *r, double t, const char *why)
 	if (!r->stacks_on)
 		return;
 	int pid;
-	const char *comm;
-	struct gp_sampler *smp;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++)
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
 		snapshot(r, pid, t, NULL, 0, why, NULL, true);
 }
 
@@ -574,9 +531,7 @@ static void snapshot_all(struct run *r, double t, const char *why)
 static void announce(struct run *r, double t)
 {
 	int pid;
-	const char *comm;
-	struct gp_sampler *smp;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, &smp); m++) {
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++) {
 		if (pid == r->pid)
 			continue;
 		size_t i = 0;
@@ -584,14 +539,8 @@ static void announce(struct run *r, double t)
 			i++;
 		if (i < r->nannounced)
 			continue;
-		if (r->nannounced == r->capannounced) {
-			size_t nc = r->capannounced ? 2 * r->capannounced : 16;
-			int *na = realloc(r->announced, nc * sizeof *na);
-			if (!na)
-				return;
-			r->announced = na;
-			r->capannounced = nc;
-		}
+		if (!gp_grow(&r->announced, &r->capannounced, r->nannounced + 1, sizeof *r->announced, 16))
+			return;
 		r->announced[r->nannounced++] = pid;
 		json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
 					   "t", t, "how", "descendant");

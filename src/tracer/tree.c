@@ -362,8 +362,10 @@ bool gp_tree_member(const struct gp_tree *t, size_t i, int *pid, const char **co
 			continue;
 		if (k++ == i) {
 			*pid = t->m[j].pid;
-			*comm = t->m[j].comm;
-			*s = t->m[j].s;
+			if (comm)
+				*comm = t->m[j].comm;
+			if (s)
+				*s = t->m[j].s;
 			return true;
 		}
 	}

@@ -44,7 +44,7 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 			       const char **why);
 
 /* The followed processes of the last sample: i from 0 while it returns
- * true.  *threads as gp_sampler_threads. */
+ * true.  comm and s may be NULL (not wanted). */
 bool gp_tree_member(const struct gp_tree *t, size_t i, int *pid, const char **comm,
 		    struct gp_sampler **s);
 

@@ -14,3 +14,15 @@ armf() {
 	case $3 in \"*) _e=$3 ;; *) _e=.$3 ;; esac
 	jq -r --arg n "$2" "select(.type == \"arm\" and .name == \$n) | $_e" "$1"
 }
+# lock_hung RC T0 MAX WHY RESULT ARM: a `gp lock ... -o RESULT > $TMP/out
+# 2> $TMP/err` started at T0 that exited RC, its arm ARM hung: says how it
+# ended, then exit 1 within MAX s (WHY: the bound's reason), RESULT JSON
+# Lines, ARM's status timeout.
+lock_hung() {
+	_dt=$(elapsed "$2")
+	say "exit $1 after $_dt s"; cat "$TMP/out" "$TMP/err"
+	ok "exit 1" test "$1" -eq 1
+	ok "$4" fcmp "$_dt" '<' "$3"
+	check_jsonl "$5" || fail "result not JSON Lines"
+	ok "$6: status timeout" test "$(armf "$5" "$6" status)" = timeout
+}

@@ -216,17 +216,12 @@ static void test_diagnose(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hsa_status_table),
-		cmocka_unit_test(test_pool_names_seed004),
-		cmocka_unit_test(test_pool_names_many),
-		cmocka_unit_test(test_pool_select),
-		cmocka_unit_test(test_pool_flags_text),
-		cmocka_unit_test(test_cuda_flags),
-		cmocka_unit_test(test_runtime_parse),
-		cmocka_unit_test(test_diagnose),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_hsa_status_table),
+	cmocka_unit_test(test_pool_names_seed004),
+	cmocka_unit_test(test_pool_names_many),
+	cmocka_unit_test(test_pool_select),
+	cmocka_unit_test(test_pool_flags_text),
+	cmocka_unit_test(test_cuda_flags),
+	cmocka_unit_test(test_runtime_parse),
+	cmocka_unit_test(test_diagnose))

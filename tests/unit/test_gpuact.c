@@ -377,15 +377,10 @@ static void test_throttle_text(void **state UNUSED)
 	assert_true(strlen(b) < 8);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_amd_two_samples),
-		cmocka_unit_test(test_kfd_only),
-		cmocka_unit_test(test_none),
-		cmocka_unit_test_setup_teardown(test_nvml_activity, nvml_setup, nvml_teardown),
-		cmocka_unit_test(test_json_busy),
-		cmocka_unit_test(test_throttle_text),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_amd_two_samples),
+	cmocka_unit_test(test_kfd_only),
+	cmocka_unit_test(test_none),
+	cmocka_unit_test_setup_teardown(test_nvml_activity, nvml_setup, nvml_teardown),
+	cmocka_unit_test(test_json_busy),
+	cmocka_unit_test(test_throttle_text))

@@ -5,6 +5,7 @@
  * The fake NVML lives in this file; it is found through dlopen(NULL), so
  * the binary must be linked with -rdynamic (else that test skips). */
 #include "config.h"
+#include "unit.h"
 #include "gpumem.h"
 
 #include <dlfcn.h>
@@ -23,7 +24,6 @@
 #define GP_FIXTURE_DIR "tests/fixtures/gpumem"
 #endif
 
-#define UNUSED __attribute__((unused))
 #define KiB 1024ll
 #define MiB (1024ll * 1024)
 
@@ -561,23 +561,18 @@ static void test_nvml_fake(void **state UNUSED)
 	gp_root_close(&root);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_i915),
-		cmocka_unit_test(test_xe),
-		cmocka_unit_test(test_panfrost),
-		cmocka_unit_test(test_amdgpu_new_and_legacy),
-		cmocka_unit_test(test_amdgpu_legacy_tab),
-		cmocka_unit_test(test_units),
-		cmocka_unit_test(test_client_name),
-		cmocka_unit_test(test_not_drm),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_totals_saturate),
-		cmocka_unit_test(test_reader_replay),
-		cmocka_unit_test(test_reader_missing_pid),
-		cmocka_unit_test(test_nvml_absent),
-		cmocka_unit_test(test_nvml_fake),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_i915),
+	cmocka_unit_test(test_xe),
+	cmocka_unit_test(test_panfrost),
+	cmocka_unit_test(test_amdgpu_new_and_legacy),
+	cmocka_unit_test(test_amdgpu_legacy_tab),
+	cmocka_unit_test(test_units),
+	cmocka_unit_test(test_client_name),
+	cmocka_unit_test(test_not_drm),
+	cmocka_unit_test(test_hostile),
+	cmocka_unit_test(test_totals_saturate),
+	cmocka_unit_test(test_reader_replay),
+	cmocka_unit_test(test_reader_missing_pid),
+	cmocka_unit_test(test_nvml_absent),
+	cmocka_unit_test(test_nvml_fake))

@@ -1,6 +1,7 @@
 /* jsonw.c: the streaming writer's output must read back with jansson,
  * commas and escapes right, any comm bytes surviving. */
 #include "config.h"
+#include "unit.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -96,12 +97,7 @@ static void test_reset_reuses(void **st)
 	gp_jw_free(&w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nesting_and_commas),
-		cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_reset_reuses),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_nesting_and_commas),
+	cmocka_unit_test(test_strings),
+	cmocka_unit_test(test_reset_reuses))

@@ -3,6 +3,7 @@
  * logs (tests/fixtures/kmsg) from a trace start at 500 s with 300 s of
  * context. */
 #include "config.h"
+#include "unit.h"
 #include "kmsg.h"
 
 #include <errno.h>
@@ -20,7 +21,6 @@
 #define FIXTURES "tests/fixtures"
 #endif
 
-#define UNUSED __attribute__((unused))
 #define START 500000000ull
 
 static int parse(const char *rec, struct gp_kmsg_rec *r)
@@ -211,15 +211,10 @@ static void test_missing(void **state UNUSED)
 	gp_root_close(&root);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_amdgpu_ring_timeout),
-		cmocka_unit_test(test_nvrm_xid),
-		cmocka_unit_test(test_hung_task),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_missing),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_parse),
+	cmocka_unit_test(test_amdgpu_ring_timeout),
+	cmocka_unit_test(test_nvrm_xid),
+	cmocka_unit_test(test_hung_task),
+	cmocka_unit_test(test_json),
+	cmocka_unit_test(test_missing))

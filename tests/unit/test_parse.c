@@ -215,20 +215,15 @@ static void test_strlcpy(void **st)
 	assert_string_equal(c, "abc\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_u64),
-		cmocka_unit_test(test_i64_x64),
-		cmocka_unit_test(test_kv_each),
-		cmocka_unit_test(test_mem_value),
-		cmocka_unit_test(test_size),
-		cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_percent_count),
-		cmocka_unit_test(test_pid),
-		cmocka_unit_test(test_grow),
-		cmocka_unit_test(test_strlcpy),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_u64),
+	cmocka_unit_test(test_i64_x64),
+	cmocka_unit_test(test_kv_each),
+	cmocka_unit_test(test_mem_value),
+	cmocka_unit_test(test_size),
+	cmocka_unit_test(test_seconds),
+	cmocka_unit_test(test_duration),
+	cmocka_unit_test(test_percent_count),
+	cmocka_unit_test(test_pid),
+	cmocka_unit_test(test_grow),
+	cmocka_unit_test(test_strlcpy))

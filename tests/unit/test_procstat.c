@@ -224,18 +224,13 @@ static void test_syscall_names_by_machine(void **st)
 	assert_string_equal(gp_syscall_name_on(NULL, SYS_read), "read");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stat_hostile_comm),
-		cmocka_unit_test(test_stat_comm_with_spaces_only),
-		cmocka_unit_test(test_stat_truncated),
-		cmocka_unit_test(test_syscall),
-		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_io),
-		cmocka_unit_test(test_wchan),
-		cmocka_unit_test(test_syscall_names),
-		cmocka_unit_test(test_syscall_names_by_machine),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_stat_hostile_comm),
+	cmocka_unit_test(test_stat_comm_with_spaces_only),
+	cmocka_unit_test(test_stat_truncated),
+	cmocka_unit_test(test_syscall),
+	cmocka_unit_test(test_status),
+	cmocka_unit_test(test_io),
+	cmocka_unit_test(test_wchan),
+	cmocka_unit_test(test_syscall_names),
+	cmocka_unit_test(test_syscall_names_by_machine))

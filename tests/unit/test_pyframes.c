@@ -20,6 +20,7 @@
  *     return (total +
  *             len(x))
  */
+#include "unit.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -75,13 +76,8 @@ static void test_garbage(void **state)
 	assert_int_equal(gp_py_addr2line(NULL, 0, 7, 0), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_311),
-		cmocka_unit_test(test_312),
-		cmocka_unit_test(test_313),
-		cmocka_unit_test(test_garbage),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_311),
+	cmocka_unit_test(test_312),
+	cmocka_unit_test(test_313),
+	cmocka_unit_test(test_garbage))

@@ -8,10 +8,7 @@
 #include "stacks.h"
 #include "stacks_text.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -245,13 +242,8 @@ static void test_chain(void **state)
 	json_decref(t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_demangle),
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_late_dlopen),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_demangle),
+	cmocka_unit_test(test_chain),
+	cmocka_unit_test(test_gone),
+	cmocka_unit_test(test_late_dlopen))

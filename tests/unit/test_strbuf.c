@@ -2,6 +2,7 @@
  * append chains in (issue 12: a header's long runtime strings overflowed
  * hostinfo.c's stack buffer). */
 #include "config.h"
+#include "unit.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -159,14 +160,9 @@ static void test_host_long_runtime(void **st)
 	free(s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_appends),
-		cmocka_unit_test(test_long_appends),
-		cmocka_unit_test(test_copy_to),
-		cmocka_unit_test(test_host_long_runtime),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_empty),
+	cmocka_unit_test(test_appends),
+	cmocka_unit_test(test_long_appends),
+	cmocka_unit_test(test_copy_to),
+	cmocka_unit_test(test_host_long_runtime))

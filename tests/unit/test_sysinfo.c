@@ -1,6 +1,7 @@
 /* sysinfo.c: vmstat fields by name (unknown kept, missing absent),
  * meminfo in bytes, pressure lines. */
 #include "config.h"
+#include "unit.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -91,13 +92,8 @@ static void test_reader_replay(void **st)
 	gp_root_close(&root);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vmstat),
-		cmocka_unit_test(test_meminfo),
-		cmocka_unit_test(test_psi),
-		cmocka_unit_test(test_reader_replay),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_vmstat),
+	cmocka_unit_test(test_meminfo),
+	cmocka_unit_test(test_psi),
+	cmocka_unit_test(test_reader_replay))

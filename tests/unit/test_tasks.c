@@ -2,6 +2,7 @@
  * copy of it to make a thread vanish between readdir and read, and a tid
  * reused; and samples this very process while its threads come and go. */
 #include "config.h"
+#include "unit.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -260,15 +261,10 @@ static void test_live_churn(void **st)
 	gp_root_close(&root);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_replay),
-		cmocka_unit_test_setup_teardown(test_vanish_between_readdir_and_read, copy_tree, remove_tree),
-		cmocka_unit_test_setup_teardown(test_tid_reuse, copy_tree, remove_tree),
-		cmocka_unit_test_setup_teardown(test_woken_sleeper, copy_tree, remove_tree),
-		cmocka_unit_test(test_process_gone),
-		cmocka_unit_test(test_live_churn),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_replay),
+	cmocka_unit_test_setup_teardown(test_vanish_between_readdir_and_read, copy_tree, remove_tree),
+	cmocka_unit_test_setup_teardown(test_tid_reuse, copy_tree, remove_tree),
+	cmocka_unit_test_setup_teardown(test_woken_sleeper, copy_tree, remove_tree),
+	cmocka_unit_test(test_process_gone),
+	cmocka_unit_test(test_live_churn))

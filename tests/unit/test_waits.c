@@ -2,6 +2,7 @@
  * conversions that never give an invalid timespec, and a watchdog that
  * gives up on time without burning the CPU it waits on. */
 #include "config.h"
+#include "unit.h"
 #include "opts.h"
 #include "parse.h"
 #include "timeutil.h"
@@ -100,12 +101,7 @@ static void test_watchdog(void **st)
 	free(stuck.kstack);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conversions),
-		cmocka_unit_test(test_fmt_round_trip),
-		cmocka_unit_test(test_watchdog),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+	cmocka_unit_test(test_conversions),
+	cmocka_unit_test(test_fmt_round_trip),
+	cmocka_unit_test(test_watchdog))

@@ -1,5 +1,5 @@
 /* What the cmocka unit tests share: cmocka's headers in the order it
- * needs them, and the table checks of parsers and renderers. */
+ * needs them, the table checks of parsers and renderers, and main. */
 #ifndef GP_UNIT_H
 #define GP_UNIT_H
 
@@ -36,5 +36,13 @@
 		render(value, text_, sizeof text_);				\
 		assert_string_equal(text_, want);				\
 	} while (0)
+
+/* UNIT_MAIN(cmocka_unit_test(a), ...): main runs these tests, one group. */
+#define UNIT_MAIN(...)								\
+	int main(void)								\
+	{									\
+		const struct CMUnitTest tests_[] = { __VA_ARGS__ };		\
+		return cmocka_run_group_tests(tests_, NULL, NULL);		\
+	}
 
 #endif
