@@ -1,5 +1,6 @@
 /* gpuprobe: main, the global options and the command table. */
 #include "config.h"
+#include "child.h"
 #include "commands.h"
 #include "error.h"
 #include "strbuf.h"
@@ -106,16 +107,6 @@ static int finish_stdout(int rc)
 	return rc;
 }
 
-/* Many threads x a few kept files each: ask for the hard limit of fds. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	argp_err_exit_status = GP_EXIT_USAGE;
@@ -138,7 +129,7 @@ int main(int argc, char **argv)
 	const char *name = argv[a.cmd_index];
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(commands[i].name, name) == 0) {
-			raise_nofile();
+			gp_process_setup();
 			/* argp names the program after argv[0]: "gpuprobe trace". */
 			char prog[64];
 			snprintf(prog, sizeof prog, "gpuprobe %s", name);

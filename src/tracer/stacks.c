@@ -25,6 +25,7 @@
 #include "parse.h"
 #include "procfs.h"
 #include "procstat.h"
+#include "ptstop.h"
 #include "pyframes.h"
 #include "result.h"
 #include "syscalls.h"
@@ -183,26 +184,10 @@ struct gp_stacks {
 	char **notes;
 	size_t nnotes, notes_next, notes_cap;
 
-	/* pending: a thread SEIZEd that never stopped within the timeout;
-	 * let go as soon as it does. */
-	int *pending;
-	size_t npending;
-	/* lost: a thread whose DETACH failed because a SIGKILL woke it from
-	 * its stop.  It stays traced by us until it exits, and then a zombie
-	 * that only our wait releases: until then the dead process shows
-	 * a zombie leader with Threads: 2 and looks alive (a trace of a
-	 * process killed while a thread was stopped ran until its timeout;
-	 * CI, odd-targets.sh).  Reaped at every snapshot and gp_stacks_reap. */
-	int *lost;
-	size_t nlost;
-
 	struct gp_stacks_totals tot;
-	unsigned stopped_now;
+	bool settled;         /* this snapshot waited once for a pending stop */
 
 	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
-
-	sigset_t chld;        /* {SIGCHLD}, blocked while threads are stopped */
-	bool took_sigchld;
 };
 
 /* ---- small /proc helpers -------------------------------------------- */
@@ -439,92 +424,16 @@ static double now_us(void)
 	return gp_mono_now() * 1e6;
 }
 
-static void nap(long ns) __attribute__((unused));
 static void nap(long ns)
 {
 	struct timespec ts = { 0, ns };
 	nanosleep(&ts, NULL);
 }
 
-/* Takes the next wait event of tid without ever reaping the target's
- * leader when it is our own child (its exit status belongs to the caller).
- * Returns 1 stopped (*status set), 0 nothing yet, -1 gone. */
-static int poll_stop(struct gp_stacks *s, int tid, int *status)
-{
-	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	if (waitid(P_PID, (id_t)tid, &si, WSTOPPED | WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
-		return errno == EINTR ? 0 : -1;
-	if (si.si_pid != tid)
-		return 0;
-	if (si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED) {
-		if (waitpid(tid, status, __WALL | WNOHANG) == tid && WIFSTOPPED(*status))
-			return 1;
-		return 0;
-	}
-	/* It exited while seized.  A non-leader thread's exit is reported to
-	 * us, its tracer, and it stays a zombie until we take it; the
-	 * leader of our own child is left for the caller's waitpid. */
-	if (!(tid == s->pid && s->is_our_child))
-		waitpid(tid, status, __WALL | WNOHANG);
-	return -1;
-}
-
-/* Lets go of tid after its stop; when the thread is no longer stopped
- * (only a SIGKILL wakes a ptrace-stopped thread) it is kept to be reaped. */
-static void detach(struct gp_stacks *s, int tid, int sig)
-{
-	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) == 0 || errno != ESRCH)
-		return;
-	if (tid == s->pid && s->is_our_child)
-		return; /* the caller's waitpid takes our own child's leader */
-	int *p = realloc(s->lost, (s->nlost + 1) * sizeof *p);
-	if (!p)
-		return; /* released when we exit */
-	s->lost = p;
-	s->lost[s->nlost++] = tid;
-}
-
-static void drain_pending(struct gp_stacks *s);
-
 int gp_stacks_reap(struct gp_stacks *s)
 {
-	drain_pending(s); /* a thread that never stopped may have died since */
-	size_t k = 0;
-	for (size_t i = 0; i < s->nlost; i++) {
-		int tid = s->lost[i], st;
-		pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
-		if (w == 0 || (w < 0 && errno == EINTR)) {
-			s->lost[k++] = tid; /* still exiting */
-		} else if (w == tid && WIFSTOPPED(st)) {
-			/* Alive after all (a failed INTERRUPT's detach): it
-			 * stopped for a signal; let it go with that signal. */
-			int sig = (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
-			if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig) != 0 && errno == ESRCH)
-				s->lost[k++] = tid;
-		}
-	}
-	s->nlost = k;
-	return (int)k;
-}
-
-/* Lets go of threads that did not stop in time, once they have stopped. */
-static void drain_pending(struct gp_stacks *s)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < s->npending; i++) {
-		int st, r = poll_stop(s, s->pending[i], &st);
-		if (r == 1) {
-			detach(s, s->pending[i], 0);
-			if (s->stopped_now)
-				s->stopped_now--;
-			continue;
-		}
-		if (r < 0)
-			continue;
-		s->pending[k++] = s->pending[i];
-	}
-	s->npending = k;
+	(void)s;
+	return gp_ptstop_drain();
 }
 
 struct unwind_arg {
@@ -553,88 +462,66 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* SEIZE + INTERRUPT + bounded wait + unwind + DETACH, for one thread. */
+/* What a stop that did not happen is called in the `stacks` line. */
+static void stop_failed(struct gp_stacks *s, struct rawthread *th, const struct gp_stop_res *res)
+{
+	switch (res->rc) {
+	case GP_STOP_GONE:
+		th->unwind = "gone";
+		snprintf(th->err, sizeof th->err, "exited while being stopped");
+		break;
+	case GP_STOP_DENIED:
+		th->unwind = "denied";
+		s->ptrace_denied = true;
+		s->ptrace_errno = res->err;
+		s->tot.denied++;
+		snprintf(th->err, sizeof th->err, "PTRACE_SEIZE: %s", strerror(res->err));
+		break;
+	case GP_STOP_TRACED:
+		th->unwind = "traced";
+		snprintf(th->err, sizeof th->err, "traced by PID %d (%s)", res->tracer,
+			 res->tracer_comm[0] ? res->tracer_comm : "?");
+		break;
+	case GP_STOP_TIMEOUT:
+		/* A thread that cannot take the trap yet (inside a long
+		 * kernel call, or in D state since we looked): reported, and
+		 * let go as soon as it stops (ptstop.h). */
+		th->unwind = "timeout";
+		snprintf(th->err, sizeof th->err, "did not stop within %d ms",
+			 GP_STACKS_STOP_TIMEOUT_MS);
+		s->tot.timeouts++;
+		break;
+	case GP_STOP_BUSY:
+		th->unwind = "off";
+		snprintf(th->err, sizeof th->err,
+			 "thread %d has not stopped yet (inside a kernel call): one thread at a time",
+			 res->busy_tid);
+		break;
+	default:
+		th->unwind = "failed";
+		snprintf(th->err, sizeof th->err, "ptrace: %s", strerror(res->err));
+	}
+}
+
+/* SEIZE + INTERRUPT + bounded wait + unwind + DETACH, for one thread
+ * (ptstop.h: one thread at a time, never left stopped). */
 static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 {
 	int tid = th->tid;
-	gp_stacks_reap(s); /* drains the pending threads too */
-	if (s->stopped_now) {
-		/* A thread that never stopped is still pending: stopping
-		 * another now could make two stopped at once. */
-		th->unwind = "off";
-		snprintf(th->err, sizeof th->err, "thread %d has not stopped yet", s->pending[0]);
-		return;
+	/* A thread that did not stop in time is still pending: wait for it
+	 * once per snapshot, as long as one stop may take. */
+	if (gp_ptstop_pending() && !s->settled) {
+		s->settled = true;
+		gp_ptstop_settle(GP_STACKS_STOP_TIMEOUT_MS);
 	}
 	double t0 = now_us();
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
-		int e = errno;
-		if (e == ESRCH) {
-			th->unwind = "gone";
-		} else if (e == EPERM || e == EACCES) {
-			th->unwind = "denied";
-			s->ptrace_denied = true;
-			s->ptrace_errno = e;
-			s->tot.denied++;
-		} else {
-			th->unwind = "failed";
-		}
-		snprintf(th->err, sizeof th->err, "PTRACE_SEIZE: %s", strerror(e));
+	struct gp_stop_res res;
+	if (gp_ptstop_stop(s->pid, tid, s->is_our_child, GP_STACKS_STOP_TIMEOUT_MS, &res) != GP_STOP_OK) {
+		stop_failed(s, th, &res);
 		return;
 	}
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
-		int e = errno;
-		detach(s, tid, 0);
-		th->unwind = e == ESRCH ? "gone" : "failed";
-		snprintf(th->err, sizeof th->err, "PTRACE_INTERRUPT: %s", strerror(e));
-		return;
-	}
-	/* Sleep until the trap: a ptrace stop sends SIGCHLD to the tracer,
-	 * taken here with sigtimedwait in slices of at most 1 ms (a SIGCHLD
-	 * that another thread of the caller took only costs one slice).
-	 * Polling with sched_yield instead cost a full 4 ms tick whenever
-	 * the target's spinners kept every CPU busy (measured: 2 CPUs,
-	 * 2 spinners, half the stops at 3.9 or 7.9 ms). */
-	int status = 0, r;
-	double deadline = t0 + GP_STACKS_STOP_TIMEOUT_MS * 1000.0;
-	for (;;) {
-		r = poll_stop(s, tid, &status);
-		if (r != 0)
-			break;
-		double left = deadline - now_us();
-		if (left <= 0) {
-			/* A thread that cannot take the trap (it went into D
-			 * state after we looked): report it, let go of it once
-			 * it stops, and stop no other thread meanwhile. */
-			th->unwind = "timeout";
-			snprintf(th->err, sizeof th->err, "did not stop within %d ms",
-				 GP_STACKS_STOP_TIMEOUT_MS);
-			s->tot.timeouts++;
-			int *p = realloc(s->pending, (s->npending + 1) * sizeof *p);
-			if (p) {
-				s->pending = p;
-				s->pending[s->npending++] = tid;
-			}
-			s->stopped_now++;
-			return;
-		}
-		struct timespec ts = { 0, (long)(left > 1000 ? 1000000 : left * 1000) };
-		if (sigtimedwait(&s->chld, NULL, &ts) == SIGCHLD)
-			s->took_sigchld = true;
-	}
-	if (r < 0) {
-		th->unwind = "gone";
-		snprintf(th->err, sizeof th->err, "exited while being stopped");
-		return;
-	}
-	s->stopped_now++;
-	if (s->stopped_now > s->tot.max_stopped_at_once)
-		s->tot.max_stopped_at_once = s->stopped_now;
-
-	/* A signal-delivery-stop (status>>16 == 0) came before our trap:
-	 * the registers are as good; the signal is re-injected at detach. */
-	int inject = 0;
-	if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP)
-		inject = WSTOPSIG(status);
+	if (s->tot.max_stopped_at_once < 1)
+		s->tot.max_stopped_at_once = 1;
 
 	struct unwind_arg ua = { .th = th };
 	if (s->attached) {
@@ -649,9 +536,9 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 		th->py = gp_py_read_thread(s->py, tid);
 		th->py_us = now_us() - p0;
 	}
-	detach(s, tid, inject);
+	/* A signal-delivery-stop that came before our trap is given back. */
+	gp_ptstop_release(tid, res.inject);
 	double t1 = now_us();
-	s->stopped_now--;
 	th->stop_us = t1 - t0;
 	s->tot.stopped++;
 	s->tot.stop_us_sum += th->stop_us;
@@ -1099,8 +986,6 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 	s->flags = flags;
 	if (!(flags & (GP_STACKS_NO_PYTHON | GP_STACKS_NO_PTRACE)))
 		s->py = gp_py_open(pid);
-	sigemptyset(&s->chld);
-	sigaddset(&s->chld, SIGCHLD);
 	if (gp_root_open(&s->root, "/") < 0) {
 		gp_py_close(s->py);
 		free(s);
@@ -1141,6 +1026,22 @@ int gp_stacks_prepare(struct gp_stacks *s)
 	return 0;
 }
 
+/* A thread in state t: stopped by another tracer (named, from TracerPid)
+ * -- or by us, a pending stop not yet let go: drained now, and stacked. */
+static bool traced_elsewhere(struct gp_stacks *s, struct rawthread *r)
+{
+	char comm[16];
+	int tracer = gp_tracer_of(s->pid, r->tid, comm, sizeof comm);
+	if (tracer == (int)getpid()) {
+		gp_ptstop_drain();
+		return false;
+	}
+	r->unwind = "traced";
+	if (tracer > 0)
+		snprintf(r->err, sizeof r->err, "traced by PID %d (%s)", tracer, comm[0] ? comm : "?");
+	return true;
+}
+
 int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		       json_t **line)
 {
@@ -1169,9 +1070,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 	}
 	unsigned stopped = 0;
 	double stop_max = 0, stop_sum = 0, py_max = 0;
-	sigset_t old;
-	pthread_sigmask(SIG_BLOCK, &s->chld, &old);
-	s->took_sigchld = false;
+	s->settled = false;
 	for (size_t i = 0; i < n; i++) {
 		struct rawthread *r = &th[i];
 		r->tid = tids[i];
@@ -1191,8 +1090,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		}
 		else if (r->state == 'Z' || r->state == 'X')
 			r->unwind = "zombie";
-		else if (r->state == 't')
-			r->unwind = "traced"; /* another tracer has it */
+		else if (r->state == 't' && traced_elsewhere(s, r))
+			; /* another tracer has it stopped */
 		else if (s->report_failed || s->ptrace_denied) {
 			r->unwind = "denied";
 			snprintf(r->err, sizeof r->err, "%s",
@@ -1209,18 +1108,15 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 			}
 		}
 	}
-	/* The SIGCHLDs taken were the ptrace stops' -- or, by chance, the
-	 * exit of the caller's child: give the caller one back, to be safe
-	 * (SIGCHLD is not queued: one stands for any number). */
-	if (s->took_sigchld)
-		raise(SIGCHLD);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	double w_unwound = now_us();
 	/* Everything below runs with every thread of the target running. */
 	json_t *o = json_pack("{s:s, s:f, s:i}", "type", "stacks", "t", t, "pid", s->pid);
 	json_t *arr = json_array();
 	json_t *mods = json_object();
 	for (size_t i = 0; i < n; i++) {
+		/* A pending stop that came meanwhile is let go at once: the
+		 * first symbolization of a process can take 200 ms. */
+		gp_ptstop_drain();
 		json_array_append_new(arr, thread_json(s, &th[i], mods));
 		free(th[i].kstack);
 		free(th[i].py);
@@ -1263,20 +1159,14 @@ void gp_stacks_close(struct gp_stacks *s)
 		return;
 	/* A thread that never stopped is let go by the kernel when we exit;
 	 * within a longer-lived caller, give it a last chance now. */
-	for (int i = 0; i < 20 && s->npending; i++) {
-		drain_pending(s);
-		if (s->npending)
-			nap(5000000);
-	}
-	for (int i = 0; i < 20 && gp_stacks_reap(s); i++)
+	gp_ptstop_settle(100);
+	for (int i = 0; i < 20 && gp_ptstop_drain(); i++)
 		nap(5000000);
 	session_end(s);
 	gp_py_close(s->py);
 	for (size_t i = 0; i < s->nnotes; i++)
 		free(s->notes[i]);
 	free(s->notes);
-	free(s->pending);
-	free(s->lost);
 	free(s->debuginfo_path);
 	gp_root_close(&s->root);
 	free(s);

@@ -7,18 +7,15 @@
  * whole session is rebuilt when the target exec'd or its PID was reused
  * (starttime or /proc/PID/exe changed).
  *
- * How a thread is stopped (the contract the tests check):
- *   - ONE thread at a time: PTRACE_SEIZE + PTRACE_INTERRUPT, a bounded
- *     waitpid(tid, __WALL), unwind, PTRACE_DETACH at once; symbols, source
- *     lines and demangling are looked up after the detach.
- *   - never PTRACE_ATTACH: a tracer killed between ATTACH and its waitpid
- *     leaves the thread in group-stop (state T) with SIGSTOP pending;
- *     a SEIZEd thread is simply let go by the kernel when gpuprobe dies
- *     (exit_ptrace), so a SIGKILLed gpuprobe never leaves a thread stopped.
- *   - never a thread in D state (nor a zombie, nor one traced by someone
- *     else): its wchan, syscall and kernel stack are reported instead.
- *   - a thread that does not stop within GP_STACKS_STOP_TIMEOUT_MS is
- *     reported ("unwind":"timeout"), not waited on forever.
+ * How a thread is stopped: src/tracer/ptstop.h holds the contract (one
+ * thread at a time in all of gpuprobe, PTRACE_SEIZE + PTRACE_INTERRUPT,
+ * never ATTACH, a bounded wait, a stop that comes late let go as soon as
+ * it comes).  Here: the unwind is the only work done while a thread is
+ * stopped (symbols, source lines and demangling after the detach); never
+ * a thread in D state, a zombie, or one another tracer holds ("traced",
+ * with "traced by PID N (comm)"): its wchan, syscall and kernel stack are
+ * reported instead.  A thread that does not stop within
+ * GP_STACKS_STOP_TIMEOUT_MS is reported ("unwind":"timeout").
  *
  * Not thread-safe: one session is used by one thread.  The calling process
  * must not itself waitpid(-1, __WALL) concurrently (it could take the ptrace
@@ -122,11 +119,11 @@ struct gp_stacks_totals {
 };
 void gp_stacks_totals(const struct gp_stacks *s, struct gp_stacks_totals *tot);
 
-/* Waits (without blocking) for threads that a SIGKILL woke while we had
- * them stopped: they stay traced by us, and the dead process looks alive
- * (zombie leader, Threads > 1) until we take their exit.  Callers that
- * decide "exited" from /proc call it first.  Returns how many are still
- * exiting. */
+/* gp_ptstop_drain(): lets go of late stops, and takes the exits of
+ * threads a SIGKILL woke while we had them stopped (they stay traced by
+ * us, and the dead process looks alive -- zombie leader, Threads > 1 --
+ * until we take their exit).  Callers that decide "exited" from /proc
+ * call it first.  Returns how many are still pending or exiting. */
 int gp_stacks_reap(struct gp_stacks *s);
 
 void gp_stacks_close(struct gp_stacks *s);

@@ -16,6 +16,7 @@
 #include "verdict.h"
 #include "verdict_text.h"
 #include "sampler.h"
+#include "ptstop.h"
 #include "tree.h"
 #include "stuck.h"
 #include "kmsg.h"
@@ -178,61 +179,6 @@ static const struct argp trace_argp = {
 	NULL, NULL, NULL,
 };
 
-/* ---- the command gpuprobe starts ------------------------------------ */
-
-struct child {
-	int pid;
-	int go_fd;       /* write a byte: the child may exec */
-	int err_fd;      /* EOF: exec succeeded; 4 bytes: its errno */
-};
-
-static int spawn_paused(char **cmd, const sigset_t *orig_mask, struct child *c)
-{
-	int go[2], err[2];
-	/* The command must never outlive gpuprobe, even SIGKILLed. */
-	int pid = gp_fork_tied(go, err);
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, orig_mask, NULL);
-		close(go[1]);
-		close(err[0]);
-		char b;
-		if (read(go[0], &b, 1) != 1)
-			_exit(127); /* gpuprobe gave up before starting us */
-		execvp(cmd[0], cmd);
-		int e = errno;
-		if (write(err[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	c->pid = pid;
-	c->go_fd = go[1];
-	c->err_fd = err[0];
-	return 0;
-}
-
-/* Lets the child exec; returns 0, or the child's exec errno. */
-static int release_child(struct child *c)
-{
-	char b = 1;
-	int e = 0;
-	if (write(c->go_fd, &b, 1) != 1)
-		e = errno;
-	close(c->go_fd);
-	ssize_t n;
-	int child_errno = 0;
-	do
-		n = read(c->err_fd, &child_errno, sizeof child_errno);
-	while (n < 0 && errno == EINTR);
-	close(c->err_fd);
-	if (n == (ssize_t)sizeof child_errno)
-		return child_errno ? child_errno : ENOEXEC;
-	return e;
-}
-
 /* ---- the loop -------------------------------------------------------- */
 
 struct run {
@@ -240,8 +186,7 @@ struct run {
 	struct gp_root root;
 	int pid;
 	bool is_child;
-	bool child_reaped;
-	int wstatus;
+	struct gp_child child;        /* the command (is_child) */
 	struct gp_result *out;
 	bool out_stdout;
 	unsigned long lines;
@@ -307,46 +252,16 @@ static void write_line(struct run *r, json_t *line)
 	write_line_raw(r, line, NULL, NULL, 0);
 }
 
-static void reap_stacks(struct run *r)
+/* The command's exit, taken only when it is one (child.h); a late
+ * ptrace stop seen instead is let go by its owner (ptstop.h). */
+static bool reap(struct run *r)
 {
-	for (size_t i = 0; i < r->nsess; i++)
-		gp_stacks_reap(r->sess[i].stk);
+	return r->is_child && gp_child_reap(&r->child, gp_ptstop_drain);
 }
 
-static bool reap(struct run *r, int flags)
-{
-	if (!r->is_child || r->child_reaped)
-		return r->child_reaped;
-	int st;
-	int w;
-	do
-		w = waitpid(r->pid, &st, flags);
-	while (w < 0 && errno == EINTR);
-	if (w == r->pid) {
-		r->child_reaped = true;
-		r->wstatus = st;
-	}
-	return r->child_reaped;
-}
-
-/* Waits up to `secs` for the child to exit; SIGCHLD is blocked. */
 static bool wait_child(struct run *r, double secs)
 {
-	double end = gp_mono_now() + secs;
-	sigset_t chld;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	while (!reap(r, WNOHANG)) {
-		/* Threads of the child that died while we held them are ours
-		 * to take first: until then its leader cannot be reaped. */
-		reap_stacks(r);
-		double left = end - gp_mono_now();
-		if (left <= 0)
-			return false;
-		struct timespec ts = gp_ts_from_s(left > 0.1 ? 0.1 : left);
-		sigtimedwait(&chld, NULL, &ts);
-	}
-	return true;
+	return gp_child_wait(&r->child, secs, gp_ptstop_drain);
 }
 
 /* SIG to the command and its descendants too: a shell killed alone
@@ -363,7 +278,7 @@ static void kill_tree(const struct run *r, int sig)
 
 static void stop_child(struct run *r, int sig, bool forward)
 {
-	if (!r->is_child || reap(r, WNOHANG))
+	if (!r->is_child || reap(r))
 		return;
 	if (forward)
 		kill_tree(r, sig);
@@ -590,12 +505,13 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 		const char *why;
 		/* Threads a SIGKILL took from us mid-stop keep a dead target
 		 * looking alive until we take their exit (stacks.h). */
-		reap_stacks(r);
+		gp_ptstop_drain();
 		struct gp_raw raws[2];
 		size_t nraws;
 		enum gp_sample_rc rc = gp_tree_take(r->tree, t, &cur, &line, raws, &nraws, &why);
+		gp_ptstop_drain(); /* a late stop may have come meanwhile */
 		if (rc == GP_SAMPLE_GONE) {
-			reap(r, WNOHANG);
+			reap(r);
 			return why;
 		}
 		if (rc != GP_SAMPLE_OK)
@@ -641,7 +557,10 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 			if (sig < 0)
 				continue; /* EAGAIN: the deadline; EINTR: retry */
 			if (sig == SIGCHLD) {
-				if (reap(r, WNOHANG))
+				/* A stack's late stop (ptstop.h: let go at
+				 * once), or the command's exit. */
+				gp_ptstop_drain();
+				if (reap(r))
 					return "exited";
 				continue;
 			}
@@ -772,13 +691,13 @@ static void reap_killed(struct run *r)
 }
 
 /* A command that will not be traced after all: killed before its exec. */
-static void abandon(struct run *r, struct child *child)
+static void abandon(struct run *r)
 {
 	if (!r->is_child)
 		return;
-	kill(child->pid, SIGKILL);
-	close(child->go_fd);
-	close(child->err_fd);
+	kill(r->child.pid, SIGKILL);
+	close(r->child.go_fd);
+	close(r->child.err_fd);
 	reap_killed(r);
 }
 
@@ -807,14 +726,14 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 				    .output = r->out_stdout ? NULL : o->out.path,
 				    .late = r->late, .page_size = r->page_size };
 	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
-	if (r->is_child && r->child_reaped) {
+	if (r->is_child && r->child.reaped) {
 		end.have_status = true;
-		if (WIFEXITED(r->wstatus)) {
-			end.status = WEXITSTATUS(r->wstatus);
+		if (WIFEXITED(r->child.status)) {
+			end.status = WEXITSTATUS(r->child.status);
 			json_object_set_new(ex, "status", json_integer(end.status));
 			json_object_set_new(ex, "signal", json_null());
-		} else if (WIFSIGNALED(r->wstatus)) {
-			end.signal = WTERMSIG(r->wstatus);
+		} else if (WIFSIGNALED(r->child.status)) {
+			end.signal = WTERMSIG(r->child.status);
 			json_object_set_new(ex, "status", json_null());
 			json_object_set_new(ex, "signal", json_integer(end.signal));
 		}
@@ -942,14 +861,13 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	sigset_t waitset, orig;
 	block_signals(&waitset, &orig);
 
-	struct child child = { 0 };
 	if (o.cmd) {
-		if (spawn_paused(o.cmd, &orig, &child) < 0) {
+		if (gp_child_spawn_paused(o.cmd, &orig, &r.child) < 0) {
 			gp_err_errno(errno, o.cmd[0], "cannot start the command");
 			sigprocmask(SIG_SETMASK, &orig, NULL);
 			return GP_EXIT_ERROR;
 		}
-		o.pid = child.pid;
+		o.pid = r.child.pid;
 		r.is_child = true;
 	}
 	r.pid = o.pid;
@@ -963,14 +881,14 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			gp_err(NULL, "pid %d: no such process", o.pid);
 		else
 			gp_err_errno(errno, NULL, "pid %d: cannot read its /proc entry", o.pid);
-		abandon(&r, &child);
+		abandon(&r);
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		gp_root_close(&r.root);
 		return GP_EXIT_ERROR;
 	}
 
 	if (open_output(&r) < 0) {
-		abandon(&r, &child);
+		abandon(&r);
 		gp_tree_free(r.tree);
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		gp_root_close(&r.root);
@@ -983,7 +901,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 
 	double t0 = gp_mono_now();
 	if (r.is_child) {
-		int e = release_child(&child);
+		int e = gp_child_release(&r.child);
 		if (e) {
 			gp_err_errno(e, o.cmd[0], "cannot run the command");
 			reap_killed(&r);
@@ -1010,7 +928,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	if (strcmp(reason, "exited") != 0 && strcmp(reason, "output error") != 0
 	    && strcmp(reason, "pid reused") != 0)
 		snapshot_all(&r, t_end, "end");
-	if (r.is_child && !r.child_reaped) {
+	if (r.is_child && !r.child.reaped) {
 		if (!strcmp(reason, "time limit") || !strcmp(reason, "output error"))
 			stop_child(&r, SIGTERM, true);
 		else

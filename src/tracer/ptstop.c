@@ -1,0 +1,375 @@
+/* The ptrace stop, its timeout and the pending set: see ptstop.h for the
+ * contract.
+ *
+ * Facts relied on (Linux, kernel/ptrace.c, kernel/exit.c, and ptrace(2)):
+ *   - PTRACE_INTERRUPT sets JOBCTL_TRAP_INTERRUPT and wakes the thread; a
+ *     thread busy inside a kernel call takes the trap only on its way back
+ *     to user space, so a stop can come long after the request.
+ *   - PTRACE_DETACH needs the tracee stopped (ptrace_check_attach): a
+ *     pending thread cannot be let go before its trap; ESRCH until then.
+ *   - A tracer's wait reports the tracee's ptrace stops with or without
+ *     WSTOPPED/WUNTRACED (wait_task_stopped: "ptrace" case), so a waitpid
+ *     on gpuprobe's own child takes a ptrace stop of its leader as readily
+ *     as its exit: the cause of issue 18's killed commands.  Every wait
+ *     here looks first (WNOWAIT) and takes only what it owns.
+ *   - execve by a non-leader thread kills the other threads and gives the
+ *     execing thread the leader's pid (de_thread); a tracee keeps its
+ *     tracer across the exec.
+ *   - A traced thread's exit is reported to the tracer, who must take it;
+ *     until then it is a zombie, and the process looks alive. */
+#include "config.h"
+#include "ptstop.h"
+#include "grow.h"
+#include "parse.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct pend {
+	int tgid, tid;
+	bool own_child;
+};
+
+static struct pend *pend;         /* interrupted, not stopped yet */
+static size_t npend, cappend;
+static int *lost;                 /* traced threads dying: exits to take */
+static size_t nlost, caplost;
+static struct pend cur;           /* the thread stopped now (tid 0: none) */
+static struct gp_ptstop_totals tot;
+static double last_drain_us;
+
+static double now_us(void)
+{
+	return gp_mono_now() * 1e6;
+}
+
+static bool is_own_leader(const struct pend *p)
+{
+	return p->own_child && p->tid == p->tgid;
+}
+
+/* The signal a stop carries, to give back at the detach: only a
+ * signal-delivery-stop (status>>16 == 0) holds one; a group-stop or our
+ * own interrupt trap holds none. */
+static int stop_signal(int status)
+{
+	return (status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP ? WSTOPSIG(status) : 0;
+}
+
+/* The next wait event of one traced thread, taken only when it is ours:
+ * 1 stopped (*status set, the stop taken), 0 nothing yet, -1 gone (its
+ * exit taken, except the leader of our own child: that is the caller's).
+ * errno ECHILD on -1: no such tracee any more (it was reaped, or it
+ * exec'd and now answers to the leader's pid). */
+static int poll_one(const struct pend *p, int *status)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	if (waitid(P_PID, (id_t)p->tid, &si, WSTOPPED | WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return errno == EINTR ? 0 : -1;
+	if (si.si_pid != p->tid)
+		return 0;
+	if (si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED) {
+		if (waitpid(p->tid, status, __WALL | WNOHANG) == p->tid && WIFSTOPPED(*status))
+			return 1;
+		return 0;
+	}
+	if (!is_own_leader(p))
+		waitpid(p->tid, status, __WALL | WNOHANG);
+	errno = 0;
+	return -1;
+}
+
+static void add_lost(int tid)
+{
+	for (size_t i = 0; i < nlost; i++)
+		if (lost[i] == tid)
+			return;
+	if (gp_grow(&lost, &caplost, nlost + 1, sizeof *lost, 8))
+		lost[nlost++] = tid; /* else: released when gpuprobe exits */
+}
+
+/* Lets go of a stopped thread; one that is no longer stopped (only a
+ * SIGKILL wakes a ptrace-stopped thread) is kept until its exit is taken. */
+static void detach(const struct pend *p, int sig)
+{
+	if (ptrace(PTRACE_DETACH, p->tid, NULL, (void *)(long)sig) == 0 || errno != ESRCH)
+		return;
+	if (!is_own_leader(p))
+		add_lost(p->tid);
+}
+
+static bool pending_has(int tid)
+{
+	for (size_t i = 0; i < npend; i++)
+		if (pend[i].tid == tid)
+			return true;
+	return false;
+}
+
+static void add_pending(struct pend p)
+{
+	if (pending_has(p.tid))
+		return;
+	if (gp_grow(&pend, &cappend, npend + 1, sizeof *pend, 8))
+		pend[npend++] = p;
+	/* else: out of memory; the kernel lets it go when gpuprobe exits */
+}
+
+int gp_tracer_of(int tgid, int tid, char *comm, size_t cap)
+{
+	char path[96], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/status", tgid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *t = strstr(buf, "\nTracerPid:");
+	if (!t)
+		return -1;
+	int tracer = atoi(t + 11);
+	if (comm && cap) {
+		comm[0] = 0;
+		if (tracer > 0) {
+			snprintf(path, sizeof path, "/proc/%d/comm", tracer);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				n = read(fd, buf, sizeof buf - 1);
+				close(fd);
+				if (n > 0) {
+					buf[n] = 0;
+					buf[strcspn(buf, "\n")] = 0;
+					gp_strlcpy(comm, buf, cap);
+				}
+			}
+		}
+	}
+	return tracer;
+}
+
+/* A pending thread that vanished may have exec'd: it now answers to the
+ * leader's pid, still traced by us with our interrupt perhaps spent.
+ * Follow it there, and interrupt it again so that it stops and is let
+ * go (PTRACE_INTERRUPT on a tracee already stopped is harmless). */
+static void follow_exec(const struct pend *p)
+{
+	if (p->tid == p->tgid || pending_has(p->tgid))
+		return;
+	if (gp_tracer_of(p->tgid, p->tgid, NULL, 0) != (int)getpid())
+		return;
+	add_pending((struct pend){ p->tgid, p->tgid, p->own_child });
+	ptrace(PTRACE_INTERRUPT, p->tgid, NULL, NULL);
+	tot.exec_followed++;
+}
+
+static void reap_lost(void)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < nlost; i++) {
+		int tid = lost[i], st;
+		pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
+		if (w == 0 || (w < 0 && errno == EINTR)) {
+			lost[k++] = tid; /* still exiting */
+		} else if (w == tid && WIFSTOPPED(st)) {
+			/* Alive after all: it stopped; let it go with its signal. */
+			if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)stop_signal(st)) != 0 &&
+			    errno == ESRCH)
+				lost[k++] = tid;
+		}
+	}
+	nlost = k;
+}
+
+int gp_ptstop_drain(void)
+{
+	if (!npend && !nlost)
+		return 0;
+	double t = now_us();
+	struct pend follow[8];
+	size_t nfollow = 0, k = 0;
+	for (size_t i = 0; i < npend; i++) {
+		int st = 0, r = poll_one(&pend[i], &st);
+		if (r == 0) {
+			pend[k++] = pend[i];
+			continue;
+		}
+		if (r == 1) {
+			detach(&pend[i], stop_signal(st));
+			tot.drained_late++;
+			if (last_drain_us > 0 && t - last_drain_us > tot.late_us_max)
+				tot.late_us_max = t - last_drain_us;
+		} else {
+			tot.pending_died++;
+			if (errno == ECHILD && nfollow < 8)
+				follow[nfollow++] = pend[i];
+		}
+	}
+	npend = k;
+	for (size_t i = 0; i < nfollow; i++)
+		follow_exec(&follow[i]);
+	reap_lost();
+	last_drain_us = t;
+	return (int)(npend + nlost);
+}
+
+/* Sleeps until SIGCHLD or `us` pass, SIGCHLD blocked meanwhile; returns
+ * true when one was taken (it may have been meant for the caller). */
+static bool nap_for_sigchld(double us)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	struct timespec ts = { 0, (long)(us > 1000 ? 1000000 : us * 1000) };
+	return sigtimedwait(&chld, NULL, &ts) == SIGCHLD;
+}
+
+/* SIGCHLD blocked around our waits; one we took is given back at the
+ * end, being perhaps the exit of the caller's child (SIGCHLD is not
+ * queued: one stands for any number). */
+struct chld_guard {
+	sigset_t old;
+	bool took;
+};
+
+static void guard_begin(struct chld_guard *g)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, &g->old);
+	g->took = false;
+}
+
+static void guard_end(struct chld_guard *g)
+{
+	if (g->took)
+		raise(SIGCHLD);
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+int gp_ptstop_settle(int ms)
+{
+	int left = gp_ptstop_drain();
+	if (!npend)
+		return left;
+	struct chld_guard g;
+	guard_begin(&g);
+	double end = now_us() + ms * 1000.0;
+	while (npend) {
+		double d = end - now_us();
+		if (d <= 0)
+			break;
+		if (nap_for_sigchld(d))
+			g.took = true;
+		left = gp_ptstop_drain();
+	}
+	guard_end(&g);
+	return left;
+}
+
+size_t gp_ptstop_pending(void)
+{
+	return npend;
+}
+
+void gp_ptstop_totals(struct gp_ptstop_totals *t)
+{
+	*t = tot;
+}
+
+static enum gp_stop seize_failed(int tgid, int tid, int e, struct gp_stop_res *res)
+{
+	res->err = e;
+	if (e == ESRCH)
+		return res->rc = GP_STOP_GONE;
+	if (e != EPERM && e != EACCES)
+		return res->rc = GP_STOP_FAILED;
+	/* One thread held by strace or gdb refuses the SEIZE with EPERM, as a
+	 * process we may not trace does: TracerPid tells them apart. */
+	int tracer = gp_tracer_of(tgid, tid, res->tracer_comm, sizeof res->tracer_comm);
+	if (tracer > 0 && tracer != (int)getpid()) {
+		res->tracer = tracer;
+		return res->rc = GP_STOP_TRACED;
+	}
+	return res->rc = GP_STOP_DENIED;
+}
+
+/* Waits for the trap of the thread just interrupted, in slices of at most
+ * 1 ms: a ptrace stop sends SIGCHLD, taken with sigtimedwait (polling with
+ * sched_yield cost a 4 ms tick whenever spinners kept every CPU busy:
+ * 2 CPUs, 2 spinners, half the stops at 3.9 or 7.9 ms). */
+static int wait_stop(const struct pend *p, double deadline, int *status, struct chld_guard *g)
+{
+	for (;;) {
+		int r = poll_one(p, status);
+		if (r != 0)
+			return r;
+		double left = deadline - now_us();
+		if (left <= 0)
+			return 0;
+		if (nap_for_sigchld(left))
+			g->took = true;
+	}
+}
+
+enum gp_stop gp_ptstop_stop(int tgid, int tid, bool own_child, int timeout_ms,
+			    struct gp_stop_res *res)
+{
+	memset(res, 0, sizeof *res);
+	gp_ptstop_drain();
+	if (npend) {
+		res->busy_tid = pend[0].tid;
+		return res->rc = GP_STOP_BUSY;
+	}
+	struct pend p = { tgid, tid, own_child };
+	double t0 = now_us();
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
+		return seize_failed(tgid, tid, errno, res);
+	struct chld_guard g;
+	guard_begin(&g);
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+		res->err = errno;
+		/* Gone (ESRCH), most likely: its exit is taken by a later
+		 * drain (detach() keeps it when the DETACH fails). */
+		detach(&p, 0);
+		guard_end(&g);
+		return res->rc = res->err == ESRCH ? GP_STOP_GONE : GP_STOP_FAILED;
+	}
+	int status = 0;
+	int r = wait_stop(&p, t0 + timeout_ms * 1000.0, &status, &g);
+	res->wait_us = now_us() - t0;
+	if (r == 0) {
+		add_pending(p);
+		tot.timeouts++;
+		res->rc = GP_STOP_TIMEOUT;
+	} else if (r < 0) {
+		res->rc = GP_STOP_GONE;
+	} else {
+		res->inject = stop_signal(status);
+		cur = p;
+		tot.stops++;
+		res->rc = GP_STOP_OK;
+	}
+	guard_end(&g);
+	return res->rc;
+}
+
+void gp_ptstop_release(int tid, int sig)
+{
+	struct pend p = cur.tid == tid ? cur : (struct pend){ tid, tid, false };
+	cur.tid = 0;
+	detach(&p, sig);
+}

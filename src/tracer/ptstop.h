@@ -1,0 +1,101 @@
+/* Stopping one thread of another process, and letting it go: the only
+ * code in gpuprobe that calls PTRACE_SEIZE, PTRACE_INTERRUPT or
+ * PTRACE_DETACH, or takes a ptrace stop with wait.
+ *
+ * The contract (tests/faults/, tests/e2e/trace-kernelsit.sh check it):
+ *
+ *   1. At most ONE thread of the whole machine is stopped by gpuprobe at
+ *      any instant.  gp_ptstop_stop refuses (GP_STOP_BUSY) while a thread
+ *      it interrupted earlier has not yet stopped and been let go.
+ *   2. Never PTRACE_ATTACH: a SEIZEd thread is let go by the kernel when
+ *      gpuprobe dies (exit_ptrace), even by SIGKILL, so no thread is ever
+ *      left in state t behind us.  (ATTACH queues a SIGSTOP that outlives
+ *      the tracer: the thread stays in group-stop, state T.)
+ *   3. A stop that does not come within the timeout is not waited for: the
+ *      thread is PENDING.  A thread inside a long kernel call (mmap with
+ *      MAP_POPULATE, a 16 GiB cuMemHostRegister: 0.3-1.2 s, seed 004)
+ *      takes the trap only when the call returns.  The pending set is
+ *      drained -- each pending thread that has stopped is let go at once --
+ *      by gp_ptstop_drain(), which every owner of a wait loop calls:
+ *      whenever SIGCHLD arrives (a ptrace stop sends it to the tracer), and
+ *      before anything that may take a while.  So a pending thread is
+ *      stopped for as long as the caller goes without draining, which the
+ *      callers keep under a few milliseconds (trace's loop drains on every
+ *      SIGCHLD; a snapshot drains between threads and between frames).
+ *   4. A pending thread that dies (its process exits, another thread
+ *      execs) leaves the set; one that execs itself comes back as the
+ *      leader's tid (execve's de_thread) and is followed there.
+ *   5. Exits: the exit of a thread gpuprobe traces is reported to
+ *      gpuprobe and must be taken, or the thread stays a zombie (and a
+ *      dead process looks alive).  Those are taken here -- except the
+ *      leader of gpuprobe's own child, whose exit status is the caller's
+ *      (src/common/child.c takes it, and only an exit: it looks first with
+ *      WNOWAIT, and a ptrace stop it sees is handed to gp_ptstop_drain).
+ *   6. Never a thread in D state (the callers check), nor one another
+ *      tracer holds: GP_STOP_TRACED names that tracer (TracerPid).
+ *
+ * Not thread-safe: one thread of gpuprobe calls these (ptrace requests
+ * must come from the thread that seized). */
+#ifndef GP_PTSTOP_H
+#define GP_PTSTOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum gp_stop {
+	GP_STOP_OK,      /* stopped: unwind it, then gp_ptstop_release() */
+	GP_STOP_GONE,    /* no such thread, or it exited while stopping */
+	GP_STOP_DENIED,  /* PTRACE_SEIZE refused (EPERM/EACCES): err says */
+	GP_STOP_TRACED,  /* another tracer holds it: tracer, tracer_comm */
+	GP_STOP_TIMEOUT, /* did not stop in time: pending, let go when it does */
+	GP_STOP_BUSY,    /* an earlier thread is still pending: nothing done */
+	GP_STOP_FAILED,  /* anything else: err says */
+};
+
+struct gp_stop_res {
+	enum gp_stop rc;
+	int err;             /* errno of the failing call */
+	int inject;          /* signal to give back at release (a signal stop) */
+	int tracer;          /* GP_STOP_TRACED: its pid */
+	char tracer_comm[16];
+	int busy_tid;        /* GP_STOP_BUSY: the pending thread */
+	double wait_us;      /* from SEIZE to the stop (or the timeout) */
+};
+
+/* Stops thread tid of process tgid within timeout_ms.  own_child: tgid is
+ * gpuprobe's own child (the exit of its leader is never taken here).
+ * Returns res->rc. */
+enum gp_stop gp_ptstop_stop(int tgid, int tid, bool own_child, int timeout_ms,
+			    struct gp_stop_res *res);
+
+/* Lets go of the thread gp_ptstop_stop stopped, giving back sig (0: none).
+ * A thread a SIGKILL woke meanwhile is kept until its exit is taken. */
+void gp_ptstop_release(int tid, int sig);
+
+/* Non-blocking: lets go of every pending thread that has stopped, takes
+ * the exits of traced threads that died.  Returns how many threads are
+ * still pending or dying. */
+int gp_ptstop_drain(void);
+
+/* Drains for up to ms milliseconds, until nothing is pending.  Returns
+ * what gp_ptstop_drain last returned. */
+int gp_ptstop_settle(int ms);
+
+/* How many threads are pending (interrupted, not yet stopped). */
+size_t gp_ptstop_pending(void);
+
+/* Totals since the start, for benchmarks and tests. */
+struct gp_ptstop_totals {
+	unsigned long stops, timeouts, drained_late, pending_died, exec_followed;
+	/* An upper bound on how long a pending thread sat stopped before it
+	 * was let go: the time between the drain that found it stopped and
+	 * the drain before, which had found it still running. */
+	double late_us_max;
+};
+void gp_ptstop_totals(struct gp_ptstop_totals *t);
+
+/* TracerPid of thread tid of tgid (0: none, -1: unreadable); its comm
+ * into comm when comm is not NULL. */
+int gp_tracer_of(int tgid, int tid, char *comm, size_t cap);
+
+#endif
