@@ -76,5 +76,35 @@ cat "$TMP/fifo" > "$TMP/from-fifo" & R=$!
 gp trace -q -s 0.5 -o "$TMP/fifo" $T > /dev/null 2>&1
 wait $R
 ok "trace -o FIFO with a reader streams through it" check_jsonl "$TMP/from-fifo"
+# A reader that goes away (issue 18): `trace -o - -- CMD | head -c 100`.
+# gpuprobe ignores SIGPIPE, so the write fails with EPIPE and takes the
+# output-error path: exit 1 (never 141, killed with no verdict), and the
+# command gets SIGTERM, then SIGKILL after --kill-after (it was SIGKILLed
+# at once through its parent-death signal).
+cat > "$TMP/stubborn.sh" <<'SH'
+trap 'echo term >> "$1"' TERM
+echo started >> "$1"
+while :; do sleep 0.1; done
+SH
+{ timeout -k 2 20 "$G" trace -q --kill-after 1 -o - -- sh "$TMP/stubborn.sh" "$TMP/term.log" \
+	2> "$TMP/pipe.err"; echo $? > "$TMP/pipe.rc"; } | head -c 100 > /dev/null
+rc=$(cat "$TMP/pipe.rc")
+ok "trace -o - | head -c 100: exit 1, an output error (got $rc)" [ "$rc" = 1 ]
+ok "... says it could not write" grep -q '^gpuprobe: .*Broken pipe' "$TMP/pipe.err"
+ok "... the command got SIGTERM first" grep -qx term "$TMP/term.log"
+ok "... then SIGKILL after --kill-after" grep -q 'output error (killed by signal 9)' "$TMP/pipe.err"
+ok "... and is gone" sh -c "! pgrep -f '^sh $TMP/stubborn.sh' > /dev/null"
+
+# The command sees the caller's fd limits, not gpuprobe's raised ones.
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -gt 1024 ]; then
+	sh -c "ulimit -Sn 1024; '$G' trace -q -o '$TMP/lim.jsonl' -- sh -c 'ulimit -Sn > \"$TMP/lim\"; ulimit -Hn >> \"$TMP/lim\"'" \
+		> /dev/null 2>&1
+	ok "the command's soft fd limit is the caller's 1024 (got $(head -n 1 "$TMP/lim"))" \
+		[ "$(head -n 1 "$TMP/lim")" = 1024 ]
+	ok "and its hard limit the caller's $hard" [ "$(sed -n 2p "$TMP/lim")" = "$hard" ]
+else
+	say "hard fd limit $hard: nothing to raise (skipped)"
+fi
 [ $failed -eq 0 ] || fail "some cases failed"
 pass
