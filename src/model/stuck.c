@@ -90,6 +90,54 @@ static void wait_frame(const json_t *frames, char *buf, size_t cap)
 		gp_strlcpy(buf, lab, cap);
 }
 
+/* One thread of a `stacks` line, as the verdict keeps it. */
+static void read_thread(struct gp_stuck_thread *x, int pid, const json_t *th)
+{
+	memset(x, 0, sizeof *x);
+	x->count = 1;
+	x->pid = pid;
+	x->tid = (int)json_integer_value(json_object_get(th, "tid"));
+	gp_strlcpy(x->comm, json_string_value(json_object_get(th, "comm")) ?: "", sizeof x->comm);
+	const char *st = json_string_value(json_object_get(th, "state"));
+	x->state = st && *st ? st[0] : '?';
+	json_t *frames = json_object_get(th, "frames");
+	size_t k;
+	json_t *f;
+	json_array_foreach(frames, k, f) {
+		if (x->nframes >= GP_STUCK_FRAMES)
+			break;
+		if (gp_frame_label(f, x->frames[x->nframes], sizeof x->frames[0]))
+			x->nframes++;
+		/* its Python frames, interleaved where the interpreter ran them */
+		size_t q;
+		json_t *pf;
+		json_array_foreach(json_object_get(f, "python"), q, pf)
+			if (x->nframes < GP_STUCK_FRAMES
+			    && py_label(pf, x->frames[x->nframes], sizeof x->frames[0]))
+				x->nframes++;
+	}
+	wait_frame(frames, x->wait_frame, sizeof x->wait_frame);
+	const char *k0 = json_string_value(json_array_get(json_object_get(th, "kernel"), 0));
+	if (k0) {
+		gp_strlcpy(x->kernel, k0, sizeof x->kernel);
+		char *plus = strchr(x->kernel, '+');
+		if (plus)
+			*plus = '\0';
+	}
+}
+
+static bool same_stack(const struct gp_stuck_thread *a, const struct gp_stuck_thread *b)
+{
+	if (a->pid != b->pid || a->state != b->state || a->nframes != b->nframes ||
+	    a->tid == a->pid || b->tid == b->pid || strcmp(a->comm, b->comm) ||
+	    strcmp(a->wait_frame, b->wait_frame) || strcmp(a->kernel, b->kernel))
+		return false;
+	for (unsigned i = 0; i < a->nframes; i++)
+		if (strcmp(a->frames[i], b->frames[i]))
+			return false;
+	return true;
+}
+
 void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 {
 	double t = json_number_value(json_object_get(line, "t"));
@@ -104,40 +152,21 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 	json_t *th;
 	json_array_foreach(json_object_get(line, "threads"), i, th) {
 		s->total++;
-		if (s->n >= GP_STUCK_MAX)
-			continue;
-		struct gp_stuck_thread *x = &s->th[s->n++];
-		memset(x, 0, sizeof *x);
-		x->pid = pid;
-		x->tid = (int)json_integer_value(json_object_get(th, "tid"));
-		gp_strlcpy(x->comm, json_string_value(json_object_get(th, "comm")) ?: "",
-			   sizeof x->comm);
-		const char *st = json_string_value(json_object_get(th, "state"));
-		x->state = st && *st ? st[0] : '?';
-		json_t *frames = json_object_get(th, "frames");
-		size_t k;
-		json_t *f;
-		json_array_foreach(frames, k, f) {
-			if (x->nframes >= GP_STUCK_FRAMES)
-				break;
-			if (gp_frame_label(f, x->frames[x->nframes], sizeof x->frames[0]))
-				x->nframes++;
-			/* its Python frames, interleaved where the interpreter ran them */
-			size_t q;
-			json_t *pf;
-			json_array_foreach(json_object_get(f, "python"), q, pf)
-				if (x->nframes < GP_STUCK_FRAMES
-				    && py_label(pf, x->frames[x->nframes], sizeof x->frames[0]))
-					x->nframes++;
-		}
-		wait_frame(frames, x->wait_frame, sizeof x->wait_frame);
-		const char *k0 = json_string_value(json_array_get(json_object_get(th, "kernel"), 0));
-		if (k0) {
-			gp_strlcpy(x->kernel, k0, sizeof x->kernel);
-			char *plus = strchr(x->kernel, '+');
-			if (plus)
-				*plus = '\0';
-		}
+		struct gp_stuck_thread x;
+		read_thread(&x, pid, th);
+		/* Threads with the same stack are one entry with a count: a
+		 * 10 000-thread server's snapshot keeps every distinct stack,
+		 * not the first 32 threads in /proc order (issue 18).  The
+		 * leader stays an entry of its own: the verdict looks it up. */
+		size_t k = 0;
+		while (k < s->n && !same_stack(&s->th[k], &x))
+			k++;
+		if (k < s->n)
+			s->th[k].count++;
+		else if (s->n < GP_STUCK_MAX)
+			s->th[s->n++] = x;
+		else
+			s->dropped++;
 	}
 }
 
@@ -152,7 +181,7 @@ unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap)
 		unsigned c = 0;
 		for (size_t j = 0; j < s->n; j++)
 			if (s->th[j].state != 'R' && !strcmp(s->th[j].wait_frame, f))
-				c++;
+				c += s->th[j].count;
 		if (c > best) {
 			best = c;
 			gp_strlcpy(buf, f, cap);

@@ -13,6 +13,7 @@
 #define GP_STUCK_FRAMES 12
 
 struct gp_stuck_thread {
+	unsigned count;          /* threads with this very stack (tid: the first) */
 	int pid, tid;
 	char comm[16];
 	char state;
@@ -25,13 +26,15 @@ struct gp_stuck_thread {
 struct gp_stuck {
 	double t;                /* the snapshot's time, < 0 none */
 	char why[8];             /* "hang", "end" */
-	size_t n, total;         /* kept, and seen */
+	size_t n, total;         /* distinct stacks kept, and threads seen */
+	size_t dropped;          /* threads of distinct stacks beyond GP_STUCK_MAX */
 	struct gp_stuck_thread th[GP_STUCK_MAX];
 };
 
 void gp_stuck_init(struct gp_stuck *s);
-/* Appends the threads of one `stacks` line; a line of another snapshot
- * (another t) starts again. */
+/* Appends the threads of one `stacks` line, one entry per distinct stack
+ * (with its count of threads); a line of another snapshot (another t)
+ * starts again. */
 void gp_stuck_add(struct gp_stuck *s, const json_t *stacks_line);
 
 /* A frame as one label: its symbol, else "module+0xoffset"; false when

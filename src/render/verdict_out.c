@@ -53,6 +53,8 @@ static json_t *stuck_json(const struct gp_stuck *s)
 				      "wait_frame", x->wait_frame, "frames", fr);
 		if (o && x->kernel[0])
 			json_object_set_new(o, "kernel", json_string(x->kernel));
+		if (o && x->count > 1)
+			json_object_set_new(o, "count", json_integer(x->count));
 		if (o)
 			json_array_append_new(sk, o);
 	}

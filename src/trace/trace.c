@@ -208,8 +208,9 @@ struct run {
 	int *announced;               /* descendants with a `target` line */
 	size_t nannounced, capannounced;
 	struct gp_stuck stuck;        /* the last hang/end snapshot */
-	struct place { int tid; uint64_t key; } *places; /* last stacked place, --stacks all */
+	struct place *places;         /* last stacked place, --stacks all (new_place) */
 	size_t nplaces, capplaces;
+	unsigned long tick;           /* samples taken */
 	bool hinted;
 };
 
@@ -301,22 +302,68 @@ static uint64_t place_key(const struct gp_thread *th)
 	return (h ^ th->sc.args[1]) * 1099511628211ull;
 }
 
+/* --stacks all: where each thread was last stacked, in an open-addressed
+ * table keyed by tid and starttime (a reused tid is a new thread, not
+ * the dead one's heir); an entry not seen for a whole tick is swept when
+ * the table grows.  It was an array scanned linearly for every thread of
+ * every tick, that kept every tid it ever saw. */
+struct place {
+	int tid;              /* 0: empty */
+	uint64_t start;       /* the thread's starttime */
+	uint64_t key;         /* place_key() */
+	unsigned long tick;   /* the last tick it was seen */
+};
+
+static size_t place_slot(const struct place *tab, size_t cap, int tid, uint64_t start)
+{
+	size_t h = ((uint64_t)(unsigned)tid * 0x9e3779b97f4a7c15ull ^ start) & (cap - 1);
+	while (tab[h].tid && !(tab[h].tid == tid && tab[h].start == start))
+		h = (h + 1) & (cap - 1);
+	return h;
+}
+
+/* Rebuilds the table at twice the size, or the same when half of it was
+ * dead threads; false when out of memory. */
+static bool places_rehash(struct run *r)
+{
+	size_t live = 0;
+	for (size_t i = 0; i < r->capplaces; i++)
+		live += r->places[i].tid && r->places[i].tick + 1 >= r->tick;
+	size_t cap = r->capplaces ? r->capplaces : 256;
+	while (live * 2 >= cap)
+		cap *= 2;
+	struct place *tab = calloc(cap, sizeof *tab);
+	if (!tab)
+		return false;
+	for (size_t i = 0; i < r->capplaces; i++) {
+		const struct place *p = &r->places[i];
+		if (p->tid && p->tick + 1 >= r->tick)
+			tab[place_slot(tab, cap, p->tid, p->start)] = *p;
+	}
+	free(r->places);
+	r->places = tab;
+	r->capplaces = cap;
+	r->nplaces = live;
+	return true;
+}
+
 /* --stacks all: true when the thread waits somewhere it was not stacked
  * in (and remembers the place). */
 static bool new_place(struct run *r, const struct gp_thread *th)
 {
-	uint64_t key = place_key(th);
-	for (size_t i = 0; i < r->nplaces; i++) {
-		if (r->places[i].tid == th->tid) {
-			if (r->places[i].key == key)
-				return false;
-			r->places[i].key = key;
-			return true;
-		}
-	}
-	if (!gp_grow(&r->places, &r->capplaces, r->nplaces + 1, sizeof *r->places, 256))
+	if ((r->nplaces + 1) * 2 > r->capplaces && !places_rehash(r))
 		return false;
-	r->places[r->nplaces++] = (struct place){ th->tid, key };
+	uint64_t key = place_key(th);
+	struct place *p = &r->places[place_slot(r->places, r->capplaces, th->tid, th->st.starttime)];
+	if (p->tid) {
+		p->tick = r->tick;
+		if (p->key == key)
+			return false;
+		p->key = key;
+		return true;
+	}
+	*p = (struct place){ th->tid, th->st.starttime, key, r->tick };
+	r->nplaces++;
 	return true;
 }
 
@@ -402,6 +449,7 @@ static void snapshot(struct run *r, int pid, double t, const int *tids, size_t k
  * a process and notes the busiest threads' hot frames in the point. */
 static void take_stacks(struct run *r, double t, struct gp_point *pt)
 {
+	r->tick++;
 	if (!r->stacks_on)
 		return;
 	int pid;

@@ -1,0 +1,95 @@
+/* The hang snapshot the verdict carries (src/model/stuck.c): threads with
+ * one stack are one entry with a count, so a 10 000-thread process keeps
+ * every distinct stack -- not its first 32 threads in /proc order, which
+ * named "the frame most threads wait in" after the 32 oldest (issue 18). */
+#include "config.h"
+#include "unit.h"
+#include "stuck.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+static json_t *thread(int tid, const char *state, const char *sym)
+{
+	return json_pack("{s:i, s:s, s:s, s:[{s:s, s:s, s:s}]}", "tid", tid, "comm", "srv",
+			 "state", state, "frames", "symbol", sym, "soname", "srv",
+			 "module", "/usr/bin/srv");
+}
+
+static void test_distinct_stacks_kept(void **st)
+{
+	(void)st;
+	json_t *threads = json_array();
+	json_array_append_new(threads, thread(100, "S", "main_loop"));   /* the leader */
+	/* 40 idle pool threads first (the oldest in /proc order), then the
+	 * ones that say something: 3 in a lock, 1 in a read. */
+	for (int i = 0; i < 40; i++)
+		json_array_append_new(threads, thread(101 + i, "S", "pool_wait"));
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(threads, thread(200 + i, "S", "acquire_lock"));
+	json_array_append_new(threads, thread(300, "S", "read_block"));
+	json_t *line = json_pack("{s:s, s:f, s:s, s:i, s:o}", "type", "stacks", "t", 5.0,
+				 "why", "hang", "pid", 100, "threads", threads);
+	struct gp_stuck s;
+	gp_stuck_init(&s);
+	gp_stuck_add(&s, line);
+	assert_int_equal(s.total, 45);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.dropped, 0);
+	unsigned pool = 0, lock = 0, rd = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		if (!strcmp(s.th[i].wait_frame, "pool_wait"))
+			pool = s.th[i].count;
+		if (!strcmp(s.th[i].wait_frame, "acquire_lock"))
+			lock = s.th[i].count;
+		if (!strcmp(s.th[i].wait_frame, "read_block"))
+			rd = s.th[i].count;
+	}
+	assert_int_equal(pool, 40);
+	assert_int_equal(lock, 3);
+	assert_int_equal(rd, 1);
+	char f[64];
+	assert_int_equal(gp_stuck_common_frame(&s, f, sizeof f), 40);
+	assert_string_equal(f, "pool_wait");
+	json_decref(line);
+}
+
+static void test_leader_its_own(void **st)
+{
+	(void)st;
+	json_t *threads = json_array();
+	json_array_append_new(threads, thread(7, "S", "pthread_join"));
+	json_array_append_new(threads, thread(8, "S", "pthread_join"));
+	json_t *line = json_pack("{s:s, s:f, s:s, s:i, s:o}", "type", "stacks", "t", 1.0,
+				 "why", "end", "pid", 7, "threads", threads);
+	struct gp_stuck s;
+	gp_stuck_init(&s);
+	gp_stuck_add(&s, line);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.th[0].tid, 7);
+	json_decref(line);
+}
+
+static void test_many_distinct(void **st)
+{
+	(void)st;
+	json_t *threads = json_array();
+	char sym[32];
+	for (int i = 0; i < GP_STUCK_MAX + 10; i++) {
+		snprintf(sym, sizeof sym, "f%d", i);
+		json_array_append_new(threads, thread(1000 + i, "S", sym));
+	}
+	json_t *line = json_pack("{s:s, s:f, s:s, s:i, s:o}", "type", "stacks", "t", 1.0,
+				 "why", "end", "pid", 1, "threads", threads);
+	struct gp_stuck s;
+	gp_stuck_init(&s);
+	gp_stuck_add(&s, line);
+	assert_int_equal(s.n, GP_STUCK_MAX);
+	assert_int_equal(s.dropped, 10);
+	assert_int_equal(s.total, GP_STUCK_MAX + 10);
+	json_decref(line);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_distinct_stacks_kept), cmocka_unit_test(test_leader_its_own),
+	  cmocka_unit_test(test_many_distinct))
