@@ -68,4 +68,7 @@ void gp_tasks_free(struct gp_tasks *t);
 int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *n,
 		    struct gp_tasks_stats *stats);
 
+/* Fds kept open by every table of the process (tasks.c: the budget). */
+size_t gp_tasks_kept_fds(void);
+
 #endif
