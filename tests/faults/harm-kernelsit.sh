@@ -12,7 +12,7 @@
 # millisecond (tests/workloads/stopwatch) never sees a thread stopped for
 # longer than 300 ms.  HARM_SECONDS (default 9; bench/ runs 60) is each
 # trace's length.
-E2E_TIMEOUT=${E2E_TIMEOUT:-$((8 * (${HARM_SECONDS:-9} + 15) + 30))}
+E2E_TIMEOUT=${E2E_TIMEOUT:-$((8 * (${HARM_SECONDS:-9} + 15) + 90))}
 . "${0%/*}/../e2e/lib.sh"
 require_jq
 require_workload kernelsit
@@ -75,6 +75,15 @@ for mode in cmd pid; do
 		done
 	done
 done
+# A pending stop whose thread dies in another thread's exec: the process
+# becomes `spin` (hot, stacked every tick), whose stacks all unwind.
+GP_TIMEOUT=60 gp trace -q --interval 0.5 -o "$TMP/exec.jsonl" -- "$WORKLOADS/kernelsit" 40 0 0 \
+	--exec-after-seize "$WORKLOADS/spin" 1 3 > /dev/null 2> "$TMP/exec.err"
+ok "exec while a stop is pending: the exec happened" grep -q 'held by a tracer for 20 ms: exec' "$TMP/exec.err"
+st=$(jq -r 'select(.type=="exit") | .status' "$TMP/exec.jsonl")
+ok "... the command ended by itself (status $st)" [ "$st" = 0 ]
+u=$(jq -r 'select(.type=="stacks") | .threads[] | select(.comm=="spin") | .unwind' "$TMP/exec.jsonl" | sort -u | tr '\n' ,)
+ok "... every stack of the exec'd program unwound (got $u)" [ "$u" = ok, ]
 # Not one stop landing inside the kernel call in 8 traces would mean the
 # test never tried what it is about.
 ok "some stops landed inside the kernel call ($timeouts timeouts)" test "$timeouts" -gt 0
