@@ -17,19 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A table cell: '|' escaped, line breaks flattened. */
-void gp_md_cell(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			fputs("\\|", out);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
-		else
-			fputc(*s, out);
-	}
-}
-
 static const char *str(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
