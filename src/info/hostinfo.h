@@ -45,8 +45,6 @@ bool gp_sysfs_choice(const char *text, char *buf, size_t cap);
  * (gp_json_string). */
 json_t *gp_env_json(const char *const *prefixes);
 
-/* Renderers (shared by `gpuprobe info` and the report's environment block). */
-void gp_host_render_text(FILE *out, const json_t *host);
-void gp_host_render_markdown(FILE *out, const json_t *host);
+/* Its renderers (text, Markdown) are src/render/host_text.c's. */
 
 #endif

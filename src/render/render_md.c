@@ -8,7 +8,7 @@
 #include "verdict_text.h"
 #include "stacks_text.h"
 #include "arms.h"
-#include "hostinfo.h"
+#include "host_text.h"
 #include "parse.h"
 #include "strbuf.h"
 #include "units.h"
