@@ -1,4 +1,4 @@
-/* The host facts of a result header (src/info/hostinfo.c gathers them)
+/* The host facts of a result header (src/sysread/hostinfo.c gathers them)
  * as a person reads them: one fact a line for `gpuprobe info`, the
  * "Environment" bullet list of seed 000 for Markdown (`info --format
  * markdown` and the report's environment block).  Only the JSON object is

@@ -1,4 +1,4 @@
-/* The host object of a result header (gp_host_info, src/info/hostinfo.c)
+/* The host object of a result header (gp_host_info, src/sysread/hostinfo.c)
  * rendered: shared by `gpuprobe info` and the report's environment block. */
 #ifndef GP_HOST_TEXT_H
 #define GP_HOST_TEXT_H

@@ -8,7 +8,11 @@
  * Everything under /proc, /sys, /dev and /etc is read through the root,
  * so a captured tree replays.  What describes this process rather than the
  * host (environment, ulimit, the runtimes dlopen finds) is read live, and
- * only for a live root unless asked. */
+ * only for a live root unless asked.
+ *
+ * Here, beside sysinfo.c, and not in src/info/: trace, stacks, lock and
+ * idle write these facts into their result headers, and `info` prints
+ * them; a reader that serves five commands sits below them all. */
 #ifndef GP_HOSTINFO_H
 #define GP_HOSTINFO_H
 
