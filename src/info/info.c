@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "error.h"
 #include "hostinfo.h"
+#include "host_text.h"
 #include "opts.h"
 #include "procfs.h"
 

@@ -1,6 +1,6 @@
 #include "config.h"
 #include "arms.h"
-#include "render.h"
+#include "doc.h"
 #include "stacks_text.h"
 #include "strbuf.h"
 #include "units.h"

@@ -31,6 +31,19 @@ void gp_fmt_value(char *buf, size_t cap, const char *unit, double v)
 	}
 }
 
+/* A Markdown table cell: '|' escaped, line breaks flattened. */
+void gp_md_cell(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
 /* ---- the metrics ------------------------------------------------------------- */
 
 enum {

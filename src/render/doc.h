@@ -72,5 +72,9 @@ size_t gp_doc_top_threads(const struct gp_doc *d, const struct gp_thread_agg **o
 
 /* Shared formatting. */
 void gp_fmt_value(char *buf, size_t cap, const char *unit, double v);
+/* A Markdown table cell: '|' escaped, line breaks flattened.  Here, not in
+ * render.h, because render_md.c and arms.c both draw cells and render_md.c
+ * draws the arms: the cell is below both. */
+void gp_md_cell(FILE *out, const char *s);
 
 #endif

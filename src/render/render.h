@@ -20,8 +20,6 @@ json_t *gp_render_json(const struct gp_doc *d);
 size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, size_t width,
 		    double *vmin, double *vmax);
 
-/* A Markdown table cell: '|' escaped, line breaks flattened. */
-void gp_md_cell(FILE *out, const char *s);
 void gp_md_threads(FILE *out, const struct gp_doc *d);
 
 /* A timeline plot of one trace, SVG or PNG by the file's extension.

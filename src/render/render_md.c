@@ -8,7 +8,7 @@
 #include "verdict_text.h"
 #include "stacks_text.h"
 #include "arms.h"
-#include "hostinfo.h"
+#include "host_text.h"
 #include "parse.h"
 #include "strbuf.h"
 #include "units.h"
@@ -16,19 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A table cell: '|' escaped, line breaks flattened. */
-void gp_md_cell(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			fputs("\\|", out);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
-		else
-			fputc(*s, out);
-	}
-}
 
 static const char *str(const json_t *o, const char *k)
 {

@@ -1,6 +1,7 @@
 /* strbuf.c: the bounded string builder, and the renderer it replaced the
  * append chains in (issue 12: a header's long runtime strings overflowed
- * hostinfo.c's stack buffer). */
+ * hostinfo.c's stack buffer; the renderer is src/render/host_text.c
+ * now). */
 #include "config.h"
 #include "unit.h"
 #include <stdarg.h>
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostinfo.h"
+#include "host_text.h"
 #include "strbuf.h"
 
 static void test_empty(void **st)

@@ -1,4 +1,4 @@
-/* sysinfo.c: vmstat fields by name (unknown kept, missing absent),
+/* src/sysread/sysinfo.c: vmstat fields by name (unknown kept, missing absent),
  * meminfo in bytes, pressure lines. */
 #include "config.h"
 #include "unit.h"

@@ -8,7 +8,11 @@
  * Everything under /proc, /sys, /dev and /etc is read through the root,
  * so a captured tree replays.  What describes this process rather than the
  * host (environment, ulimit, the runtimes dlopen finds) is read live, and
- * only for a live root unless asked. */
+ * only for a live root unless asked.
+ *
+ * Here, beside sysinfo.c, and not in src/info/: trace, stacks, lock and
+ * idle write these facts into their result headers, and `info` prints
+ * them; a reader that serves five commands sits below them all. */
 #ifndef GP_HOSTINFO_H
 #define GP_HOSTINFO_H
 
@@ -45,8 +49,6 @@ bool gp_sysfs_choice(const char *text, char *buf, size_t cap);
  * (gp_json_string). */
 json_t *gp_env_json(const char *const *prefixes);
 
-/* Renderers (shared by `gpuprobe info` and the report's environment block). */
-void gp_host_render_text(FILE *out, const json_t *host);
-void gp_host_render_markdown(FILE *out, const json_t *host);
+/* Its renderers (text, Markdown) are src/render/host_text.c's. */
 
 #endif

@@ -1,5 +1,8 @@
 /* System-wide readers: /proc/vmstat, /proc/meminfo, /proc/pressure/{cpu,memory,io},
- * and the host facts that go in a result header. */
+ * and the host facts that go in a result header.  They read the machine,
+ * not a process, and serve both the tracer (a sample's system part) and
+ * the host facts of every result header (hostinfo.c, beside it), so they
+ * sit in a room below the tracer and the commands. */
 #ifndef GP_SYSINFO_H
 #define GP_SYSINFO_H
 
