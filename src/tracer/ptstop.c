@@ -285,6 +285,11 @@ size_t gp_ptstop_pending(void)
 	return npend;
 }
 
+bool gp_ptstop_is_pending(int tid)
+{
+	return pending_has(tid);
+}
+
 void gp_ptstop_totals(struct gp_ptstop_totals *t)
 {
 	*t = tot;
@@ -330,17 +335,23 @@ enum gp_stop gp_ptstop_stop(int tgid, int tid, bool own_child, int timeout_ms,
 {
 	memset(res, 0, sizeof *res);
 	gp_ptstop_drain();
-	if (npend) {
+	struct pend p = { tgid, tid, own_child };
+	/* The very thread asked for is pending: its interrupt is still
+	 * armed, so wait for that stop and unwind it, rather than refuse
+	 * (lock's retry of the pinning thread read `off` every time). */
+	bool again = npend == 1 && pend[0].tid == tid;
+	if (npend && !again) {
 		res->busy_tid = pend[0].tid;
 		return res->rc = GP_STOP_BUSY;
 	}
-	struct pend p = { tgid, tid, own_child };
 	double t0 = now_us();
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
+	if (again)
+		npend = 0;
+	else if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
 		return seize_failed(tgid, tid, errno, res);
 	struct chld_guard g;
 	guard_begin(&g);
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+	if (!again && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
 		res->err = errno;
 		/* Gone (ESRCH), most likely: its exit is taken by a later
 		 * drain (detach() keeps it when the DETACH fails). */

@@ -81,8 +81,12 @@ int gp_ptstop_drain(void);
  * what gp_ptstop_drain last returned. */
 int gp_ptstop_settle(int ms);
 
-/* How many threads are pending (interrupted, not yet stopped). */
+/* How many threads are pending (interrupted, not yet stopped); whether
+ * tid is.  A pending thread asked for again by gp_ptstop_stop is waited
+ * for (its interrupt is still armed) and, when it stops, returned
+ * stopped: a retry unwinds it instead of being refused. */
 size_t gp_ptstop_pending(void);
+bool gp_ptstop_is_pending(int tid);
 
 /* Totals since the start, for benchmarks and tests. */
 struct gp_ptstop_totals {

@@ -510,7 +510,7 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 	int tid = th->tid;
 	/* A thread that did not stop in time is still pending: wait for it
 	 * once per snapshot, as long as one stop may take. */
-	if (gp_ptstop_pending() && !s->settled) {
+	if (gp_ptstop_pending() && !gp_ptstop_is_pending(tid) && !s->settled) {
 		s->settled = true;
 		gp_ptstop_settle(GP_STACKS_STOP_TIMEOUT_MS);
 	}
