@@ -16,6 +16,11 @@
  *        for ~1 s at a time and then can for 50 ms (see there): the shape
  *        of a thread in a long kernel call, which takes a stop only on its
  *        way out (issue 18: 0.4-1.2 s in cuMemHostRegister)
+ *   GPUPROBE_FAKE_HSA_TID_REUSE=SECONDS          -> hsa_init starts a thread that
+ *        spins that long and exits; then a thread that sleeps takes its tid
+ *        (through /proc/sys/kernel/ns_last_pid: only in a PID namespace of
+ *        our own, e.g. under unshare -Upfr --mount-proc); the log says
+ *        "tid reuse: T" when it did, "tid reuse: no: WHY" when it could not
  *   GPUPROBE_FAKE_HSA_INIT_FAIL=1                -> hsa_init gives 0x1008
  *   GPUPROBE_FAKE_HSA_INIT_HANG=1                -> hsa_init never returns (blocks
  *                                                   in read(2), as a wedged driver)
@@ -30,6 +35,7 @@
 #endif
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,8 +180,86 @@ void fake_kfd_pin_starved(void *host, size_t size)
 		__asm__ volatile("" ::: "memory");
 }
 
+/* GPUPROBE_FAKE_HSA_TID_REUSE: a short-lived spinner, and a sleeper that
+ * reuses its tid once it is gone. */
+static double reuse_s;
+static pid_t reuse_tid;
+static int reuse_state;	/* 0 not yet, 1 the sleeper has the tid, 2 it has another */
+
+static void *reuse_spinner(void *arg)
+{
+	(void)arg;
+	reuse_tid = (pid_t)syscall(SYS_gettid);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < reuse_s);
+	return NULL;
+}
+
+/* Sleeps for ever when it got the spinner's tid; else says so and ends. */
+static void *reuse_sleeper(void *arg)
+{
+	(void)arg;
+	if ((pid_t)syscall(SYS_gettid) != reuse_tid) {
+		__atomic_store_n(&reuse_state, 2, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	__atomic_store_n(&reuse_state, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { 0, ms * 1000 * 1000 };
+	nanosleep(&t, NULL);
+}
+
+static void *reuse_coordinator(void *arg)
+{
+	pthread_t sp, sl;
+	(void)arg;
+	if (pthread_create(&sp, NULL, reuse_spinner, NULL) != 0)
+		return NULL;
+	pthread_join(sp, NULL);
+	/* The join returns when the thread clears its tid; the kernel frees
+	 * the number a little later (measured: after its /proc entry is
+	 * gone, one or two tries more): ask again until it is ours. */
+	for (int i = 0; i < 500; i++) {
+		/* The next pid this namespace hands out is ns_last_pid + 1. */
+		FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+		if (!f || fprintf(f, "%d", (int)reuse_tid - 1) < 0 || fclose(f) != 0) {
+			logf_("tid reuse: no: ns_last_pid not writable (not in a PID namespace of our own)");
+			return NULL;
+		}
+		__atomic_store_n(&reuse_state, 0, __ATOMIC_RELEASE);
+		if (pthread_create(&sl, NULL, reuse_sleeper, NULL) != 0)
+			break;
+		int st;
+		while ((st = __atomic_load_n(&reuse_state, __ATOMIC_ACQUIRE)) == 0)
+			nap_ms(1);
+		if (st == 1) {
+			logf_("tid reuse: %d", (int)reuse_tid);
+			return NULL;
+		}
+		pthread_join(sl, NULL);
+		nap_ms(1);
+	}
+	logf_("tid reuse: no: tid %d not handed out again", (int)reuse_tid);
+	return NULL;
+}
+
 API hsa_status_t hsa_init(void)
 {
+	const char *reuse = getenv("GPUPROBE_FAKE_HSA_TID_REUSE");
+	if (reuse && !reuse_s && (reuse_s = atof(reuse)) > 0) {
+		pthread_t c;
+		pthread_create(&c, NULL, reuse_coordinator, NULL);
+		pthread_detach(c);
+	}
 	if (env_is("GPUPROBE_FAKE_HSA_INIT_FAIL", "1"))
 		return OUT_OF_RESOURCES;
 	if (env_is("GPUPROBE_FAKE_HSA_INIT_HANG", "1"))
