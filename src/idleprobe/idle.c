@@ -125,8 +125,13 @@ static const struct argp idle_argp = {
 
 /* ---- one run: a child with one runtime build ------------------------ */
 
+/* One thread's counters, keyed by (tid, starttime): a tid the kernel
+ * hands out again is another thread, with counters of its own (keyed by
+ * tid alone, the second thread's counters minus the first's went
+ * negative, unsigned: a phantom spinner of 6e11 % CPU, then ptraced). */
 struct thread_acc {
 	int tid;
+	uint64_t starttime;    /* /proc/PID/task/TID/stat field 22 */
 	char comm[16];
 	char phase[16];        /* "before-context", "context", "handler", "later" */
 	uint64_t run_ns0, run_ns1, ut0, ut1, st0, st1, vcsw0, vcsw1;
@@ -147,6 +152,7 @@ struct run_result {
 	double seconds, cpu_pct;     /* whole process, over the idle window */
 	struct thread_acc *th;
 	size_t nth, capth;
+	double last_t;               /* the last sample's time: a thread seen then is alive */
 	unsigned nspin;
 	bool no_interrupts, dxg;
 	json_t *env;
@@ -156,10 +162,10 @@ struct run_result {
 	bool have_gpu;
 };
 
-static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
+static struct thread_acc *acc_find(struct run_result *rr, int tid, uint64_t starttime, bool add)
 {
 	for (size_t i = 0; i < rr->nth; i++)
-		if (rr->th[i].tid == tid)
+		if (rr->th[i].tid == tid && rr->th[i].starttime == starttime)
 			return &rr->th[i];
 	if (!add)
 		return NULL;
@@ -168,8 +174,37 @@ static struct thread_acc *acc_find(struct run_result *rr, int tid, bool add)
 	struct thread_acc *a = &rr->th[rr->nth++];
 	memset(a, 0, sizeof *a);
 	a->tid = tid;
+	a->starttime = starttime;
 	snprintf(a->phase, sizeof a->phase, "later");
 	return a;
+}
+
+/* The thread that holds tid at the last sample (a spinner alive at the
+ * end), or NULL. */
+static struct thread_acc *acc_alive(struct run_result *rr, int tid)
+{
+	for (size_t i = 0; i < rr->nth; i++)
+		if (rr->th[i].tid == tid && rr->th[i].seen_first && rr->th[i].t1 >= rr->last_t)
+			return &rr->th[i];
+	return NULL;
+}
+
+/* A thread's starttime, from /proc/PID/task/TID/stat; false when it is
+ * gone. */
+static bool thread_starttime(int pid, int tid, uint64_t *st)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = gp_pread_all(fd, buf, sizeof buf);
+	close(fd);
+	struct gp_stat s;
+	if (n <= 0 || !gp_parse_stat(buf, &s))
+		return false;
+	*st = s.starttime;
+	return true;
 }
 
 /* Names the threads that exist now as having appeared in `phase`. */
@@ -180,9 +215,10 @@ static void note_phase(struct run_result *rr, int pid, const char *phase)
 	if (gp_list_tids(pid, &tids, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		if (acc_find(rr, tids[i], false))
+		uint64_t st;
+		if (!thread_starttime(pid, tids[i], &st) || acc_find(rr, tids[i], st, false))
 			continue;
-		struct thread_acc *a = acc_find(rr, tids[i], true);
+		struct thread_acc *a = acc_find(rr, tids[i], st, true);
 		if (a)
 			gp_strlcpy(a->phase, phase, sizeof a->phase);
 	}
@@ -386,8 +422,9 @@ static int await_ready(const struct idle_opts *o, struct run_result *rr, int pid
 /* One sample's threads into their first/last counters. */
 static void accumulate(struct run_result *rr, const struct gp_thread *th, size_t n, double t)
 {
+	rr->last_t = t;
 	for (size_t i = 0; i < n; i++) {
-		struct thread_acc *a = acc_find(rr, th[i].tid, true);
+		struct thread_acc *a = acc_find(rr, th[i].tid, th[i].st.starttime, true);
 		if (!a)
 			continue;
 		gp_strlcpy(a->comm, th[i].st.comm, sizeof a->comm);
@@ -470,12 +507,18 @@ static void unwind_spinners(const struct idle_opts *o, struct run_result *rr, st
 	double clk = (double)sysconf(_SC_CLK_TCK);
 	int spin_tids[64];
 	size_t nspin = 0;
+	unsigned spinners = 0;
 	for (size_t i = 0; i < rr->nth; i++) {
 		double u, sy, v;
-		if (acc_cpu(&rr->th[i], clk, &u, &sy, &v) >= o->threshold && nspin < 64)
+		if (acc_cpu(&rr->th[i], clk, &u, &sy, &v) < o->threshold)
+			continue;
+		spinners++;
+		/* Only one alive at the last sample: a spinner that has exited
+		 * is counted, but its tid may be another thread's by now. */
+		if (rr->th[i].t1 >= rr->last_t && nspin < 64)
 			spin_tids[nspin++] = rr->th[i].tid;
 	}
-	rr->nspin = (unsigned)nspin;
+	rr->nspin = spinners;
 	json_t *sl = NULL;
 	if (!nspin || !stk || gp_stacks_snapshot(stk, (double)(gp_mono_ns() - t0) / 1e9, spin_tids,
 						   nspin, &sl) != 0 || !sl)
@@ -483,7 +526,7 @@ static void unwind_spinners(const struct idle_opts *o, struct run_result *rr, st
 	size_t i;
 	json_t *t;
 	json_array_foreach(json_object_get(sl, "threads"), i, t) {
-		struct thread_acc *a = acc_find(rr, (int)json_integer_value(json_object_get(t, "tid")), false);
+		struct thread_acc *a = acc_alive(rr, (int)json_integer_value(json_object_get(t, "tid")));
 		json_t *frames = json_object_get(t, "frames");
 		if (!a || !json_is_array(frames))
 			continue;

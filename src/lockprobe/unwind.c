@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <spawn.h>
@@ -51,11 +52,63 @@ static void say_json(json_t *j)
 	fflush(stdout);
 }
 
+/* One attempt: a stacks session of its own, used by a thread of its own.
+ *
+ * Why a thread each: a thread that does not take the stop within
+ * GP_STACKS_STOP_TIMEOUT_MS ("timeout": in a long kernel call, which it
+ * leaves only to take the stop, or not given a CPU) stays seized with the
+ * interrupt armed, and its session then refuses to stop any thread until
+ * that stop has landed ("off": "thread N has not stopped yet", N being
+ * the very thread asked for).  So a retry on the same session always got
+ * `off`, and the stop it was waiting for, when it came, was let go
+ * unread.  A ptrace tracer is a thread, and the kernel releases a
+ * thread's tracees when it exits (exit_ptrace, from exit_notify), the
+ * armed interrupt with them: the thread is never left stopped, and the
+ * next attempt seizes it afresh. */
+struct attempt {
+	struct gp_stacks *s;
+	int tid;
+	json_t *line;
+	int err;
+};
+
+static void *attempt_run(void *arg)
+{
+	struct attempt *a = arg;
+	a->err = gp_stacks_snapshot(a->s, 0, &a->tid, 1, &a->line) != 0 ? errno : 0;
+	return NULL;
+}
+
+static const char *unwind_of(const json_t *line)
+{
+	json_t *t = json_array_get(json_object_get(line, "threads"), 0);
+	return json_string_value(json_object_get(t, "unwind"));
+}
+
+/* The thread's state letter from /proc, '?' when unreadable. */
+static char thread_state(int pid, int tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
 /* Hidden: `gpuprobe __unwind PID TID`.  Waits for the caller's go (a byte
  * on stdin: it has named us its ptracer by then, for Yama ptrace_scope 1),
  * then snapshots TID, again while it is in D state or would not stop and
- * time remains (a thread in a driver call goes in and out of D), and
- * prints one JSON line: the `stacks` line, or {"error": reason}. */
+ * time remains (a thread in a driver call goes in and out of D; one in a
+ * long kernel call takes a stop only on its way out), each attempt from a
+ * thread of its own (struct attempt says why), and prints one JSON line:
+ * the `stacks` line with "attempts" added, or {"error": reason}. */
 int cmd_unwind(int argc, char **argv, const struct gp_global *gl)
 {
 	(void)gl;
@@ -76,33 +129,50 @@ int cmd_unwind(int argc, char **argv, const struct gp_global *gl)
 		say_json(json_pack("{s:s}", "error", "no go from gpuprobe"));
 		return GP_EXIT_ERROR;
 	}
-	struct gp_stacks *s = gp_stacks_open(pid, GP_STACKS_NO_PYTHON);
-	if (!s) {
-		say_json(json_pack("{s:s}", "error", strerror(errno)));
-		return GP_EXIT_ERROR;
-	}
 	json_t *line = NULL;
+	char hint[512] = "";
+	int attempts = 0;
 	for (;;) {
-		if (gp_stacks_snapshot(s, 0, &tid, 1, &line) != 0) {
+		struct attempt a = { .s = gp_stacks_open(pid, GP_STACKS_NO_PYTHON), .tid = tid };
+		if (!a.s) {
+			json_decref(line);
 			say_json(json_pack("{s:s}", "error", strerror(errno)));
-			gp_stacks_close(s);
 			return GP_EXIT_ERROR;
 		}
-		json_t *t = json_array_get(json_object_get(line, "threads"), 0);
-		const char *u = json_string_value(json_object_get(t, "unwind"));
-		bool retry = u && (!strcmp(u, "d-state") || !strcmp(u, "timeout"));
-		if (!retry || gp_mono_ns() + 200 * GP_NS_MS > end)
-			break;
+		pthread_t th;
+		if (pthread_create(&th, NULL, attempt_run, &a) == 0)
+			pthread_join(th, NULL);
+		else
+			attempt_run(&a); /* no thread: one attempt, no retry */
+		attempts++;
+		const char *h = gp_stacks_hint(a.s);
+		if (h)
+			gp_strlcpy(hint, h, sizeof hint);
+		gp_stacks_close(a.s); /* traces nothing now: the thread took its stops with it */
+		if (a.err) {
+			json_decref(line);
+			say_json(json_pack("{s:s}", "error", strerror(a.err)));
+			return GP_EXIT_ERROR;
+		}
 		json_decref(line);
-		line = NULL;
-		struct timespec nap = { 0, 100 * 1000 * 1000 };
-		nanosleep(&nap, NULL);
+		line = a.line;
+		const char *u = unwind_of(line);
+		bool d = u && !strcmp(u, "d-state"), late = u && !strcmp(u, "timeout");
+		if ((!d && !late) || gp_mono_ns() + 200 * GP_NS_MS > end)
+			break;
+		/* In D: try again when it is out of it (or 100 ms on), never
+		 * before.  Late: at once, while it may be running. */
+		for (int i = 0; d && i < 100 && gp_mono_ns() + 200 * GP_NS_MS < end; i++) {
+			struct timespec nap = { 0, 1000 * 1000 };
+			nanosleep(&nap, NULL);
+			if (thread_state(pid, tid) != 'D')
+				break;
+		}
 	}
-	const char *hint = gp_stacks_hint(s);
-	if (hint)
+	if (hint[0])
 		json_object_set_new(line, "hint", json_string(hint));
+	json_object_set_new(line, "attempts", json_integer(attempts));
 	say_json(line);
-	gp_stacks_close(s);
 	return GP_EXIT_OK;
 }
 
@@ -242,6 +312,9 @@ void gp_unwind_stuck(json_t *stuck, int tid, int64_t budget_ns)
 	json_t *fr = json_object_get(t, "frames");
 	json_object_set(stuck, "frames", json_is_array(fr) ? fr : json_null());
 	json_object_set_new(stuck, "unwind_ms", json_real(ms));
+	json_t *at = json_object_get(line, "attempts");
+	if (json_is_integer(at))
+		json_object_set(stuck, "unwind_attempts", at);
 	json_decref(line);
 }
 

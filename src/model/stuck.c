@@ -3,6 +3,7 @@
 #include "parse.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 void gp_stuck_init(struct gp_stuck *s)
@@ -206,6 +207,10 @@ void gp_kmsg_note_add(struct gp_kmsg_note *ring, size_t *n, const json_t *line)
 	gp_strlcpy(k->kind, s ? s : "other", sizeof k->kind);
 	const json_t *x = json_object_get(line, "xid");
 	k->xid = json_is_integer(x) ? (int)json_integer_value(x) : -1;
+	/* A stranger's file: a count out of range reads as none. */
+	const json_t *l = json_object_get(line, "lost");
+	k->lost = json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) <= UINT_MAX
+		  ? (unsigned)json_integer_value(l) : 0;
 	s = json_string_value(json_object_get(line, "text"));
 	gp_strlcpy(k->text, s ? s : "", sizeof k->text);
 }

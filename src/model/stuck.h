@@ -51,6 +51,7 @@ struct gp_kmsg_note {
 	double t;
 	char driver[16], kind[16];
 	int xid;
+	unsigned lost;		/* kind "lost": records overwritten unread */
 	char text[96];
 };
 #define GP_KMSG_NOTES 64

@@ -337,7 +337,13 @@ static void kmsg_words(struct strbuf *sb, const struct gp_verdict *v)
 {
 	for (size_t i = 0; i < v->nkmsg && i < GP_VERDICT_MAX_KMSG; i++) {
 		const struct gp_kmsg_note *k = &v->kmsg[i];
-		if (k->xid >= 0)
+		if (!strcmp(k->kind, "lost") && k->lost)
+			strbuf_addf(sb, "%s%u records lost (ring overrun) at %+.1f s",
+				    i ? ", " : "; kernel log in the phase: ", k->lost, k->t);
+		else if (!strcmp(k->kind, "lost"))
+			strbuf_addf(sb, "%srecords lost (ring overrun) at %+.1f s",
+				    i ? ", " : "; kernel log in the phase: ", k->t);
+		else if (k->xid >= 0)
 			strbuf_addf(sb, "%s%s Xid %d at %+.1f s", i ? ", " : "; kernel log in the phase: ",
 				    k->driver, k->xid, k->t);
 		else

@@ -11,6 +11,16 @@
  *   GPUPROBE_FAKE_HSA_PIN_HANG=1                 -> every lock call blocks for ever
  *        in fake_kfd_register_memory() (read(2) under it), a named frame the
  *        way ROCr's KfdDriver::RegisterMemory sits under the lock call (seed 004)
+ *   GPUPROBE_FAKE_HSA_PIN_STARVED=1              -> every lock call polls for ever
+ *        in fake_kfd_pin_starved(), a thread that cannot take a ptrace stop
+ *        for ~1 s at a time and then can for 50 ms (see there): the shape
+ *        of a thread in a long kernel call, which takes a stop only on its
+ *        way out (issue 18: 0.4-1.2 s in cuMemHostRegister)
+ *   GPUPROBE_FAKE_HSA_TID_REUSE=SECONDS          -> hsa_init starts a thread that
+ *        spins that long and exits; then a thread that sleeps takes its tid
+ *        (through /proc/sys/kernel/ns_last_pid: only in a PID namespace of
+ *        our own, e.g. under unshare -Upfr --mount-proc); the log says
+ *        "tid reuse: T" when it did, "tid reuse: no: WHY" when it could not
  *   GPUPROBE_FAKE_HSA_INIT_FAIL=1                -> hsa_init gives 0x1008
  *   GPUPROBE_FAKE_HSA_INIT_HANG=1                -> hsa_init never returns (blocks
  *                                                   in read(2), as a wedged driver)
@@ -20,11 +30,18 @@
  *   HSA_ENABLE_INTERRUPT=0                       -> the events thread spins in
  *        rocr::core::Runtime::AsyncEventsLoop(void*) (fake-hsa-events.cc), as
  *        ROCr's polling fallback does (seed 000); otherwise it blocks there. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define API __attribute__((visibility("default")))
@@ -114,8 +131,135 @@ void fake_kfd_register_memory(void *host, size_t size)
 	block_for_ever();
 }
 
+/* The runtime's own busy thread beside the starved one, on its CPU: 1 s
+ * of work, 50 ms of sleep, for ever. */
+static void *starve_hog(void *arg)
+{
+	cpu_set_t *cpu = arg;
+	pthread_setaffinity_np(pthread_self(), sizeof *cpu, cpu);
+	for (;;) {
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000000L);
+		struct timespec nap = { 0, 50 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
+/* Not inlined: the frame the unwind must name.  The calling thread moves
+ * to one CPU at SCHED_IDLE (allowed unprivileged) and polls there, beside
+ * a busy thread of normal policy on the same CPU: it runs only while that
+ * one sleeps, 50 ms a second (measured: SCHED_IDLE beside a spinner got
+ * no CPU for 0.4-2.5 s).  A PTRACE_INTERRUPT is taken only when the
+ * thread runs, so a stop asked for in the busy second does not come
+ * within stacks.h's 100 ms; one asked for while it runs comes at once. */
+void fake_kfd_pin_starved(void *host, size_t size) __attribute__((noinline, noreturn));
+void fake_kfd_pin_starved(void *host, size_t size)
+{
+	static cpu_set_t cpu;
+	cpu_set_t all;
+	int last = 0;
+	pthread_t hog;
+
+	logf_("fake_kfd_pin_starved host=%p size=%zu: starved", host, size);
+	CPU_ZERO(&all);
+	if (sched_getaffinity(0, sizeof all, &all) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &all))
+				last = c;
+	CPU_ZERO(&cpu);
+	CPU_SET(last, &cpu);
+	pthread_create(&hog, NULL, starve_hog, &cpu);
+	sched_setaffinity(0, sizeof cpu, &cpu);
+	struct sched_param sp = { 0 };
+	sched_setscheduler(0, SCHED_IDLE, &sp);
+	for (volatile unsigned long n = 0;; n++)
+		__asm__ volatile("" ::: "memory");
+}
+
+/* GPUPROBE_FAKE_HSA_TID_REUSE: a short-lived spinner, and a sleeper that
+ * reuses its tid once it is gone. */
+static double reuse_s;
+static pid_t reuse_tid;
+static int reuse_state;	/* 0 not yet, 1 the sleeper has the tid, 2 it has another */
+
+static void *reuse_spinner(void *arg)
+{
+	(void)arg;
+	reuse_tid = (pid_t)syscall(SYS_gettid);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < reuse_s);
+	return NULL;
+}
+
+/* Sleeps for ever when it got the spinner's tid; else says so and ends. */
+static void *reuse_sleeper(void *arg)
+{
+	(void)arg;
+	if ((pid_t)syscall(SYS_gettid) != reuse_tid) {
+		__atomic_store_n(&reuse_state, 2, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	__atomic_store_n(&reuse_state, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { 0, ms * 1000 * 1000 };
+	nanosleep(&t, NULL);
+}
+
+static void *reuse_coordinator(void *arg)
+{
+	pthread_t sp, sl;
+	(void)arg;
+	if (pthread_create(&sp, NULL, reuse_spinner, NULL) != 0)
+		return NULL;
+	pthread_join(sp, NULL);
+	/* The join returns when the thread clears its tid; the kernel frees
+	 * the number a little later (measured: after its /proc entry is
+	 * gone, one or two tries more): ask again until it is ours. */
+	for (int i = 0; i < 500; i++) {
+		/* The next pid this namespace hands out is ns_last_pid + 1. */
+		FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+		if (!f || fprintf(f, "%d", (int)reuse_tid - 1) < 0 || fclose(f) != 0) {
+			logf_("tid reuse: no: ns_last_pid not writable (not in a PID namespace of our own)");
+			return NULL;
+		}
+		__atomic_store_n(&reuse_state, 0, __ATOMIC_RELEASE);
+		if (pthread_create(&sl, NULL, reuse_sleeper, NULL) != 0)
+			break;
+		int st;
+		while ((st = __atomic_load_n(&reuse_state, __ATOMIC_ACQUIRE)) == 0)
+			nap_ms(1);
+		if (st == 1) {
+			logf_("tid reuse: %d", (int)reuse_tid);
+			return NULL;
+		}
+		pthread_join(sl, NULL);
+		nap_ms(1);
+	}
+	logf_("tid reuse: no: tid %d not handed out again", (int)reuse_tid);
+	return NULL;
+}
+
 API hsa_status_t hsa_init(void)
 {
+	const char *reuse = getenv("GPUPROBE_FAKE_HSA_TID_REUSE");
+	if (reuse && !reuse_s && (reuse_s = atof(reuse)) > 0) {
+		pthread_t c;
+		pthread_create(&c, NULL, reuse_coordinator, NULL);
+		pthread_detach(c);
+	}
 	if (env_is("GPUPROBE_FAKE_HSA_INIT_FAIL", "1"))
 		return OUT_OF_RESOURCES;
 	if (env_is("GPUPROBE_FAKE_HSA_INIT_HANG", "1"))
@@ -316,6 +460,8 @@ static hsa_status_t common_lock(const char *call, void *host, size_t size, hsa_a
 		return ERROR;
 	if (env_is("GPUPROBE_FAKE_HSA_PIN_HANG", "1"))
 		fake_kfd_register_memory(host, size);
+	if (env_is("GPUPROBE_FAKE_HSA_PIN_STARVED", "1"))
+		fake_kfd_pin_starved(host, size);
 	const char *hang = getenv("GPUPROBE_FAKE_HSA_HANG_ABOVE");
 	if (hang && size > strtoull(hang, NULL, 0))
 		block_for_ever();
