@@ -379,7 +379,16 @@ static bool scan_syms(Elf *elf, uint64_t bias, struct dynsyms *d, Elf64_Word typ
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (!data)
 			continue;
-		size_t n = sh.sh_size / sh.sh_entsize;
+		/* The module's file is the target's too: the count comes from
+		 * the data libelf read and the size of a symbol, not from
+		 * sh_size / sh_entsize (an sh_entsize of 1 made sh_size turns,
+		 * all but the first d_size / 24 failing gelf_getsym). */
+		size_t symsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+		if (!symsz || sh.sh_entsize != symsz)
+			continue;
+		size_t n = data->d_size / symsz;
+		if (n > INT_MAX)
+			n = INT_MAX; /* gelf_getsym takes an int */
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym sym;
 			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
