@@ -51,7 +51,8 @@ struct gp_pythread {
 		uint64_t code, instr;
 		bool group_end;    /* the last frame one evaluation-loop call runs */
 		/* filled after the detach by gp_py_resolve: */
-		const char *function, *file; /* owned by the session's cache */
+		const char *function, *file; /* owned by the session's cache,
+					      * until its next gp_py_resolve */
 		int line;          /* -1: none */
 	} f[GP_PY_MAX_FRAMES];
 };
@@ -76,7 +77,9 @@ struct gp_pythread *gp_py_read_thread(struct gp_py *py, int tid);
  * GIL's own condition variable or mutex: it waits for the GIL. */
 bool gp_py_waits_gil(const struct gp_pythread *pt, long nr, uint64_t uaddr);
 
-/* After the detach: names, files, lines of pt's frames. */
+/* After the detach: names, files, lines of pt's frames.  The names and
+ * files stay valid until the next call (the cache is bounded: pyframes.c,
+ * CODE_MAX). */
 void gp_py_resolve(struct gp_py *py, struct gp_pythread *pt);
 
 /* pc (already pc-1 for a caller frame) lies in the evaluation loop /
