@@ -57,14 +57,13 @@ static void say_json(json_t *j)
  * Why a thread each: a thread that does not take the stop within
  * GP_STACKS_STOP_TIMEOUT_MS ("timeout": in a long kernel call, which it
  * leaves only to take the stop, or not given a CPU) stays seized with the
- * interrupt armed, and its session then refuses to stop any thread until
- * that stop has landed ("off": "thread N has not stopped yet", N being
- * the very thread asked for).  So a retry on the same session always got
- * `off`, and the stop it was waiting for, when it came, was let go
- * unread.  A ptrace tracer is a thread, and the kernel releases a
- * thread's tracees when it exits (exit_ptrace, from exit_notify), the
- * armed interrupt with them: the thread is never left stopped, and the
- * next attempt seizes it afresh. */
+ * interrupt armed (ptstop.h: pending).  A ptrace tracer is a thread, and
+ * the kernel releases a thread's tracees when it exits (exit_ptrace, from
+ * exit_notify), the armed interrupt with them: whatever an attempt left
+ * pending is gone with its thread, the target is never left stopped, and
+ * the next attempt seizes it afresh.  (A retry on one session used to
+ * read `off` every time: "thread N has not stopped yet", N being the very
+ * thread asked for; ptstop now waits for that stop instead.) */
 struct attempt {
 	struct gp_stacks *s;
 	int tid;

@@ -7,6 +7,8 @@
 # words are src/render/verdict_text.c's); strings are built through
 # common/strbuf.h, never by adding snprintf's return to an offset; no
 # function is longer than 120 lines.
+# Slow under a loaded make -j check (gcc strips every file): 90 s.
+E2E_TIMEOUT=${E2E_TIMEOUT:-90}
 . "${0%/*}/../e2e/lib.sh"
 S=$top_srcdir/src
 command -v gcc > /dev/null 2>&1 || skip "no gcc (to strip comments)"
