@@ -217,6 +217,13 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 	pt->gpu_vram += p->gpu_vram;
 	pt->gpu_engine_ns += p->gpu_engine_ns;
 	pt->have |= p->gpu_have;
+	if (!pt->gw_pid || gp_gpu_work_more(&pt->gw, &p->gw)) {
+		if (p->gw.work != GP_GW_UNKNOWN || !pt->gw_pid) {
+			pt->gw = p->gw;
+			pt->gw_pid = p->gw.work != GP_GW_UNKNOWN ? p->pid : 0;
+			gp_strlcpy(pt->gw_comm, p->comm ? p->comm : "", sizeof pt->gw_comm);
+		}
+	}
 	if (p->gpu_act_known) {
 		pt->gpu_act_known = true;
 		if (p->gpu_act_busy)

@@ -54,6 +54,9 @@ struct gp_pview {
 	 * not blind to it, KFD occupancy). */
 	bool gpu_act_known, gpu_act_busy;
 	double gpu_act_pct;         /* its busiest measure, % */
+	/* Work, not occupancy (model/gpuwork.h), judged by gp_gpu_work_point
+	 * from this sample's readings (work unknown: zeroed, GP_GW_UNKNOWN). */
+	struct gp_gpu_work_pt gw;
 	uint32_t threads_created, threads_exited, threads_vanished;
 };
 

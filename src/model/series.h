@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpuwork.h"
+
 /* What the verdict and the live line need from one sample, compactly
  * (about 300 bytes: 3600 samples are 1 MiB). */
 struct gp_point {
@@ -67,6 +69,11 @@ struct gp_point {
 	float gpu_act_pct;
 	int32_t gpu_act_pid;        /* the process whose GPU work runs most */
 	char gpu_act_comm[16];
+	/* Work, not occupancy (model/gpuwork.h): the process whose GPU did
+	 * the most telling thing this sample (work, else a spin, ...). */
+	struct gp_gpu_work_pt gw;
+	int32_t gw_pid;
+	char gw_comm[16];
 };
 
 enum {

@@ -16,8 +16,46 @@
 
 static const char *const metric_label[GP_M_COUNT] = {
 	"RssFile", "RssAnon", "VmPin", "GPU memory", "GPU engine time",
-	"read()", "write()", "threads or processes",
+	"read()", "write()", "threads or processes", "GPU work",
 };
+
+/* "tensor 91%, DRAM 17%, 690 W (+575 W over its floor)": what a GPU did,
+ * from GPM pipes, else util.memory and power (model/gpuwork.h). */
+static void gpu_work_words(struct strbuf *sb, const struct gp_gpu_work_pt *g)
+{
+	if (g->from_gpm) {
+		if (g->tensor >= 0.5)
+			strbuf_addf(sb, "tensor %.0f%%, ", g->tensor);
+		else if (g->pipes >= 0.5)
+			strbuf_addf(sb, "math pipes %.0f%%, ", g->pipes);
+		else
+			strbuf_addstr(sb, "no math, ");
+		strbuf_addf(sb, g->dram >= 0.5 ? "DRAM %.0f%%" : "no DRAM traffic", g->dram);
+	} else {
+		strbuf_addf(sb, "util.memory %.0f%%", g->mem_util);
+	}
+	if (g->power_w > 0) {
+		strbuf_addf(sb, ", %.0f W", g->power_w);
+		if (g->have_over)
+			strbuf_addf(sb, " (%+.0f W over its floor)", g->over_w);
+	}
+}
+
+/* "32 of 132 SMs: a collective's shape" */
+static void grid_words(struct strbuf *sb, const struct gp_gpu_work_pt *g)
+{
+	if (!g->from_gpm || !g->sms) {
+		strbuf_addstr(sb, "its kernel resident");
+		return;
+	}
+	unsigned busy = (unsigned)(g->sm_util / 100.0 * g->sms + 0.5);
+	if (busy >= g->sms * 9 / 10)
+		strbuf_addf(sb, "every SM (%u): a full-grid kernel", g->sms);
+	else if (busy <= 1)
+		strbuf_addf(sb, "1 of %u SMs: one block polling", g->sms);
+	else
+		strbuf_addf(sb, "%u of %u SMs: a collective's shape (one block a channel)", busy, g->sms);
+}
 
 /* ---- activity: what the process does while it makes no progress ---- */
 
@@ -94,8 +132,15 @@ static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 	strbuf_addf(sb, "the GPU runs this process's work: ");
 	if (a->procs > 1 && a->gpu_pid)
 		strbuf_addf(sb, "pid %d (%s) ", a->gpu_pid, a->gpu_comm);
-	strbuf_addf(sb, "%.0f%% busy at the last sample, busy in %u of %u samples that measured it; "
-	    "the host waits", a->gpu_pct, a->gpu_busy, a->gpu_known);
+	if (a->gw.work == GP_GW_WORK) {
+		strbuf_addstr(sb, "GPU working: ");
+		gpu_work_words(sb, &a->gw);
+		strbuf_addf(sb, ", in %u of %u samples; the host waits", a->gw_n[GP_GW_WORK], a->samples);
+	} else {
+		strbuf_addf(sb, "%.0f%% busy at the last sample, busy in %u of %u samples that measured "
+		    "it (occupancy: whether its kernels work is not known); the host waits",
+		    a->gpu_pct, a->gpu_busy, a->gpu_known);
+	}
 	if (a->host_kind == GP_CLASS_HANG_BUSY_USER && a->tid) {
 		strbuf_addf(sb, ", ");
 		name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
@@ -118,11 +163,46 @@ static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 	strbuf_addf(sb, ": a long GPU job, not a host hang");
 }
 
+/* hang-gpu-spin: "the GPU spins on pid 4242 (python3)'s kernel: 32 of
+ * 132 SMs: a collective's shape, no math, no DRAM traffic, 137 W (+14 W
+ * over its floor); the host waits: thread 4242 (python3) asleep in ..." */
+static void describe_gpu_spin(struct strbuf *sb, const struct gp_activity *a)
+{
+	strbuf_addstr(sb, "the GPU spins on ");
+	if (a->gw_pid)
+		strbuf_addf(sb, "pid %d (%s)'s ", a->gw_pid, a->gw_comm);
+	strbuf_addstr(sb, "kernel, doing no work: ");
+	grid_words(sb, &a->gw);
+	strbuf_addstr(sb, ", ");
+	gpu_work_words(sb, &a->gw);
+	strbuf_addf(sb, ", in %u of %u samples; the host waits", a->gw_n[GP_GW_SPIN], a->samples);
+	if (a->host_kind == GP_CLASS_HANG_BUSY_USER && a->tid) {
+		strbuf_addstr(sb, ": ");
+		name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
+		strbuf_addf(sb, " spinning at %.0f%% CPU", a->tcpu);
+		if (a->frame[0])
+			strbuf_addf(sb, " in %s", a->frame);
+	} else {
+		strbuf_addf(sb, " (%.1f%% CPU)", a->cpu_pct);
+		if (a->waits_known) {
+			strbuf_addf(sb, "; ");
+			describe_waits(sb, a);
+		}
+	}
+	describe_stuck(sb, a);
+	strbuf_addstr(sb, ": a spin-wait on the GPU (a collective whose peer never came, a livelock), "
+		      "not a long GPU job");
+}
+
 static void describe_activity(struct strbuf *sb, const struct gp_activity *a, const char *machine)
 {
 	char tmp[160];
 	if (a->kind == GP_CLASS_WAITING_GPU) {
 		describe_gpu_wait(sb, a);
+		return;
+	}
+	if (a->kind == GP_CLASS_HANG_GPU_SPIN) {
+		describe_gpu_spin(sb, a);
 		return;
 	}
 	bool busy = a->kind == GP_CLASS_HANG_BUSY_KERNEL || a->kind == GP_CLASS_HANG_BUSY_USER;
@@ -253,6 +333,11 @@ void gp_phase_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
 	}
 	for (unsigned k = 0; k < ph->nm && k < GP_M_COUNT; k++) {
 		const char *label = (unsigned)ph->m[k] < GP_M_COUNT ? metric_label[ph->m[k]] : "?";
+		if (ph->m[k] == GP_M_GPU_WORK && ph->have_gw) {
+			strbuf_addf(sb, "%sGPU working: ", k ? ", " : "");
+			gpu_work_words(sb, &ph->gw);
+			continue;
+		}
 		if (ph->moving) {
 			strbuf_addf(sb, "%s moving", label);
 			break;
@@ -387,6 +472,8 @@ void gp_verdict_reason(struct strbuf *sb, const struct gp_verdict *v)
 			    v->io_seen ? "" : "; io not visible");
 		strbuf_addstr(sb, v->cap_why == GP_CAP_BUSY_USER ? "; computing and spinning look alike from outside"
 			      : v->cap_why == GP_CAP_GPU ? "; the GPU was not busy in every sample"
+			      : v->cap_why == GP_CAP_GPU_WORK ? "; the GPU's work read without its pipes "
+				"(no GPM): from power and util.memory, or occupancy alone"
 			      : v->cap_why == GP_CAP_WAITS ? "; what the threads wait for is not certain from outside"
 			      : "");
 		return;

@@ -121,8 +121,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			if (!gp_verdict_class_valid(c))
 				/* argp_error exits: c (in copy) is still alive here. */
 				argp_error(state, "--fail-on: '%s' is not a verdict class (progress, "
-					   "slow-progress, idle, waiting-gpu, hang-blocked, hang-busy-kernel, "
-					   "hang-busy-user, stopped, exited, undecided)", c);
+					   "slow-progress, idle, waiting-gpu, hang-blocked, hang-gpu-spin, "
+					   "hang-busy-kernel, hang-busy-user, stopped, exited, undecided)", c);
 			if (o->nfail_on < 8)
 				gp_strlcpy(o->fail_on[o->nfail_on++], c, sizeof o->fail_on[0]);
 		}
@@ -170,7 +170,7 @@ static const struct argp trace_argp = {
 	"of every traced process is stacked once (one thread stopped at a time, "
 	"never one in D state), unless --stacks none.\n\n"
 	"At the end (and on Ctrl-C) a verdict: progress, slow-progress, idle, "
-	"waiting-gpu, hang-blocked, hang-busy-kernel, hang-busy-user, stopped, exited "
+	"waiting-gpu, hang-blocked, hang-gpu-spin, hang-busy-kernel, hang-busy-user, stopped, exited "
 	"or undecided, with the phases and the evidence table, also saved as the "
 	"`verdict' line.\n\n"
 	"Exit status: 0 the trace ran (whatever the target did); 1 runtime error "

@@ -155,6 +155,12 @@ static void find_steps(const struct gp_point *p, size_t n, double hold_s, struct
 			st[i].metrics |= 1u << GP_M_THREADS;
 			st[i].any = true;
 		}
+		/* GPU work is progress (DESIGN): a loop of kernels doing math
+		 * is output even when the host writes nothing. */
+		if (p[i].gw.work == GP_GW_WORK) {
+			st[i].metrics |= 1u << GP_M_GPU_WORK;
+			st[i].any = true;
+		}
 	}
 	free(held);
 }
@@ -243,6 +249,12 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
 {
 	for (size_t i = ia + 1; i <= ib; i++) {
 		a->samples++;
+		a->gw_n[p[i].gw.work < 5 ? p[i].gw.work : 0]++;
+		if (p[i].gw.work == GP_GW_SPIN || p[i].gw.work == GP_GW_WORK) {
+			a->gw = p[i].gw;
+			a->gw_pid = p[i].gw_pid;
+			gp_strlcpy(a->gw_comm, p[i].gw_comm, sizeof a->gw_comm);
+		}
 		if (!p[i].gpu_act_known)
 			continue;
 		a->gpu_known++;
@@ -253,6 +265,45 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
 			a->gpu_pid = p[i].gpu_act_pid;
 			gp_strlcpy(a->gpu_comm, p[i].gpu_act_comm, sizeof a->gpu_comm);
 		}
+	}
+}
+
+/* The GPU's part in a flat phase.  Occupancy is not work (model/gpuwork.h):
+ * a kernel of this process resident through the phase but doing no work
+ * -- no math, no DRAM traffic, power in the floor's band -- is a spin-wait
+ * on the GPU (a collective whose peer never came, a livelock): the hang
+ * is there, whatever the host thread does meanwhile (it waits in the
+ * driver's sync).  High confidence only where GPM saw the pipes idle.
+ * A kernel that works is a wait for the GPU (waiting-gpu; a kernel loop
+ * that works makes progress steps and never gets here).  Occupancy with
+ * the work unknown: still a wait for the GPU, at low confidence. */
+static void gpu_judge(const struct gp_point *p, size_t ib, struct gp_activity *a)
+{
+	unsigned resident = a->gw_n[GP_GW_SPIN] + a->gw_n[GP_GW_WORK] + a->gw_n[GP_GW_BUSY];
+	enum gp_gpu_work last = (enum gp_gpu_work)p[ib].gw.work;
+	if (a->gw_n[GP_GW_SPIN] && a->gw_n[GP_GW_SPIN] * 2 >= a->samples && last == GP_GW_SPIN) {
+		a->host_kind = a->kind;
+		a->kind = GP_CLASS_HANG_GPU_SPIN;
+		a->gw = p[ib].gw;
+		a->gw_pid = p[ib].gw_pid;
+		gp_strlcpy(a->gw_comm, p[ib].gw_comm, sizeof a->gw_comm);
+		a->conf_cap = a->gw.from_gpm && a->gw_n[GP_GW_SPIN] * 10 >= a->samples * 9
+			      ? GP_CONF_ANY : GP_CONF_MEDIUM;
+		return;
+	}
+	if (resident && resident * 2 >= a->samples && last != GP_GW_IDLE && last != GP_GW_UNKNOWN) {
+		a->host_kind = a->kind;
+		a->kind = GP_CLASS_WAITING_GPU;
+		a->conf_cap = a->gw_n[GP_GW_WORK] * 2 >= resident ? GP_CONF_ANY : GP_CONF_LOW;
+		return;
+	}
+	/* Occupancy alone, from a source with no work reading at all (DRM
+	 * engine time, KFD waves): busy in at least half the phase's
+	 * samples, the last one among them. */
+	if (!resident && a->gpu_known && a->gpu_busy * 2 >= a->gpu_known && a->gpu_last_busy) {
+		a->host_kind = a->kind;
+		a->kind = GP_CLASS_WAITING_GPU;
+		a->conf_cap = a->gpu_busy * 10 >= a->gpu_known * 9 ? GP_CONF_MEDIUM : GP_CONF_LOW;
 	}
 }
 
@@ -381,13 +432,7 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
 		stuck_waits(stuck, a);
 	}
-	/* Busy in at least half the phase's samples, the last one among
-	 * them: the GPU still runs the work the host waits for. */
-	if (a->gpu_known && a->gpu_busy * 2 >= a->gpu_known && a->gpu_last_busy) {
-		a->host_kind = a->kind;
-		a->kind = GP_CLASS_WAITING_GPU;
-		a->conf_cap = a->gpu_busy * 10 >= a->gpu_known * 9 ? GP_CONF_ANY : GP_CONF_MEDIUM;
-	}
+	gpu_judge(p, ib, a);
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
 	a->threads = l->threads;
@@ -772,6 +817,9 @@ static int dominant_metric(const struct group *g, const struct step *st)
 	if (best >= 0)
 		return best;
 	for (size_t i = g->first; i <= g->last; i++)
+		if (st[i].metrics & (1u << GP_M_GPU_WORK))
+			return GP_M_GPU_WORK;
+	for (size_t i = g->first; i <= g->last; i++)
 		for (int m = 0; m < GP_M_COUNT; m++)
 			if (st[i].metrics & (1u << m))
 				return m;
@@ -854,7 +902,7 @@ static double slowdown_point(const struct gp_point *p, const struct step *st, si
 
 static const char *const class_names[GP_CLASS_COUNT] = {
 	"progress", "slow-progress", "idle", "waiting-gpu", "hang-blocked", "hang-busy-kernel",
-	"hang-busy-user", "stopped", "exited", "undecided",
+	"hang-busy-user", "stopped", "exited", "undecided", "hang-gpu-spin",
 };
 
 const char *gp_class_name(enum gp_class c)
@@ -953,6 +1001,11 @@ static void build_phases(struct judging *j, struct gp_verdict *v)
 						dur > 0 ? g->bytes / dur : 0);
 		progress_metrics(ph, g, j->st);
 		ph->pid = phase_process(j->p, g->first, g->last, ph->comm, sizeof ph->comm);
+		for (size_t q = g->first; q <= g->last; q++)
+			if (j->p[q].gw.work == GP_GW_WORK) {
+				ph->have_gw = true;
+				ph->gw = j->p[q].gw;
+			}
 		cursor = g->end;
 	}
 	j->last_progress = j->ng ? j->g[j->ng - 1].end : j->t0;
@@ -984,6 +1037,9 @@ static void judge_hang(const struct judging *j, struct gp_verdict *v)
 	    && (cap == GP_CONF_LOW || level == GP_CONF_HIGH)) {
 		level = cap;
 		v->cap_why = act->kind == GP_CLASS_HANG_BUSY_USER ? GP_CAP_BUSY_USER
+			     : act->kind == GP_CLASS_HANG_GPU_SPIN ? GP_CAP_GPU_WORK
+			     : act->kind == GP_CLASS_WAITING_GPU && act->gw_n[GP_GW_WORK] == 0
+			       && act->gw_n[GP_GW_BUSY] ? GP_CAP_GPU_WORK
 			     : act->kind == GP_CLASS_WAITING_GPU ? GP_CAP_GPU : GP_CAP_WAITS;
 	}
 	v->confidence = level;
@@ -1202,7 +1258,7 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 		w->init = true;
 		return false;
 	}
-	bool step = p->threads_created || p->procs_created;
+	bool step = p->threads_created || p->procs_created || p->gw.work == GP_GW_WORK;
 	for (int k = 0; k < 4; k++) {
 		double v = metric_value(p, mem[k]);
 		if (v >= w->hi[k] + step_floor(mem[k])) {
@@ -1222,6 +1278,7 @@ bool gp_verdict_class_valid(const char *name)
 	static const char *const classes[] = {
 		"progress", "slow-progress", "idle", "waiting-gpu", "hang-blocked",
 		"hang-busy-kernel", "hang-busy-user", "stopped", "exited", "undecided",
+		"hang-gpu-spin",
 	};
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
 		if (!strcmp(name, classes[i]))

@@ -47,7 +47,8 @@ struct gp_verdict_opts {
 enum gp_class {
 	GP_CLASS_PROGRESS, GP_CLASS_SLOW_PROGRESS, GP_CLASS_IDLE, GP_CLASS_WAITING_GPU,
 	GP_CLASS_HANG_BLOCKED, GP_CLASS_HANG_BUSY_KERNEL, GP_CLASS_HANG_BUSY_USER,
-	GP_CLASS_STOPPED, GP_CLASS_EXITED, GP_CLASS_UNDECIDED, GP_CLASS_COUNT
+	GP_CLASS_STOPPED, GP_CLASS_EXITED, GP_CLASS_UNDECIDED, GP_CLASS_HANG_GPU_SPIN,
+	GP_CLASS_COUNT
 };
 const char *gp_class_name(enum gp_class c);
 
@@ -62,7 +63,8 @@ const char *gp_conf_name(enum gp_conf c);
 /* The kinds of output, in the order the steps test them. */
 enum gp_output {
 	GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU, GP_M_ENGINE, GP_M_RCHAR, GP_M_WCHAR,
-	GP_M_THREADS, GP_M_COUNT
+	GP_M_THREADS, GP_M_GPU_WORK /* math or memory traffic on the GPU (model/gpuwork.h) */,
+	GP_M_COUNT
 };
 
 /* What the process did while it made no output: the judged flat phase. */
@@ -96,6 +98,12 @@ struct gp_activity {
 	int gpu_pid;
 	char gpu_comm[16];
 	enum gp_class host_kind;   /* what the host did meanwhile; GP_CLASS_COUNT: not waiting-gpu */
+	/* GPU work, not occupancy, in the phase (model/gpuwork.h): samples
+	 * of each judgement, and the latest telling reading. */
+	unsigned gw_n[5];          /* per enum gp_gpu_work */
+	struct gp_gpu_work_pt gw;  /* the latest spin (hang-gpu-spin) or work reading */
+	int gw_pid;
+	char gw_comm[16];
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
@@ -164,6 +172,10 @@ struct gp_phase {
 	bool moving;             /* output that is no bytes (threads created) */
 	int pid;                 /* the process that made most of it (a tree), 0 */
 	char comm[16];
+	/* progress carried by GPU work (GP_M_GPU_WORK among m): the latest
+	 * reading of it in the phase, to name the work */
+	bool have_gw;
+	struct gp_gpu_work_pt gw;
 };
 
 /* Which story the summary tells. */
@@ -179,7 +191,9 @@ enum gp_story {
 };
 
 /* Why a hang's confidence was capped below what the flatness gives. */
-enum gp_cap_why { GP_CAP_NONE, GP_CAP_BUSY_USER, GP_CAP_GPU, GP_CAP_WAITS };
+enum gp_cap_why { GP_CAP_NONE, GP_CAP_BUSY_USER, GP_CAP_GPU, GP_CAP_WAITS,
+		  GP_CAP_GPU_WORK /* the GPU's work read from power and util.memory,
+		                     or occupancy alone: no GPM pipes */ };
 
 #define GP_UNSEEN_IO      0x1u
 #define GP_UNSEEN_GPU     0x2u

@@ -1,0 +1,90 @@
+#include "config.h"
+#include "gpuwork.h"
+
+#include <string.h>
+
+static const char *const names[] = { "unknown", "idle", "spin", "work", "busy" };
+
+const char *gp_gpu_work_name(enum gp_gpu_work w)
+{
+	return (unsigned)w < sizeof names / sizeof names[0] ? names[w] : "unknown";
+}
+
+enum gp_gpu_work gp_gpu_work_from(const char *name)
+{
+	for (unsigned i = 0; name && i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(name, names[i]))
+			return (enum gp_gpu_work)i;
+	return GP_GW_UNKNOWN;
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+void gp_gpu_work_judge(const struct gp_gpu_work_in *in, struct gp_gpu_work_out *out)
+{
+	memset(out, 0, sizeof *out);
+	if (in->have_power && in->have_floor)
+		out->over_w = in->power_w - in->floor_w;
+	if (in->have_gpm)
+		out->pipes = max2(max2(max2(in->tensor, in->fp16), max2(in->fp32, in->fp64)), in->integer);
+	if (!in->have_occ) {
+		out->work = GP_GW_UNKNOWN;
+		return;
+	}
+	if (in->occ_pct < GP_GPU_OCCUPIED_PCT) {
+		out->work = GP_GW_IDLE;
+		return;
+	}
+	if (in->have_gpm) {
+		out->from_gpm = true;
+		out->work = out->pipes >= GP_GPU_PIPE_WORK_PCT || in->dram_bw >= GP_GPU_PIPE_WORK_PCT
+			    ? GP_GW_WORK : GP_GW_SPIN;
+		return;
+	}
+	if (in->have_mem_util && in->mem_util >= GP_GPU_MEM_UTIL_WORK) {
+		out->work = GP_GW_WORK;
+		return;
+	}
+	if (in->have_power && in->have_floor) {
+		out->work = out->over_w >= GP_GPU_POWER_WORK_W ? GP_GW_WORK : GP_GW_SPIN;
+		return;
+	}
+	out->work = GP_GW_BUSY;
+}
+
+void gp_gpu_work_point(const struct gp_gpu_work_in *in, unsigned sms, struct gp_gpu_work_pt *pt)
+{
+	struct gp_gpu_work_out o;
+	gp_gpu_work_judge(in, &o);
+	memset(pt, 0, sizeof *pt);
+	pt->work = (uint8_t)o.work;
+	pt->from_gpm = o.from_gpm;
+	pt->pipes = (float)o.pipes;
+	pt->tensor = in->have_gpm ? (float)in->tensor : 0;
+	pt->dram = in->have_gpm ? (float)in->dram_bw : 0;
+	pt->sm_util = in->have_gpm ? (float)in->sm_util : 0;
+	pt->mem_util = in->have_mem_util ? (float)in->mem_util : 0;
+	pt->power_w = in->have_power ? (float)in->power_w : 0;
+	pt->have_over = in->have_power && in->have_floor;
+	pt->over_w = (float)o.over_w;
+	pt->sms = (uint16_t)(sms > 65535 ? 65535 : sms);
+}
+
+static int rank(uint8_t w)
+{
+	switch (w) {
+	case GP_GW_WORK: return 4;
+	case GP_GW_SPIN: return 3;
+	case GP_GW_BUSY: return 2;
+	case GP_GW_IDLE: return 1;
+	default: return 0;
+	}
+}
+
+bool gp_gpu_work_more(const struct gp_gpu_work_pt *a, const struct gp_gpu_work_pt *b)
+{
+	return rank(b->work) > rank(a->work);
+}
