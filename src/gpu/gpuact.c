@@ -586,7 +586,8 @@ static unsigned long long nvml_own_gpus(struct gp_gpuact *r, const json_t *gpume
 	uint64_t idx, bytes = 0;
 
 	*answered = json_is_array(rows);
-	if (!*answered) {
+	/* The sample already found a list unreadable: not asked twice. */
+	if (!*answered && !json_object_get(gpumem, "nvml_unknown")) {
 		mine = json_array();
 		*answered = gp_nvml_proc_memory(r->nvml, r->o.pid, mine, &bytes);
 		rows = mine;

@@ -664,7 +664,10 @@ static json_t *read_kfd(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
 
 /* ------------------------------------------------------------------ */
 
-static json_t *read_nvml(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
+/* "nvml": the rows; or, when NVML is loaded but a process list could not
+ * be read, "nvml_unknown": why (the process may hold memory there). */
+static void read_nvml(struct gp_gpu_reader *r, json_t *out,
+		      struct gp_gpu_totals *tot)
 {
 	char why[256];
 
@@ -676,14 +679,17 @@ static json_t *read_nvml(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
 			r->nvml = gp_nvml_open(r->nvml_lib, why, sizeof why);
 	}
 	if (!r->nvml)
-		return NULL;
+		return;
 	json_t *arr = json_array();
 	if (!gp_nvml_proc_memory(r->nvml, r->pid, arr, &tot->nvml_bytes)) {
 		json_decref(arr);
-		return NULL;
+		if (*gp_nvml_why(r->nvml))
+			json_object_set_new(out, "nvml_unknown",
+					    json_string(gp_nvml_why(r->nvml)));
+		return;
 	}
 	tot->nvml_seen = true;
-	return arr;
+	json_object_set_new(out, "nvml", arr);
 }
 
 int gp_gpu_read(struct gp_gpu_reader *r, json_t **gpu,
@@ -703,9 +709,7 @@ int gp_gpu_read(struct gp_gpu_reader *r, json_t **gpu,
 	json_t *kfd = read_kfd(r, tot);
 	if (kfd)
 		json_object_set_new(out, "kfd", kfd);
-	json_t *nv = read_nvml(r, tot);
-	if (nv)
-		json_object_set_new(out, "nvml", nv);
+	read_nvml(r, out, tot);
 	*gpu = out;
 	return 0;
 }

@@ -55,7 +55,9 @@ struct gp_gpu_reader *gp_gpu_reader_new_nvml(const struct gp_root *root,
 
 /* One sample: *gpu gets a new json object
  * {"drm":[clients...], "kfd":{...}|absent, "nvml":[...]|absent}; each DRM
- * client also carries "fds":[3,7].  totals filled.  Returns 0; never fails
+ * client also carries "fds":[3,7].  "nvml_unknown":"why" instead of
+ * "nvml" when NVML is loaded but a process list came back unreadable
+ * (entries of no known layout: nvmlproc.h).  totals filled.  Returns 0; never fails
  * because one source is missing (a missing source is just absent);
  * -1 with errno only when memory runs out. */
 int gp_gpu_read(struct gp_gpu_reader *r, json_t **gpu,

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "dl.h"
 #include "nvml.h"
+#include "nvmlproc.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 /* Declared here: no NVML header is installed where gpuprobe builds.
  * Types, values and struct layouts from the NVML API reference
  * (docs.nvidia.com/deploy/nvml-api: nvmlReturn_t, nvmlProcessInfo_t,
- * nvmlDeviceGetComputeRunningProcesses_v3). */
+ * nvmlDeviceGetComputeRunningProcesses_v3); the process lists' entries
+ * in nvmlproc.h, whose layout is read from the bytes, not assumed. */
 typedef int nvml_ret;
 typedef struct nvml_device *nvml_dev;
 #define NVML_SUCCESS			0
@@ -31,25 +33,11 @@ typedef struct nvml_device *nvml_dev;
 #define NVML_VALUE_NOT_AVAILABLE	(~0ull)
 #define NVML_NO_INSTANCE		(~0u)	/* gi/ci of the v1 layout */
 
-/* nvmlProcessInfo_t of the _v2 and _v3 calls. */
-struct nvml_proc_v2 {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-	unsigned int gpuInstanceId;
-	unsigned int computeInstanceId;
-};
-
-/* nvmlProcessInfo_v1_t of the unversioned call. */
-struct nvml_proc_v1 {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-};
-
 typedef nvml_ret (*nvml_procs_fn)(nvml_dev, unsigned int *, void *);
 
 struct nvml_query {
 	nvml_procs_fn fn;
-	size_t entsz;		/* sizeof the layout fn fills */
+	const char *sym;	/* the name that bound, for the reasons */
 	const char *kind;	/* "compute" or "graphics" */
 };
 
@@ -87,14 +75,18 @@ struct gp_nvml {
 	struct nvml_query q[2];
 	struct nvml_gpu *gpu;
 	unsigned ngpu;
-	void *buf;
+	void *buf;		/* gp_nvml_procbuf_size(cap) bytes */
 	unsigned cap;		/* entries of the largest layout in buf */
+	char why[384];		/* why the last process list was not read */
 };
 
-/* The entry points, newest name first: _v3 and _v2 of the process lists
- * fill the 24-byte nvmlProcessInfo_t, the bare name the 16-byte v1
- * (nvml.h keeps the old names for old drivers); clock "event" reasons
- * are the CUDA 12.2 name of the "throttle" reasons, same bits. */
+/* The entry points, newest name first (nvml.h keeps the old names for
+ * old drivers), except the process lists: _v2 first, whose 24-byte
+ * nvmlProcessInfo_v2_t has been stable since R470, while _v3 wrote 24,
+ * 32 or 16 bytes by driver (nvmlproc.h); then _v3, then the bare name
+ * (v1, 16 bytes).  Whichever binds, the layout is read from what it
+ * wrote.  Clock "event" reasons are the CUDA 12.2 name of the
+ * "throttle" reasons, same bits. */
 static const char *const init_n[] = { "nvmlInit_v2", "nvmlInit", NULL };
 static const char *const shut_n[] = { "nvmlShutdown", NULL };
 static const char *const count_n[] = {
@@ -103,12 +95,12 @@ static const char *const handle_n[] = {
 	"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", NULL };
 static const char *const name_n[] = { "nvmlDeviceGetName", NULL };
 static const char *const compute_n[] = {
-	"nvmlDeviceGetComputeRunningProcesses_v3",
 	"nvmlDeviceGetComputeRunningProcesses_v2",
+	"nvmlDeviceGetComputeRunningProcesses_v3",
 	"nvmlDeviceGetComputeRunningProcesses", NULL };
 static const char *const graphics_n[] = {
-	"nvmlDeviceGetGraphicsRunningProcesses_v3",
 	"nvmlDeviceGetGraphicsRunningProcesses_v2",
+	"nvmlDeviceGetGraphicsRunningProcesses_v3",
 	"nvmlDeviceGetGraphicsRunningProcesses", NULL };
 static const char *const putil_n[] = { "nvmlDeviceGetProcessUtilization", NULL };
 static const char *const util_n[] = { "nvmlDeviceGetUtilizationRates", NULL };
@@ -248,14 +240,12 @@ struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
 	}
 	/* Only now: nvmlShutdown balances a successful nvmlInit. */
 	nv->shutdown = (nvml_void_fn)dlsym(nv->lib, shut_n[0]);
+	int wc = gp_dl_which(nv->lib, &syms[4]);
+	int wg = gp_dl_which(nv->lib, &syms[5]);
 	nv->q[0] = (struct nvml_query){ (nvml_procs_fn)compute,
-		gp_dl_which(nv->lib, &syms[4]) < 2 ? sizeof(struct nvml_proc_v2)
-						   : sizeof(struct nvml_proc_v1),
-		"compute" };
+		wc >= 0 ? compute_n[wc] : "", "compute" };
 	nv->q[1] = (struct nvml_query){ (nvml_procs_fn)graphics,
-		gp_dl_which(nv->lib, &syms[5]) < 2 ? sizeof(struct nvml_proc_v2)
-						   : sizeof(struct nvml_proc_v1),
-		"graphics" };
+		wg >= 0 ? graphics_n[wg] : "", "graphics" };
 	if (!compute && !graphics && !nv->proc_util) {
 		snprintf(why, cap, "%s: no per-process call", *name ? name : "(self)");
 		gp_nvml_close(nv);
@@ -275,13 +265,23 @@ unsigned gp_nvml_count(const struct gp_nvml *nv)
 	return nv ? nv->ngpu : 0;
 }
 
+const char *gp_nvml_why(const struct gp_nvml *nv)
+{
+	return nv ? nv->why : "";
+}
+
+/* Room for want entries of twice the largest layout, and slack
+ * (gp_nvml_procbuf_size): the count we pass is cap, so a driver that
+ * writes 32 bytes an entry where 24 were expected, or a layout not yet
+ * seen, stays inside the buffer (R535 overran a 24-byte one from 13
+ * processes on, 13 * 32 > 16 * 24).  64 KiB for 1000 processes. */
 static bool nvml_grow(struct gp_nvml *nv, unsigned want)
 {
 	if (want <= nv->cap)
 		return true;
 	if (want > 65536)
 		return false;
-	void *nb = realloc(nv->buf, (size_t)want * sizeof(struct nvml_proc_v2));
+	void *nb = realloc(nv->buf, gp_nvml_procbuf_size(want));
 	if (!nb)
 		return false;
 	nv->buf = nb;
@@ -291,43 +291,51 @@ static bool nvml_grow(struct gp_nvml *nv, unsigned want)
 
 /* Calls q on one GPU; the count is a moving target (processes start
  * between two calls), so INSUFFICIENT_SIZE is retried a few times with
- * the size NVML asked for plus slack.  Returns entries filled or -1. */
-static int nvml_call(struct gp_nvml *nv, const struct nvml_query *q, nvml_dev h)
+ * the size NVML asked for plus slack.  The buffer is filled with
+ * GP_NVML_FILL first, so that what the driver wrote can be measured.
+ * Returns entries filled and *stride, 0 when NVML said no (an error
+ * code: the list is taken as empty, as before), or -1 when the list was
+ * there but could not be read (nv->why says why). */
+static int nvml_call(struct gp_nvml *nv, const struct nvml_query *q,
+		     const struct nvml_gpu *g, unsigned *stride)
 {
 	unsigned int n = 0;
+	char w[256];
 
+	*stride = 0;
 	for (int tries = 0; tries < 4; tries++) {
 		if (!nvml_grow(nv, nv->cap ? nv->cap : 16))
-			return -1;
+			break;
+		size_t len = gp_nvml_procbuf_size(nv->cap);
+		memset(nv->buf, GP_NVML_FILL, len);
 		n = nv->cap;
-		nvml_ret ret = q->fn(h, &n, nv->buf);
-		if (ret == NVML_SUCCESS)
-			return n <= nv->cap ? (int)n : -1;
-		if (ret != NVML_ERROR_INSUFFICIENT_SIZE ||
-		    !nvml_grow(nv, n + 8 > nv->cap ? n + 8 : nv->cap * 2))
+		nvml_ret ret = q->fn(g->h, &n, nv->buf);
+		if (ret == NVML_SUCCESS && n > nv->cap) {
+			snprintf(nv->why, sizeof nv->why, "GPU %u %s list (%s): "
+				 "%u entries claimed for a buffer of %u",
+				 g->index, q->kind, q->sym, n, nv->cap);
 			return -1;
+		}
+		if (ret == NVML_SUCCESS) {
+			*stride = gp_nvml_stride(nv->buf, len, n, w, sizeof w);
+			if (n == 0 || *stride)
+				return (int)n;
+			snprintf(nv->why, sizeof nv->why, "GPU %u %s list (%s): %s",
+				 g->index, q->kind, q->sym, w);
+			return -1;
+		}
+		if (ret != NVML_ERROR_INSUFFICIENT_SIZE)
+			return 0;
+		if (!nvml_grow(nv, n + 8 > nv->cap ? n + 8 : nv->cap * 2))
+			break;
 	}
+	snprintf(nv->why, sizeof nv->why, "GPU %u %s list (%s): no buffer "
+		 "large enough (%u entries asked)", g->index, q->kind, q->sym, n);
 	return -1;
 }
 
-static void nvml_entry(const struct nvml_query *q, const void *buf, int i,
-		       struct nvml_proc_v2 *e)
-{
-	const char *p = (const char *)buf + (size_t)i * q->entsz;
-
-	if (q->entsz == sizeof(struct nvml_proc_v2)) {
-		memcpy(e, p, sizeof *e);
-	} else {
-		struct nvml_proc_v1 v1;
-		memcpy(&v1, p, sizeof v1);
-		e->pid = v1.pid;
-		e->usedGpuMemory = v1.usedGpuMemory;
-		e->gpuInstanceId = e->computeInstanceId = NVML_NO_INSTANCE;
-	}
-}
-
 static json_t *nvml_row(const struct nvml_gpu *g, const char *kind,
-			const struct nvml_proc_v2 *e)
+			const struct gp_nvml_proc *e)
 {
 	json_t *row = json_object();
 
@@ -336,15 +344,13 @@ static json_t *nvml_row(const struct nvml_gpu *g, const char *kind,
 	json_object_set_new(row, "type", json_string(kind));
 	/* NVML_VALUE_NOT_AVAILABLE: e.g. Windows WDDM, or no permission */
 	json_object_set_new(row, "used_bytes",
-		e->usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
-		e->usedGpuMemory > (unsigned long long)INT64_MAX ? json_null() :
-		json_integer((json_int_t)e->usedGpuMemory));
-	if (e->gpuInstanceId != NVML_NO_INSTANCE)
-		json_object_set_new(row, "gpu_instance_id",
-				    json_integer(e->gpuInstanceId));
-	if (e->computeInstanceId != NVML_NO_INSTANCE)
-		json_object_set_new(row, "compute_instance_id",
-				    json_integer(e->computeInstanceId));
+		e->used == NVML_VALUE_NOT_AVAILABLE ||
+		e->used > (unsigned long long)INT64_MAX ? json_null() :
+		json_integer((json_int_t)e->used));
+	if (e->gi != NVML_NO_INSTANCE)
+		json_object_set_new(row, "gpu_instance_id", json_integer(e->gi));
+	if (e->ci != NVML_NO_INSTANCE)
+		json_object_set_new(row, "compute_instance_id", json_integer(e->ci));
 	return row;
 }
 
@@ -363,43 +369,56 @@ static bool inst_seen(struct seen_inst *s, unsigned n, unsigned gi,
 	return false;
 }
 
-static void nvml_read_gpu(struct gp_nvml *nv, const struct nvml_gpu *g, int pid,
+/* The lists of one GPU.  Returns false when one could not be read:
+ * then pid's absence from the others proves nothing. */
+static bool nvml_read_gpu(struct gp_nvml *nv, const struct nvml_gpu *g, int pid,
 			  json_t *arr, uint64_t *bytes)
 {
 	struct seen_inst seen[16];
 	unsigned nseen = 0;
+	bool all = true;
 
 	for (int k = 0; k < 2; k++) {
 		const struct nvml_query *q = &nv->q[k];
-		int n = q->fn ? nvml_call(nv, q, g->h) : -1;
+		unsigned stride;
+		int n = q->fn ? nvml_call(nv, q, g, &stride) : 0;
 
+		if (n < 0)
+			all = false;
 		for (int i = 0; i < n; i++) {
-			struct nvml_proc_v2 e;
+			struct gp_nvml_proc e;
 
-			nvml_entry(q, nv->buf, i, &e);
+			gp_nvml_proc_at(nv->buf, stride, (unsigned)i, &e);
 			if ((int)e.pid != pid)
 				continue;
 			json_array_append_new(arr, nvml_row(g, q->kind, &e));
-			if (e.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ||
-			    inst_seen(seen, nseen, e.gpuInstanceId,
-				      e.computeInstanceId))
+			if (e.used == NVML_VALUE_NOT_AVAILABLE ||
+			    inst_seen(seen, nseen, e.gi, e.ci))
 				continue;
 			if (nseen < 16)
-				seen[nseen++] = (struct seen_inst){
-					e.gpuInstanceId, e.computeInstanceId };
-			*bytes = sat_add(*bytes, e.usedGpuMemory);
+				seen[nseen++] = (struct seen_inst){ e.gi, e.ci };
+			*bytes = sat_add(*bytes, e.used);
 		}
 	}
+	return all;
 }
 
 bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
 			 uint64_t *bytes)
 {
+	size_t had = json_array_size(arr);
+	bool all = true;
+
 	if (!nv || (!nv->q[0].fn && !nv->q[1].fn))
 		return false;
+	nv->why[0] = '\0';
 	for (unsigned i = 0; i < nv->ngpu; i++)
-		nvml_read_gpu(nv, &nv->gpu[i], pid, arr, bytes);
-	return true;
+		if (!nvml_read_gpu(nv, &nv->gpu[i], pid, arr, bytes))
+			all = false;
+	/* A list that could not be read may hold pid: only a row found
+	 * elsewhere, or every list read, is an answer (else "in no list"
+	 * would read as "no CUDA context: 0 % GPU, known"). */
+	return all || json_array_size(arr) > had;
 }
 
 /* ------------------------------------------------------------------ */

@@ -34,9 +34,14 @@ unsigned gp_nvml_count(const struct gp_nvml *nv);
  * names pid to arr ({"index","name","type":"compute"|"graphics",
  * "used_bytes":B|null[,"gpu_instance_id","compute_instance_id"]}) and
  * adds its bytes to *bytes, each (GPU instance, compute instance) once.
- * Returns true when NVML answered (pid may still be absent). */
+ * Returns true when NVML answered: pid was found, or every list was read
+ * (then pid's absence means no context).  False when a list came back in
+ * no layout known (nvmlproc.h) or too long, and pid was in none of the
+ * others: gp_nvml_why() then says which list and what was seen. */
 bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
 			 uint64_t *bytes);
+/* Why the last gp_nvml_proc_memory could not read a list; "" if it could. */
+const char *gp_nvml_why(const struct gp_nvml *nv);
 
 /* The caller's last-seen timestamps (µs, NVML's CPU timestamp), one per
  * GPU: nvmlDeviceGetProcessUtilization returns only samples newer than

@@ -8,7 +8,7 @@
  *   gpus N                         GPUs listed (default 1)
  *   proc PID [gpu=I] [sm=P] [mem=P] [bytes=B]
  *                                  PID runs on GPU I: listed by
- *                                  nvmlDeviceGetComputeRunningProcesses_v3
+ *                                  nvmlDeviceGetComputeRunningProcesses
  *                                  with B bytes; with sm or mem > 0 it is
  *                                  "active" and nvmlDeviceGetProcessUtilization
  *                                  returns one sample for it, stamped now
@@ -19,11 +19,24 @@
  *                                  nvmlDeviceGetUtilizationRates and the
  *                                  clock-event reasons of GPU I
  *   fail init|procutil|util CODE   that call returns CODE
+ *   stride N                       bytes an entry of the process lists
+ *                                  written by the _v2 and _v3 calls
+ *                                  (default 24, nvmlProcessInfo_v2_t):
+ *                                  32 as R535's _v3 wrote
+ *                                  (nvmlProcessInfo_v3_t), 16 as
+ *                                  550.127.08's (nvitop PRs #79, #226),
+ *                                  or any other, a layout not yet seen.
+ *                                  The bare calls always write 16 (v1).
+ *
+ * Each process list is exported under the three names real drivers do
+ * (_v3, _v2, bare), so the caller picks as with a real libnvidia-ml.
  *
  * GPUPROBE_FAKE_NVML_LOG=FILE appends "procutil GPU SINCE" per
  * nvmlDeviceGetProcessUtilization call (the last-seen timestamp the
- * caller passed, µs). */
+ * caller passed, µs), and "procs NAME GPU COUNT" per process-list call
+ * (the symbol called and the count the caller offered). */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -46,6 +59,7 @@ static struct {
 	unsigned np;
 	struct dev d[MAXG];
 	int fail_init, fail_procutil, fail_util;
+	unsigned stride;
 } S;
 
 static int inited;
@@ -112,6 +126,8 @@ static void parse_line(char *line)
 		if (g < MAXG)
 			S.d[g] = (struct dev){ (unsigned)kv(line, "util", 0),
 				(unsigned)kv(line, "memutil", 0), kv(line, "throttle", 0) };
+	} else if (!strcmp(word, "stride") && sscanf(line, "%*s %llu", &a) == 1) {
+		S.stride = a < 8 || a > 256 ? 24 : (unsigned)a;
 	} else if (!strcmp(word, "fail") && sscanf(line, "%*s %15s %i", word, &code) == 2) {
 		if (!strcmp(word, "init"))
 			S.fail_init = code;
@@ -130,6 +146,7 @@ static void load(void)
 
 	memset(&S, 0, sizeof S);
 	S.ngpu = 1;
+	S.stride = 24;
 	if (!spec)
 		return;
 	if (spec[0] == '/' || spec[0] == '.') {
@@ -190,17 +207,56 @@ API int nvmlDeviceGetName(void *h, char *name, unsigned len)
 	return OK;
 }
 
-struct proc_info { unsigned pid; unsigned long long used; unsigned gi, ci; };
+static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_line(const char *fmt, ...)
+{
+	const char *log = getenv("GPUPROBE_FAKE_NVML_LOG");
+	va_list ap;
 
-API int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned *n, struct proc_info *out)
+	if (!log)
+		return;
+	FILE *f = fopen(log, "a");
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+/* One entry as a driver lays it out: pid u32, 4 bytes of padding,
+ * usedGpuMemory u64, then (v2) gpuInstanceId and computeInstanceId u32,
+ * then (v3) usedGpuCcProtectedMemory u64; beyond 32 bytes, zeros.
+ * Written with memcpy of a run-time length, so that ASan's interceptor
+ * checks every byte against the caller's buffer even though this
+ * library is not instrumented. */
+static void put_entry(unsigned char *out, unsigned k, unsigned stride,
+		      unsigned pid, unsigned long long used)
+{
+	unsigned char e[256];
+	unsigned none = ~0u;
+
+	memset(e, 0, sizeof e);
+	memcpy(e, &pid, 4);
+	memcpy(e + 8, &used, 8);
+	if (stride >= 24) {
+		memcpy(e + 16, &none, 4);	/* no MIG: no instance */
+		memcpy(e + 20, &none, 4);
+	}
+	memcpy(out + (size_t)k * stride, e, stride);
+}
+
+/* The compute list of GPU h in entries of stride bytes. */
+static int procs(const char *name, void *h, unsigned *n, void *out, unsigned stride)
 {
 	unsigned g = gpu_of(h), k = 0;
 
 	load();
+	log_line("procs %s %u %u\n", name, g, *n);
 	for (unsigned i = 0; i < S.np; i++)
 		if (S.p[i].gpu == g) {
 			if (k < *n)
-				out[k] = (struct proc_info){ S.p[i].pid, S.p[i].bytes, ~0u, ~0u };
+				put_entry(out, k, stride, S.p[i].pid, S.p[i].bytes);
 			k++;
 		}
 	int r = k > *n ? INSUFFICIENT : OK;
@@ -208,11 +264,46 @@ API int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned *n, struct pro
 	return r;
 }
 
-API int nvmlDeviceGetGraphicsRunningProcesses_v3(void *h, unsigned *n, struct proc_info *out)
+API int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned *n, void *out)
 {
-	(void)h; (void)out;
+	return procs("compute_v3", h, n, out, S.stride);
+}
+
+API int nvmlDeviceGetComputeRunningProcesses_v2(void *h, unsigned *n, void *out)
+{
+	return procs("compute_v2", h, n, out, S.stride);
+}
+
+API int nvmlDeviceGetComputeRunningProcesses(void *h, unsigned *n, void *out)
+{
+	return procs("compute", h, n, out, 16);
+}
+
+/* No graphics clients: a compute GPU. */
+static int no_procs(const char *name, void *h, unsigned *n)
+{
+	load();
+	log_line("procs %s %u %u\n", name, gpu_of(h), *n);
 	*n = 0;
 	return OK;
+}
+
+API int nvmlDeviceGetGraphicsRunningProcesses_v3(void *h, unsigned *n, void *out)
+{
+	(void)out;
+	return no_procs("graphics_v3", h, n);
+}
+
+API int nvmlDeviceGetGraphicsRunningProcesses_v2(void *h, unsigned *n, void *out)
+{
+	(void)out;
+	return no_procs("graphics_v2", h, n);
+}
+
+API int nvmlDeviceGetGraphicsRunningProcesses(void *h, unsigned *n, void *out)
+{
+	(void)out;
+	return no_procs("graphics", h, n);
 }
 
 struct util_sample {
@@ -226,16 +317,9 @@ API int nvmlDeviceGetProcessUtilization(void *h, struct util_sample *out, unsign
 {
 	unsigned g = gpu_of(h), k = 0;
 	unsigned long long now = now_us();
-	const char *log = getenv("GPUPROBE_FAKE_NVML_LOG");
 
 	load();
-	if (log) {
-		FILE *f = fopen(log, "a");
-		if (f) {
-			fprintf(f, "procutil %u %llu\n", g, since);
-			fclose(f);
-		}
-	}
+	log_line("procutil %u %llu\n", g, since);
 	if (S.fail_procutil)
 		return S.fail_procutil;
 	/* Only processes active since `since` are returned (NVML API

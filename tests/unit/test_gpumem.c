@@ -7,6 +7,7 @@
 #include "config.h"
 #include "unit.h"
 #include "gpumem.h"
+#include "nvml.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -440,13 +441,21 @@ static void test_nvml_absent(void **state UNUSED)
 
 /* The fake NVML: GPU 0 lists us in the compute list and the graphics
  * list (one allocation), GPU 1 lists 40 processes (more than the
- * reader's first guess, so it must grow) with us at "not available". */
+ * reader's first guess, so it must grow) with us at "not available".
+ * It exports only the _v3 names, so the reader binds those.
+ *
+ * fake_stride, the test hook: bytes an entry as the driver writes them,
+ * 24 (nvmlProcessInfo_v2_t, what _v3 wrote before R535 and writes on
+ * the H200's 580 driver), 32 (R535's nvmlProcessInfo_v3_t), 16 (v1, as
+ * 550.127.08 wrote: nvitop PR #226), or another, a layout not yet seen.
+ * fake_nprocs: processes on GPU 1. */
 struct fake_proc {
 	unsigned int pid;
 	unsigned long long usedGpuMemory;
 	unsigned int gpuInstanceId, computeInstanceId;
 };
 static int fake_inits, fake_shutdowns, fake_short_answers;
+static unsigned fake_stride = 24, fake_nprocs = 40;
 
 int nvmlInit_v2(void);
 int nvmlShutdown(void);
@@ -454,9 +463,9 @@ int nvmlDeviceGetCount_v2(unsigned int *n);
 int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **h);
 int nvmlDeviceGetName(void *h, char *name, unsigned int len);
 int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *n,
-					    struct fake_proc *p);
+					    void *p);
 int nvmlDeviceGetGraphicsRunningProcesses_v3(void *h, unsigned int *n,
-					     struct fake_proc *p);
+					     void *p);
 
 int nvmlInit_v2(void) { fake_inits++; return 0; }
 int nvmlShutdown(void) { fake_shutdowns++; return 0; }
@@ -472,24 +481,35 @@ int nvmlDeviceGetName(void *h, char *name, unsigned int len)
 	return 0;
 }
 
-static int fake_fill(unsigned int *n, struct fake_proc *p,
-		     const struct fake_proc *src, unsigned cnt)
+/* Each entry at fake_stride bytes: the fields where a driver puts them
+ * (nvmlProcessInfo_v3_t's usedGpuCcProtectedMemory at 24 is 0), zeros
+ * beyond.  memcpy of a run-time length: ASan checks each entry against
+ * the caller's buffer. */
+static int fake_fill(unsigned int *n, void *p, const struct fake_proc *src,
+		     unsigned cnt)
 {
 	if (*n < cnt) {
 		*n = cnt;
 		fake_short_answers++;
 		return 7;	/* NVML_ERROR_INSUFFICIENT_SIZE */
 	}
-	if (cnt)
-		memcpy(p, src, cnt * sizeof *src);
+	for (unsigned i = 0; i < cnt; i++) {
+		unsigned char e[64] = { 0 };
+		memcpy(e, &src[i].pid, 4);
+		memcpy(e + 8, &src[i].usedGpuMemory, 8);
+		if (fake_stride >= 24) {
+			memcpy(e + 16, &src[i].gpuInstanceId, 4);
+			memcpy(e + 20, &src[i].computeInstanceId, 4);
+		}
+		memcpy((unsigned char *)p + (size_t)i * fake_stride, e, fake_stride);
+	}
 	*n = cnt;
 	return 0;
 }
 
-int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *n,
-					    struct fake_proc *p)
+int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *n, void *p)
 {
-	struct fake_proc list[40];
+	struct fake_proc list[64];
 	unsigned me = (unsigned)getpid();
 
 	if ((uintptr_t)h == 1) {
@@ -497,14 +517,14 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *n,
 		list[1] = (struct fake_proc){ me, 1024 * MiB, ~0u, ~0u };
 		return fake_fill(n, p, list, 2);
 	}
-	for (unsigned i = 0; i < 40; i++)
-		list[i] = (struct fake_proc){ 100000 + i, MiB, 1, 0 };
-	list[33] = (struct fake_proc){ me, ~0ull, 1, 0 };
-	return fake_fill(n, p, list, 40);
+	for (unsigned i = 0; i < fake_nprocs && i < 64; i++)
+		list[i] = (struct fake_proc){ 100000 + i, (i + 1) * MiB, 1, 0 };
+	if (fake_nprocs > 33)
+		list[33] = (struct fake_proc){ me, ~0ull, 1, 0 };
+	return fake_fill(n, p, list, fake_nprocs < 64 ? fake_nprocs : 64);
 }
 
-int nvmlDeviceGetGraphicsRunningProcesses_v3(void *h, unsigned int *n,
-					     struct fake_proc *p)
+int nvmlDeviceGetGraphicsRunningProcesses_v3(void *h, unsigned int *n, void *p)
 {
 	struct fake_proc me = { (unsigned)getpid(), 1024 * MiB, ~0u, ~0u };
 
@@ -561,6 +581,109 @@ static void test_nvml_fake(void **state UNUSED)
 	gp_root_close(&root);
 }
 
+/* The rows NVML gives pid on GPU 1 (the 40-process list), or -1 when it
+ * did not answer. */
+static long long gpu1_rows(struct gp_nvml *nv, unsigned pid, json_t **row)
+{
+	json_t *arr = json_array();
+	uint64_t bytes = 0;
+	long long n = -1;
+
+	*row = NULL;
+	if (gp_nvml_proc_memory(nv, (int)pid, arr, &bytes)) {
+		size_t i;
+		json_t *r;
+		n = 0;
+		json_array_foreach(arr, i, r)
+			if (jint(r, "index", NULL) == 1) {
+				n++;
+				*row = json_incref(r);
+			}
+	}
+	json_decref(arr);
+	return n;
+}
+
+/* Issue 18 item 8: whatever stride the driver writes (32, 16, 24 bytes)
+ * through _v3, each of the 40 processes comes back with its own pid and
+ * size, and nothing is written past the buffer (ASan, in the sanitizer
+ * build).  Read at a fixed 24 bytes, 32-byte entries overran the buffer
+ * from the 13th on (13 * 32 > 16 * 24: first here, so that ASan stops
+ * the old code on it) and 16-byte ones gave wrong pids. */
+static void test_nvml_strides(void **state UNUSED)
+{
+	static const unsigned strides[] = { 32, 16, 24 };
+	char why[256];
+	unsigned me = (unsigned)getpid();
+
+	if (!dlsym(RTLD_DEFAULT, "nvmlInit_v2"))
+		skip();		/* not linked with -rdynamic */
+	for (size_t k = 0; k < sizeof strides / sizeof strides[0]; k++) {
+		fake_stride = strides[k];
+		fake_nprocs = 40;
+		struct gp_nvml *nv = gp_nvml_open("", why, sizeof why);
+		assert_non_null(nv);
+		for (unsigned i = 0; i < 40; i++) {
+			unsigned pid = i == 33 ? me : 100000 + i;
+			json_t *row;
+			if (gpu1_rows(nv, pid, &row) != 1)
+				fail_msg("stride %u: pid %u (entry %u) not found once",
+					 fake_stride, pid, i);
+			if (i == 33)
+				assert_true(json_is_null(json_object_get(row, "used_bytes")));
+			else if (jint(row, "used_bytes", NULL) != (long long)(i + 1) * MiB)
+				fail_msg("stride %u: entry %u: %lld bytes", fake_stride,
+					 i, jint(row, "used_bytes", NULL));
+			/* v1 entries carry no instance ids */
+			assert_int_equal(jint(row, "gpu_instance_id", NULL),
+					 fake_stride == 16 ? -1 : 1);
+			json_decref(row);
+		}
+		/* GPU 0 too: us in both lists, one allocation */
+		json_t *arr = json_array();
+		uint64_t bytes = 0;
+		assert_true(gp_nvml_proc_memory(nv, (int)me, arr, &bytes));
+		assert_int_equal(bytes, 1024 * MiB);
+		assert_int_equal(json_array_size(arr), 3);
+		json_decref(arr);
+		/* a pid in no list: answered, absent */
+		json_t *row;
+		assert_int_equal(gpu1_rows(nv, 99, &row), 0);
+		assert_string_equal(gp_nvml_why(nv), "");
+		gp_nvml_close(nv);
+	}
+
+	/* A layout no driver has written yet (40 bytes), 40 of them: inside
+	 * the buffer (ASan), not guessed; the process is "unknown", never
+	 * "in no list", and the reason names the list. */
+	fake_stride = 40;
+	fake_nprocs = 40;
+	struct gp_nvml *nv = gp_nvml_open("", why, sizeof why);
+	assert_non_null(nv);
+	json_t *row;
+	assert_int_equal(gpu1_rows(nv, 100001, &row), -1);
+	assert_string_equal(gp_nvml_why(nv), "GPU 1 compute list "
+		"(nvmlDeviceGetComputeRunningProcesses_v3): 40 entries in 1600 "
+		"bytes written: no layout of 16, 24 or 32 bytes an entry fits");
+	gp_nvml_close(nv);
+
+	/* Through the memory reader: "nvml_unknown", no "nvml" rows. */
+	struct gp_root root;
+	assert_int_equal(gp_root_open(&root, "/"), 0);
+	struct gp_gpu_reader *r = gp_gpu_reader_new_nvml(&root, getpid(), 0, "");
+	json_t *gpu = NULL;
+	struct gp_gpu_totals t;
+	assert_int_equal(gp_gpu_read(r, &gpu, &t), 0);
+	assert_false(t.nvml_seen);
+	assert_null(json_object_get(gpu, "nvml"));
+	assert_non_null(strstr(jstr(gpu, "nvml_unknown"), "entries in"));
+	json_decref(gpu);
+	gp_gpu_reader_free(r);
+	gp_root_close(&root);
+	fake_stride = 24;
+	fake_nprocs = 40;
+}
+
 UNIT_MAIN(
 	cmocka_unit_test(test_i915),
 	cmocka_unit_test(test_xe),
@@ -575,4 +698,5 @@ UNIT_MAIN(
 	cmocka_unit_test(test_reader_replay),
 	cmocka_unit_test(test_reader_missing_pid),
 	cmocka_unit_test(test_nvml_absent),
-	cmocka_unit_test(test_nvml_fake))
+	cmocka_unit_test(test_nvml_fake),
+	cmocka_unit_test(test_nvml_strides))
