@@ -26,8 +26,7 @@
 #include <stdint.h>
 
 #include "procfs.h"
-
-struct gp_nvml;
+#include "nvml.h"
 
 enum {
 	GP_GPUACT_NO_NVML = 1,	/* never load NVML (trace --no-nvml) */
@@ -71,6 +70,11 @@ struct gp_gpu_activity {
 	bool dev_util_all_gpus;	/* the process holds no GPU: over all GPUs */
 	bool have_throttle;
 	unsigned long long throttle;	/* clock-event reasons, OR of those GPUs */
+	/* Work, not occupancy (issue 19): the device readings (power, its
+	 * floor, SM clock and count, GPM) of the GPU this process's kernel
+	 * ran on most (nvml_gpu), else the first it holds memory on. */
+	bool have_work;
+	struct gp_nvml_dev_act work;
 
 	/* DRM fdinfo */
 	bool have_drm_engine;	/* engine time at this and the previous read */

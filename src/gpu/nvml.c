@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -41,10 +42,23 @@ struct nvml_query {
 	const char *kind;	/* "compute" or "graphics" */
 };
 
+/* One GPU's device-wide work readings (nvml.h), kept between ticks. */
+struct nvml_work {
+	unsigned long long at_us;	/* CLOCK_MONOTONIC of the last reading, 0 never */
+	struct gp_nvml_dev_act r;	/* the device fields of it */
+	bool floor_set;
+	double floor_w;
+	int gpm_state;			/* 0 unknown, 1 supported, -1 not */
+	void *gpm_prev;			/* nvmlGpmSample_t of the last sample */
+	unsigned long long gpm_prev_us;
+	void *gpm_cur;
+};
+
 struct nvml_gpu {
 	unsigned index;
 	nvml_dev h;
 	char name[96];
+	struct nvml_work w;
 };
 
 /* nvmlProcessUtilizationSample_t: 32 bytes (the u64 aligned to 8). */
@@ -63,6 +77,37 @@ typedef nvml_ret (*nvml_putil_fn)(nvml_dev, struct nvml_util_sample *,
 				  unsigned int *, unsigned long long);
 typedef nvml_ret (*nvml_util_fn)(nvml_dev, struct nvml_utilization *);
 typedef nvml_ret (*nvml_reasons_fn)(nvml_dev, unsigned long long *);
+typedef nvml_ret (*nvml_uint_fn)(nvml_dev, unsigned int *);
+typedef nvml_ret (*nvml_clock_fn)(nvml_dev, unsigned int, unsigned int *);
+typedef nvml_ret (*nvml_attrs_fn)(nvml_dev, void *);
+
+/* GPM (nvml.h of CUDA 12+; NVML API reference, "GPM Functions").
+ * nvmlGpmSupport_t {version, isSupportedDevice}, version 1;
+ * nvmlGpmMetric_t {metricId u32, nvmlReturn u32, value double, metricInfo
+ * {shortName, longName, unit: char *}} = 40 bytes on LP64;
+ * nvmlGpmMetricsGet_t {version u32, numMetrics u32, sample1, sample2,
+ * metrics[NVML_GPM_METRIC_MAX]}, version 1.  The driver fills numMetrics
+ * entries; the array is sized for all of them anyway. */
+struct nvml_gpm_support {
+	unsigned int version, supported;
+};
+struct nvml_gpm_metric {
+	unsigned int id;
+	nvml_ret ret;
+	double value;
+	const char *short_name, *long_name, *unit;
+};
+#define NVML_GPM_METRIC_MAX 98
+struct nvml_gpm_get {
+	unsigned int version, n;
+	void *s1, *s2;
+	struct nvml_gpm_metric m[NVML_GPM_METRIC_MAX];
+};
+typedef nvml_ret (*nvml_gpm_support_fn)(nvml_dev, struct nvml_gpm_support *);
+typedef nvml_ret (*nvml_gpm_alloc_fn)(void **);
+typedef nvml_ret (*nvml_gpm_free_fn)(void *);
+typedef nvml_ret (*nvml_gpm_sample_fn)(nvml_dev, void *);
+typedef nvml_ret (*nvml_gpm_get_fn)(struct nvml_gpm_get *);
 
 struct gp_nvml {
 	void *lib;
@@ -70,6 +115,14 @@ struct gp_nvml {
 	nvml_putil_fn proc_util;	/* nvmlDeviceGetProcessUtilization */
 	nvml_util_fn util;		/* nvmlDeviceGetUtilizationRates */
 	nvml_reasons_fn reasons;	/* ...ClocksEventReasons (ThrottleReasons) */
+	nvml_uint_fn power;		/* nvmlDeviceGetPowerUsage, mW */
+	nvml_clock_fn clock;		/* nvmlDeviceGetClockInfo */
+	nvml_attrs_fn attrs;		/* nvmlDeviceGetAttributes_v2 */
+	nvml_gpm_support_fn gpm_support;
+	nvml_gpm_alloc_fn gpm_alloc;
+	nvml_gpm_free_fn gpm_free;
+	nvml_gpm_sample_fn gpm_sample;
+	nvml_gpm_get_fn gpm_get;
 	struct nvml_util_sample *ubuf;
 	unsigned ucap;
 	struct nvml_query q[2];
@@ -107,6 +160,15 @@ static const char *const util_n[] = { "nvmlDeviceGetUtilizationRates", NULL };
 static const char *const reasons_n[] = {
 	"nvmlDeviceGetCurrentClocksEventReasons",
 	"nvmlDeviceGetCurrentClocksThrottleReasons", NULL };
+static const char *const power_n[] = { "nvmlDeviceGetPowerUsage", NULL };
+static const char *const clock_n[] = { "nvmlDeviceGetClockInfo", NULL };
+static const char *const attrs_n[] = {
+	"nvmlDeviceGetAttributes_v2", "nvmlDeviceGetAttributes", NULL };
+static const char *const gpm_support_n[] = { "nvmlGpmQueryDeviceSupport", NULL };
+static const char *const gpm_alloc_n[] = { "nvmlGpmSampleAlloc", NULL };
+static const char *const gpm_free_n[] = { "nvmlGpmSampleFree", NULL };
+static const char *const gpm_sample_n[] = { "nvmlGpmSampleGet", NULL };
+static const char *const gpm_get_n[] = { "nvmlGpmMetricsGet", NULL };
 
 typedef nvml_ret (*nvml_void_fn)(void);
 typedef nvml_ret (*nvml_count_fn)(unsigned int *);
@@ -150,6 +212,12 @@ void gp_nvml_close(struct gp_nvml *nv)
 {
 	if (!nv)
 		return;
+	for (unsigned i = 0; nv->gpm_free && i < nv->ngpu; i++) {
+		if (nv->gpu[i].w.gpm_prev)
+			nv->gpm_free(nv->gpu[i].w.gpm_prev);
+		if (nv->gpu[i].w.gpm_cur)
+			nv->gpm_free(nv->gpu[i].w.gpm_cur);
+	}
 	if (nv->shutdown)
 		nv->shutdown();
 	if (nv->lib)
@@ -213,6 +281,14 @@ struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
 		{ putil_n, (void **)&nv->proc_util, false },
 		{ util_n, (void **)&nv->util, false },
 		{ reasons_n, (void **)&nv->reasons, false },
+		{ power_n, (void **)&nv->power, false },
+		{ clock_n, (void **)&nv->clock, false },
+		{ attrs_n, (void **)&nv->attrs, false },
+		{ gpm_support_n, (void **)&nv->gpm_support, false },
+		{ gpm_alloc_n, (void **)&nv->gpm_alloc, false },
+		{ gpm_free_n, (void **)&nv->gpm_free, false },
+		{ gpm_sample_n, (void **)&nv->gpm_sample, false },
+		{ gpm_get_n, (void **)&nv->gpm_get, false },
 	};
 	const char *name = libname ? libname : "libnvidia-ml.so.1";
 	const char *missing;
@@ -526,6 +602,143 @@ static void dev_proc_activity(struct gp_nvml *nv, const struct nvml_gpu *g,
 	*seen = newest;
 }
 
+static unsigned long long mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+/* GPM: a sample now; the metrics between the previous one and it when
+ * they are 100 ms apart or more (nvmlGpmMetricsGet needs that), else the
+ * last metrics stand and the previous sample stays the base. */
+static void read_gpm(struct gp_nvml *nv, struct nvml_gpu *g, unsigned long long t)
+{
+	struct nvml_work *w = &g->w;
+	if (!nv->gpm_support || !nv->gpm_alloc || !nv->gpm_free || !nv->gpm_sample || !nv->gpm_get) {
+		w->r.gpm_why = "no GPM in this NVML";
+		return;
+	}
+	if (w->gpm_state == 0) {
+		struct nvml_gpm_support sp = { 1, 0 };
+		w->gpm_state = nv->gpm_support(g->h, &sp) == NVML_SUCCESS && sp.supported ? 1 : -1;
+	}
+	if (w->gpm_state < 0) {
+		w->r.gpm_why = "GPM not supported (Hopper and newer)";
+		return;
+	}
+	if ((!w->gpm_cur && nv->gpm_alloc(&w->gpm_cur) != NVML_SUCCESS) ||
+	    (!w->gpm_prev && nv->gpm_alloc(&w->gpm_prev) != NVML_SUCCESS)) {
+		w->r.gpm_why = "nvmlGpmSampleAlloc failed";
+		return;
+	}
+	if (w->gpm_prev_us && t - w->gpm_prev_us < 100000)
+		return; /* too close: the last metrics stand */
+	if (nv->gpm_sample(g->h, w->gpm_cur) != NVML_SUCCESS) {
+		w->r.have_gpm = false;
+		w->r.gpm_why = "nvmlGpmSampleGet failed";
+		return;
+	}
+	if (!w->gpm_prev_us) {
+		w->r.gpm_why = "first GPM sample";
+	} else {
+		static const unsigned ids[] = { 2, 3, 5, 13, 12, 11, 4, 10 };
+		struct nvml_gpm_get *mg = calloc(1, sizeof *mg);
+		if (!mg)
+			return;
+		mg->version = 1;
+		mg->n = sizeof ids / sizeof ids[0];
+		mg->s1 = w->gpm_prev;
+		mg->s2 = w->gpm_cur;
+		for (unsigned i = 0; i < mg->n; i++)
+			mg->m[i].id = ids[i];
+		double *out[] = { &w->r.gpm_sm_util, &w->r.gpm_sm_occ, &w->r.gpm_tensor, &w->r.gpm_fp16,
+				  &w->r.gpm_fp32, &w->r.gpm_fp64, &w->r.gpm_int, &w->r.gpm_dram };
+		if (nv->gpm_get(mg) == NVML_SUCCESS) {
+			w->r.have_gpm = true;
+			for (unsigned i = 0; i < mg->n; i++) {
+				double v = mg->m[i].value;
+				/* A metric that failed, or is no percentage: 0. */
+				*out[i] = mg->m[i].ret == NVML_SUCCESS && v >= 0 && v <= 100 ? v : 0;
+			}
+		} else {
+			w->r.have_gpm = false;
+			w->r.gpm_why = "nvmlGpmMetricsGet failed";
+		}
+		free(mg);
+	}
+	void *x = w->gpm_prev;
+	w->gpm_prev = w->gpm_cur;
+	w->gpm_cur = x;
+	w->gpm_prev_us = t;
+}
+
+/* The device-wide readings of one GPU, read at most once in 50 ms. */
+static void read_dev(struct gp_nvml *nv, struct nvml_gpu *g)
+{
+	struct nvml_work *w = &g->w;
+	unsigned long long t = mono_us();
+	if (w->at_us && t - w->at_us < 50000)
+		return;
+	w->at_us = t;
+	struct gp_nvml_dev_act *r = &w->r;
+	struct nvml_utilization u;
+	r->have_util = nv->util && nv->util(g->h, &u) == NVML_SUCCESS && u.gpu <= 100 && u.memory <= 100;
+	if (r->have_util) {
+		r->util_pct = u.gpu;
+		r->mem_util_pct = u.memory;
+	}
+	r->have_throttle = nv->reasons && nv->reasons(g->h, &r->throttle) == NVML_SUCCESS;
+	unsigned int mw = 0, mhz = 0;
+	/* Power over 5 kW is no reading (a vGPU's ~0). */
+	r->have_power = nv->power && nv->power(g->h, &mw) == NVML_SUCCESS && mw < 5000000;
+	r->power_w = r->have_power ? mw / 1000.0 : 0;
+	/* The floor: the lowest power while no kernel at all was resident. */
+	if (r->have_power && r->have_util && u.gpu == 0 && (!w->floor_set || r->power_w < w->floor_w)) {
+		w->floor_set = true;
+		w->floor_w = r->power_w;
+	}
+	r->have_floor = w->floor_set;
+	r->floor_w = w->floor_w;
+	r->have_sm_clock = nv->clock && nv->clock(g->h, 1 /* NVML_CLOCK_SM */, &mhz) == NVML_SUCCESS;
+	r->sm_clock_mhz = mhz;
+	if (!r->sms && nv->attrs) {
+		/* nvmlDeviceAttributes_t: multiprocessorCount is its first
+		 * field; the struct is 40 bytes, room for more given. */
+		unsigned int attrs[64] = { 0 };
+		if (nv->attrs(g->h, attrs) == NVML_SUCCESS && attrs[0] < 10000)
+			r->sms = attrs[0];
+	}
+	read_gpm(nv, g, t);
+}
+
+/* Copies the shared device readings into a caller's row. */
+static void dev_fields(const struct gp_nvml_dev_act *r, struct gp_nvml_dev_act *a)
+{
+	a->have_util = r->have_util;
+	a->util_pct = r->util_pct;
+	a->mem_util_pct = r->mem_util_pct;
+	a->have_throttle = r->have_throttle;
+	a->throttle = r->throttle;
+	a->have_power = r->have_power;
+	a->power_w = r->power_w;
+	a->have_floor = r->have_floor;
+	a->floor_w = r->floor_w;
+	a->have_sm_clock = r->have_sm_clock;
+	a->sm_clock_mhz = r->sm_clock_mhz;
+	a->sms = r->sms;
+	a->have_gpm = r->have_gpm;
+	a->gpm_sm_util = r->gpm_sm_util;
+	a->gpm_sm_occ = r->gpm_sm_occ;
+	a->gpm_tensor = r->gpm_tensor;
+	a->gpm_fp16 = r->gpm_fp16;
+	a->gpm_fp32 = r->gpm_fp32;
+	a->gpm_fp64 = r->gpm_fp64;
+	a->gpm_int = r->gpm_int;
+	a->gpm_dram = r->gpm_dram;
+	a->gpm_why = r->gpm_why;
+}
+
 unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
 			  struct gp_nvml_seen *seen, unsigned long long mask,
 			  struct gp_nvml_dev_act *out, unsigned cap)
@@ -533,9 +746,8 @@ unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
 	unsigned n = 0;
 
 	for (unsigned i = 0; nv && i < nv->ngpu && n < cap; i++) {
-		const struct nvml_gpu *g = &nv->gpu[i];
+		struct nvml_gpu *g = &nv->gpu[i];
 		struct gp_nvml_dev_act *a;
-		struct nvml_utilization u;
 
 		if (mask && (g->index >= 64 || !(mask & (1ull << g->index))))
 			continue;
@@ -545,14 +757,8 @@ unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
 		a->index = g->index;
 		if (pid >= 0)
 			dev_proc_activity(nv, g, pid, &seen->ts[i], a);
-		if (nv->util && nv->util(g->h, &u) == NVML_SUCCESS &&
-		    u.gpu <= 100 && u.memory <= 100) {
-			a->have_util = true;
-			a->util_pct = u.gpu;
-			a->mem_util_pct = u.memory;
-		}
-		if (nv->reasons && nv->reasons(g->h, &a->throttle) == NVML_SUCCESS)
-			a->have_throttle = true;
+		read_dev(nv, g);
+		dev_fields(&g->w.r, a);
 	}
 	return n;
 }

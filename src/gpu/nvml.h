@@ -66,6 +66,27 @@ struct gp_nvml_dev_act {
 	unsigned util_pct, mem_util_pct;
 	bool have_throttle;	/* nvmlDeviceGetCurrentClocksEventReasons */
 	unsigned long long throttle;
+	/* Work, not occupancy (issue 19; model/gpuwork.h): read once a tick
+	 * per GPU and shared by every process's reader (a reading younger
+	 * than 50 ms is reused).  Power costs 9 us a call, GPM a sample
+	 * 0.2 ms and its metrics 1 ms (H200, shared/DEVICE.md); nothing that
+	 * blocks (PCIe throughput: 20.7 ms) is asked. */
+	bool have_power;	/* nvmlDeviceGetPowerUsage */
+	double power_w;
+	bool have_floor;	/* the lowest power read while util.gpu was 0:
+				 * the GPU's own idle floor, measured (it moved
+				 * 116 -> 123 W between two runs on the H200) */
+	double floor_w;
+	bool have_sm_clock;	/* nvmlDeviceGetClockInfo(NVML_CLOCK_SM) */
+	unsigned sm_clock_mhz;
+	unsigned sms;		/* multiprocessorCount, 0 unknown */
+	/* GPM (Hopper and newer): device-wide metrics between the previous
+	 * sample and this one, at least 100 ms apart. */
+	bool have_gpm;
+	double gpm_sm_util, gpm_sm_occ, gpm_tensor, gpm_fp16, gpm_fp32, gpm_fp64,
+	       gpm_int, gpm_dram;
+	const char *gpm_why;	/* !have_gpm: why ("not supported", "first
+				 * sample", an NVML error name) */
 };
 
 /* Reads the GPUs of mask (bits of NVML indexes; 0: every GPU), at most

@@ -5,6 +5,7 @@
  * needs no probe to judge a result. */
 #include "config.h"
 #include "gpujson.h"
+#include "gpuwork.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -143,4 +144,42 @@ double gp_gpuact_json_pct(const json_t *act)
 	if ((v = num_at(act, "kfd", "sdma_busy_pct")) > p)
 		p = v;
 	return p > 100 ? 100 : p < 0 ? 0 : p;
+}
+
+void gp_gpuact_json_work(const json_t *act, struct gp_gpu_work_pt *pt)
+{
+	struct gp_gpu_work_in in;
+	memset(&in, 0, sizeof in);
+	const json_t *nv = json_object_get(act, "nvml");
+	const json_t *drm = json_object_get(act, "drm");
+	const json_t *kfd = json_object_get(act, "kfd");
+	const json_t *w = json_object_get(act, "work");
+	const json_t *g = json_object_get(w, "gpm");
+	double v = 0;
+	/* Occupancy: this process's kernel resident.  NVML per process
+	 * first (no context anywhere: 0), a DRM engine that sees the work,
+	 * KFD waves. */
+	if (jnum(nv, "sm_pct", &in.occ_pct))
+		in.have_occ = true;
+	else if (!json_is_true(json_object_get(drm, "kfd_blind")) && jnum(drm, "engine_busy_pct", &in.occ_pct))
+		in.have_occ = true;
+	else if (jnum(kfd, "cu_occupancy", &v)) {
+		in.have_occ = true;
+		in.occ_pct = v > 0 ? 100 : 0;
+	}
+	in.have_gpm = json_is_object(g) && jnum(g, "sm_util", &in.sm_util);
+	if (in.have_gpm) {
+		jnum(g, "tensor", &in.tensor);
+		jnum(g, "fp16", &in.fp16);
+		jnum(g, "fp32", &in.fp32);
+		jnum(g, "fp64", &in.fp64);
+		jnum(g, "int", &in.integer);
+		jnum(g, "dram", &in.dram_bw);
+	}
+	in.have_mem_util = jnum(w, "mem_util_pct", &in.mem_util);
+	in.have_power = jnum(w, "power_w", &in.power_w);
+	in.have_floor = jnum(w, "floor_w", &in.floor_w);
+	double sms = 0;
+	jnum(w, "sms", &sms);
+	gp_gpu_work_point(&in, sms > 0 && sms < 65536 ? (unsigned)sms : 0, pt);
 }

@@ -36,4 +36,11 @@ void gp_fdinfo_add_totals(const json_t *client, struct gp_gpu_totals *tot);
 bool gp_gpuact_json_busy(const json_t *activity, double min_pct, bool *known);
 double gp_gpuact_json_pct(const json_t *activity);
 
+/* GPU work, not occupancy (model/gpuwork.h), from a sample.gpu.activity
+ * object: its readings ("work": power, floor, util.memory, GPM; the
+ * occupancy from "nvml", "drm" or "kfd") judged into pt.  Live (the
+ * sampler, on the object it just wrote) and from a file alike. */
+struct gp_gpu_work_pt;
+void gp_gpuact_json_work(const json_t *activity, struct gp_gpu_work_pt *pt);
+
 #endif

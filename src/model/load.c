@@ -1,6 +1,7 @@
 #include "config.h"
 #include "load.h"
 #include "gpujson.h"
+#include "gpuwork.h"
 #include "parse.h"
 #include "point.h"
 
@@ -104,6 +105,7 @@ static void gpu_into_view(const json_t *gpu, struct gp_pview *pv)
 		pv->gpu_act_busy = gp_gpuact_json_busy(act, GP_GPU_BUSY_PCT, &known);
 		pv->gpu_act_known = known;
 		pv->gpu_act_pct = gp_gpuact_json_pct(act);
+		gp_gpuact_json_work(act, &pv->gw);
 	}
 	struct gp_gpu_totals tot;
 	memset(&tot, 0, sizeof tot);

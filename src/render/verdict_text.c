@@ -135,7 +135,8 @@ static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 	if (a->gw.work == GP_GW_WORK) {
 		strbuf_addstr(sb, "GPU working: ");
 		gpu_work_words(sb, &a->gw);
-		strbuf_addf(sb, ", in %u of %u samples; the host waits", a->gw_n[GP_GW_WORK], a->samples);
+		strbuf_addf(sb, ", in %u of %u readings; the host waits", a->gw_n[GP_GW_WORK],
+			    a->samples - a->gw_n[GP_GW_UNKNOWN]);
 	} else {
 		strbuf_addf(sb, "%.0f%% busy at the last sample, busy in %u of %u samples that measured "
 		    "it (occupancy: whether its kernels work is not known); the host waits",
@@ -175,7 +176,8 @@ static void describe_gpu_spin(struct strbuf *sb, const struct gp_activity *a)
 	grid_words(sb, &a->gw);
 	strbuf_addstr(sb, ", ");
 	gpu_work_words(sb, &a->gw);
-	strbuf_addf(sb, ", in %u of %u samples; the host waits", a->gw_n[GP_GW_SPIN], a->samples);
+	strbuf_addf(sb, ", in %u of %u readings; the host waits", a->gw_n[GP_GW_SPIN],
+		    a->samples - a->gw_n[GP_GW_UNKNOWN]);
 	if (a->host_kind == GP_CLASS_HANG_BUSY_USER && a->tid) {
 		strbuf_addstr(sb, ": ");
 		name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);

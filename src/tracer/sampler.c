@@ -11,6 +11,8 @@
 #include "point.h"
 #include "waitprobe.h"
 #include "gpuact.h"
+#include "gpujson.h"
+#include "gpuwork.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -458,7 +460,10 @@ static void gpu_activity(struct gp_sampler *s, double t, json_t **gpup, struct g
 	s->act_t = t;
 	if (!*gpup)
 		*gpup = json_object();
-	json_object_set_new(*gpup, "activity", gp_gpuact_json(&a, a.absent_changed));
+	json_t *act = gp_gpuact_json(&a, a.absent_changed);
+	json_object_set_new(*gpup, "activity", act);
+	/* Judged from the very object written, as report judges the file. */
+	gp_gpuact_json_work(act, &pv->gw);
 	pv->gpu_act_known = gp_gpuact_known(&a);
 	pv->gpu_act_busy = gp_gpuact_busy(&a, GP_GPU_BUSY_PCT);
 	pv->gpu_act_pct = gp_gpuact_pct(&a);

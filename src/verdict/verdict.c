@@ -277,21 +277,27 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
  * A kernel that works is a wait for the GPU (waiting-gpu; a kernel loop
  * that works makes progress steps and never gets here).  Occupancy with
  * the work unknown: still a wait for the GPU, at low confidence. */
-static void gpu_judge(const struct gp_point *p, size_t ib, struct gp_activity *a)
+static void gpu_judge(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
+	/* GPU readings come once a second at most (sampler.c): judge the
+	 * samples that carry one, and the latest of them. */
+	unsigned known = a->samples - a->gw_n[GP_GW_UNKNOWN];
 	unsigned resident = a->gw_n[GP_GW_SPIN] + a->gw_n[GP_GW_WORK] + a->gw_n[GP_GW_BUSY];
-	enum gp_gpu_work last = (enum gp_gpu_work)p[ib].gw.work;
-	if (a->gw_n[GP_GW_SPIN] && a->gw_n[GP_GW_SPIN] * 2 >= a->samples && last == GP_GW_SPIN) {
+	size_t k = ib;
+	while (k > ia + 1 && p[k].gw.work == GP_GW_UNKNOWN)
+		k--;
+	enum gp_gpu_work last = (enum gp_gpu_work)p[k].gw.work;
+	if (a->gw_n[GP_GW_SPIN] && a->gw_n[GP_GW_SPIN] * 2 >= known && last == GP_GW_SPIN) {
 		a->host_kind = a->kind;
 		a->kind = GP_CLASS_HANG_GPU_SPIN;
-		a->gw = p[ib].gw;
-		a->gw_pid = p[ib].gw_pid;
-		gp_strlcpy(a->gw_comm, p[ib].gw_comm, sizeof a->gw_comm);
-		a->conf_cap = a->gw.from_gpm && a->gw_n[GP_GW_SPIN] * 10 >= a->samples * 9
+		a->gw = p[k].gw;
+		a->gw_pid = p[k].gw_pid;
+		gp_strlcpy(a->gw_comm, p[k].gw_comm, sizeof a->gw_comm);
+		a->conf_cap = a->gw.from_gpm && a->gw_n[GP_GW_SPIN] * 10 >= known * 9
 			      ? GP_CONF_ANY : GP_CONF_MEDIUM;
 		return;
 	}
-	if (resident && resident * 2 >= a->samples && last != GP_GW_IDLE && last != GP_GW_UNKNOWN) {
+	if (resident && resident * 2 >= known && last != GP_GW_IDLE && last != GP_GW_UNKNOWN) {
 		a->host_kind = a->kind;
 		a->kind = GP_CLASS_WAITING_GPU;
 		a->conf_cap = a->gw_n[GP_GW_WORK] * 2 >= resident ? GP_CONF_ANY : GP_CONF_LOW;
@@ -300,7 +306,7 @@ static void gpu_judge(const struct gp_point *p, size_t ib, struct gp_activity *a
 	/* Occupancy alone, from a source with no work reading at all (DRM
 	 * engine time, KFD waves): busy in at least half the phase's
 	 * samples, the last one among them. */
-	if (!resident && a->gpu_known && a->gpu_busy * 2 >= a->gpu_known && a->gpu_last_busy) {
+	if (!known && a->gpu_known && a->gpu_busy * 2 >= a->gpu_known && a->gpu_last_busy) {
 		a->host_kind = a->kind;
 		a->kind = GP_CLASS_WAITING_GPU;
 		a->conf_cap = a->gpu_busy * 10 >= a->gpu_known * 9 ? GP_CONF_MEDIUM : GP_CONF_LOW;
@@ -432,7 +438,7 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
 		stuck_waits(stuck, a);
 	}
-	gpu_judge(p, ib, a);
+	gpu_judge(p, ia, ib, a);
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
 	a->threads = l->threads;

@@ -15,9 +15,14 @@
  *                                  PID "children": every child process of
  *                                  the program that loaded the double
  *                                  (gpuprobe idle's runtime child)
- *   dev [gpu=I] [util=P] [memutil=P] [throttle=MASK]
- *                                  nvmlDeviceGetUtilizationRates and the
- *                                  clock-event reasons of GPU I
+ *   dev [gpu=I] [util=P] [memutil=P] [throttle=MASK] [power=W] [sms=N]
+ *       [smclock=MHZ] [gpm=0|1] [smutil=P] [occ=P] [tensor=P] [fp16=P]
+ *       [fp32=P] [fp64=P] [int=P] [dram=P]
+ *                                  nvmlDeviceGetUtilizationRates, the
+ *                                  clock-event reasons, power (W; absent:
+ *                                  NOT_SUPPORTED), SM count and clock,
+ *                                  and the GPM metrics (gpm=1: Hopper's
+ *                                  GPM supported; each metric a %) of GPU I
  *   fail init|procutil|util CODE   that call returns CODE
  *   stride N                       bytes an entry of the process lists
  *                                  written by the _v2 and _v3 calls
@@ -36,6 +41,7 @@
  * caller passed, µs), and "procs NAME GPU COUNT" per process-list call
  * (the symbol called and the count the caller offered). */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +54,13 @@
 enum { OK = 0, UNINIT = 1, INVALID = 2, NOT_FOUND = 6, INSUFFICIENT = 7 };
 
 struct proc { unsigned pid, gpu, sm, mem; unsigned long long bytes; };
-struct dev { unsigned util, memutil; unsigned long long throttle; };
+struct dev {
+	unsigned util, memutil;
+	unsigned long long throttle;
+	unsigned power_w, sms, smclock;
+	bool have_power, gpm;
+	double gpm_v[14];	/* by NVML GPM metric id, 1..13 */
+};
 
 #define MAXP 64
 #define MAXG 8
@@ -123,9 +135,21 @@ static void parse_line(char *line)
 			closedir(d);
 	} else if (!strcmp(word, "dev")) {
 		unsigned g = (unsigned)kv(line, "gpu", 0);
-		if (g < MAXG)
-			S.d[g] = (struct dev){ (unsigned)kv(line, "util", 0),
-				(unsigned)kv(line, "memutil", 0), kv(line, "throttle", 0) };
+		if (g < MAXG) {
+			struct dev *d = &S.d[g];
+			*d = (struct dev){ (unsigned)kv(line, "util", 0),
+				(unsigned)kv(line, "memutil", 0), kv(line, "throttle", 0),
+				(unsigned)kv(line, "power", 0), (unsigned)kv(line, "sms", 132),
+				(unsigned)kv(line, "smclock", 1980), strstr(line, " power=") != NULL,
+				kv(line, "gpm", 0) != 0, { 0 } };
+			/* nvmlGpmMetricId_t: SM_UTIL 2, SM_OCCUPANCY 3, INTEGER 4,
+			 * ANY_TENSOR 5, DRAM_BW 10, FP64 11, FP32 12, FP16 13 */
+			static const struct { const char *k; int id; } m[] = {
+				{ "smutil", 2 }, { "occ", 3 }, { "int", 4 }, { "tensor", 5 },
+				{ "dram", 10 }, { "fp64", 11 }, { "fp32", 12 }, { "fp16", 13 } };
+			for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+				d->gpm_v[m[i].id] = (double)kv(line, m[i].k, 0);
+		}
 	} else if (!strcmp(word, "stride") && sscanf(line, "%*s %llu", &a) == 1) {
 		S.stride = a < 8 || a > 256 ? 24 : (unsigned)a;
 	} else if (!strcmp(word, "fail") && sscanf(line, "%*s %15s %i", word, &code) == 2) {
@@ -360,5 +384,105 @@ API int nvmlDeviceGetCurrentClocksEventReasons(void *h, unsigned long long *mask
 	if (g >= MAXG)
 		return INVALID;
 	*mask = S.d[g].throttle;
+	return OK;
+}
+
+API int nvmlDeviceGetPowerUsage(void *h, unsigned *mw)
+{
+	unsigned g = gpu_of(h);
+	load();
+	if (g >= MAXG)
+		return INVALID;
+	if (!S.d[g].have_power)
+		return 3; /* NVML_ERROR_NOT_SUPPORTED */
+	*mw = S.d[g].power_w * 1000;
+	return OK;
+}
+
+API int nvmlDeviceGetClockInfo(void *h, unsigned type, unsigned *mhz)
+{
+	unsigned g = gpu_of(h);
+	load();
+	if (g >= MAXG || type != 1 /* NVML_CLOCK_SM */)
+		return INVALID;
+	*mhz = S.d[g].smclock;
+	return OK;
+}
+
+/* nvmlDeviceAttributes_t: multiprocessorCount first. */
+API int nvmlDeviceGetAttributes_v2(void *h, unsigned *attrs)
+{
+	unsigned g = gpu_of(h);
+	load();
+	if (g >= MAXG)
+		return INVALID;
+	attrs[0] = S.d[g].sms;
+	return OK;
+}
+
+/* GPM (nvml.h, Hopper and newer): a sample is a handle; the metrics
+ * between two samples are the device's figures of the script. */
+struct gpm_sample { unsigned gpu; unsigned long long t; };
+struct gpm_support { unsigned version, supported; };
+struct gpm_metric {
+	unsigned id;
+	int ret;
+	double value;
+	const char *short_name, *long_name, *unit;
+};
+struct gpm_get {
+	unsigned version, n;
+	struct gpm_sample *s1, *s2;
+	struct gpm_metric m[];
+};
+
+API int nvmlGpmQueryDeviceSupport(void *h, struct gpm_support *sp)
+{
+	unsigned g = gpu_of(h);
+	load();
+	if (g >= MAXG || sp->version != 1)
+		return INVALID;
+	sp->supported = S.d[g].gpm;
+	return OK;
+}
+
+API int nvmlGpmSampleAlloc(struct gpm_sample **s)
+{
+	*s = calloc(1, sizeof **s);
+	return *s ? OK : 2;
+}
+
+API int nvmlGpmSampleFree(struct gpm_sample *s)
+{
+	free(s);
+	return OK;
+}
+
+API int nvmlGpmSampleGet(void *h, struct gpm_sample *s)
+{
+	unsigned g = gpu_of(h);
+	load();
+	if (g >= MAXG || !S.d[g].gpm)
+		return 3;
+	s->gpu = g;
+	s->t = now_us();
+	log_line("gpmsample %u\n", g);
+	return OK;
+}
+
+API int nvmlGpmMetricsGet(struct gpm_get *mg)
+{
+	load();
+	if (mg->version != 1 || !mg->s1 || !mg->s2 || mg->n > 98)
+		return INVALID;
+	/* Two samples at least 100 ms apart (NVML API reference,
+	 * nvmlGpmMetricsGet): closer ones read as garbage on real GPUs. */
+	unsigned long long dt = mg->s2->t > mg->s1->t ? mg->s2->t - mg->s1->t : 0;
+	log_line("gpmmetrics %u %llu\n", mg->n, dt);
+	const struct dev *d = &S.d[mg->s2->gpu < MAXG ? mg->s2->gpu : 0];
+	for (unsigned i = 0; i < mg->n; i++) {
+		mg->m[i].ret = mg->m[i].id < 14 ? OK : 2;
+		mg->m[i].value = mg->m[i].id < 14 ? d->gpm_v[mg->m[i].id] : 0;
+	}
 	return OK;
 }
