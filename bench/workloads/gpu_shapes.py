@@ -10,8 +10,10 @@ driver's sync (the truth beside each):
   gemv      decode-like GEMV in a loop (torch)         -> progress
   gemm      GEMM 8192^3 fp16 in a loop (torch)         -> progress
   train     a bf16 matmul training loop, no output     -> progress
-  idlewait  the host blocks on an event nobody records; the GPU has no
-            kernel                                       -> hang-blocked
+  idlewait  a stream waits for a value nobody writes; the host blocks in
+            the driver's sync, the GPU has no kernel      -> hang-blocked
+  xid       a store to an illegal address: the kernel log gets an Xid
+            (NVRM Xid 31, with the pid), the process a CUDA error
 usage: gpu_shapes.py SHAPE SECONDS    (prints "ready", then runs SECONDS;
 the spins never end by themselves: the caller kills the process)"""
 import sys
@@ -109,6 +111,18 @@ def main():
                 ctypes.c_uint(0))  # CU_STREAM_WAIT_VALUE_GEQ
         print("ready", shape, "cuStreamWaitValue32:", rc, flush=True)
         st.synchronize()  # never returns
+    elif shape == "xid":
+        import cupy as cp
+        k = cp.RawKernel(r'''
+extern "C" __global__ void bad(long long addr) { *(volatile int *)addr = 1; }''', "bad")
+        print("ready", shape, flush=True)
+        time.sleep(2)
+        k((1,), (1,), (cp.int64(0x10),))
+        try:
+            cp.cuda.Device().synchronize()
+        except Exception as e:  # cudaErrorIllegalAddress
+            print("CUDA error:", e, flush=True)
+        time.sleep(secs)
     else:
         sys.exit("unknown shape " + shape)
     print("done", shape, flush=True)
