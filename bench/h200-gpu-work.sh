@@ -9,6 +9,7 @@
 set -u
 GPUPROBE=${GPUPROBE:-.devbundle/run}
 OUT=${OUT:-./h200-gpu-work-out}
+R=$(mktemp -d)   # the raw files, sent back as one tarball ($OUT takes 8 files)
 S=${SECONDS_EACH:-20}
 H=${HANG_AFTER:-8}
 . "${0%/*}/h200-lib.sh"
@@ -34,33 +35,32 @@ echo "|---|---|---|---|---|---|---|"
 for row in "spin1 hang-gpu-spin" "spin32 hang-gpu-spin" "spinall hang-gpu-spin" "fma progress" \
 	   "chase progress" "gemv progress" "gemm progress" "idlewait hang-blocked"; do
 	set -- $row
-	timeout 120 $GPUPROBE trace -q --hang-after $H --seconds $S -o "$OUT/$1.jsonl" -- $W "$1" 600 \
-		> "$OUT/$1.out" 2>&1
-	echo "| $1 | $2 $(v "$OUT/$1.jsonl")"
+	timeout 120 $GPUPROBE trace -q --hang-after $H --seconds $S -o "$R/$1.jsonl" -- $W "$1" 600 \
+		> "$R/$1.out" 2>&1
+	echo "| $1 | $2 $(v "$R/$1.jsonl")"
 done
-timeout 120 $GPUPROBE trace -q --hang-after $H -o "$OUT/train.jsonl" -- $W train 60 > "$OUT/train.out" 2>&1
-echo "| train 60 s | progress $(v "$OUT/train.jsonl")"
-timeout 60 $GPUPROBE trace -q --hang-after $H --seconds 15 -o "$OUT/xid.jsonl" -- $W xid 20 > "$OUT/xid.out" 2>&1
-echo "| xid | exited/undecided $(v "$OUT/xid.jsonl")"
-grep -c '"type":"kmsg"' "$OUT/xid.jsonl" | sed 's/^/xid: kmsg lines: /'
-grep '"type":"kmsg"' "$OUT/xid.jsonl" | grep -i xid | head -3
+timeout 120 $GPUPROBE trace -q --hang-after $H -o "$R/train.jsonl" -- $W train 60 > "$R/train.out" 2>&1
+echo "| train 60 s | progress $(v "$R/train.jsonl")"
+timeout 60 $GPUPROBE trace -q --hang-after $H --seconds 15 -o "$R/xid.jsonl" -- $W xid 20 > "$R/xid.out" 2>&1
+echo "| xid | exited/undecided $(v "$R/xid.jsonl")"
+grep -c '"type":"kmsg"' "$R/xid.jsonl" | sed 's/^/xid: kmsg lines: /'
+grep '"type":"kmsg"' "$R/xid.jsonl" | grep -i xid | head -3
 # NVML's cost: gpuprobe's own CPU time tracing a GEMM loop by PID, with and
 # without NVML (getrusage of the tracer alone: the target is not its child).
-$W gemm 100 > "$OUT/cost-target.out" 2>&1 &
+$W gemm 100 > "$R/cost-target.out" 2>&1 &
 T=$!
-until grep -q '^ready' "$OUT/cost-target.out"; do sleep 0.2; done
-for mode in nvml no-nvml; do
-	flag=; [ $mode = no-nvml ] && flag=--no-nvml
-	python3 - "$GPUPROBE" $flag "$T" "$OUT/cost-$mode.jsonl" <<'PY'
+until grep -q '^ready' "$R/cost-target.out"; do sleep 0.2; done
+for run in "nvml 10" "nvml 40" "no-nvml 40"; do
+	set -- $run
+	flag=; [ $1 = no-nvml ] && flag=--no-nvml
+	python3 - "$GPUPROBE" "$2" "$T" "$R/cost-$1-$2.jsonl" $flag <<'PY'
 import resource, subprocess, sys
-g, args = sys.argv[1], sys.argv[2:]
-pid, out = args[-2], args[-1]
-flags = args[:-2]
-subprocess.run([g, "trace", "-q", "--seconds", "30", *flags, "-o", out, pid],
+g, secs, pid, out, flags = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+subprocess.run([g, "trace", "-q", "--seconds", secs, *flags, "-o", out, pid],
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"cost {' '.join(flags) or 'with NVML'}: {(r.ru_utime + r.ru_stime) * 1000:.0f} ms CPU over 30 s")
+print(f"cost {' '.join(flags) or 'with NVML'} over {secs} s: {(r.ru_utime + r.ru_stime) * 1000:.0f} ms CPU")
 PY
 done
 kill $T
-cd "$OUT" && tar czf results.tar.gz ./*.jsonl ./*.out && ls -la results.tar.gz
+tar czf "$OUT/results.tar.gz" -C "$R" . && ls -la "$OUT/results.tar.gz"

@@ -26,7 +26,7 @@ extern "C" __global__ void spin(volatile int *flag) {
     while (*flag == 0) { }
 }'''
 FMA = r'''
-extern "C" __global__ void fma(float *out, long long iters) {
+extern "C" __global__ void fmaloop(float *out, long long iters) {
     float a = threadIdx.x, b = 1.0001f, c = 0.5f;
     for (long long i = 0; i < iters; i++) { a = a * b + c; c = c * b + a; }
     out[blockIdx.x * blockDim.x + threadIdx.x] = a + c;
@@ -58,7 +58,7 @@ def main():
         import cupy as cp
         print("ready", shape, flush=True)
         if shape == "fma":
-            k = cp.RawKernel(FMA, "fma")
+            k = cp.RawKernel(FMA, "fmaloop")
             out = cp.zeros(32 * 128, dtype=cp.float32)
             while time.monotonic() < end:
                 k((32,), (128,), (out, cp.int64(20_000_000)))

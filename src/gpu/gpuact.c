@@ -45,6 +45,13 @@ struct gp_gpuact {
 	bool have_prev;
 	double t_prev;
 	char why_prev[4][GP_GPUACT_WHY];
+	/* Per GPU (NVML index < 64): the lowest power read while this process
+	 * held a context there and ran no kernel, and the GPU none at all --
+	 * its floor.  Not the lowest power ever: a GPU with no context drops
+	 * to a deeper P-state (81 W on the H200, against 125 W with a context
+	 * and no kernel), which made a one-thread spin read +44 W of "work". */
+	double floor_w[64];
+	unsigned long long floor_set;
 };
 
 struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o)
@@ -652,6 +659,16 @@ static void read_nvml(struct gp_gpuact *r, const json_t *gpumem,
 	if (best >= 0) {
 		a->have_work = true;
 		a->work = d[best];
+		struct gp_nvml_dev_act *w = &a->work;
+		unsigned gi = w->index;
+		if (gi < 64 && own && (own & (1ull << gi)) && w->have_power && d[best].have_proc &&
+		    d[best].samples == 0 && w->have_util && w->util_pct == 0 &&
+		    (!(r->floor_set & (1ull << gi)) || w->power_w < r->floor_w[gi])) {
+			r->floor_set |= 1ull << gi;
+			r->floor_w[gi] = w->power_w;
+		}
+		w->have_floor = gi < 64 && (r->floor_set & (1ull << gi));
+		w->floor_w = w->have_floor ? r->floor_w[gi] : 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (d[i].have_util) {

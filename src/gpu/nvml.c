@@ -79,7 +79,6 @@ typedef nvml_ret (*nvml_util_fn)(nvml_dev, struct nvml_utilization *);
 typedef nvml_ret (*nvml_reasons_fn)(nvml_dev, unsigned long long *);
 typedef nvml_ret (*nvml_uint_fn)(nvml_dev, unsigned int *);
 typedef nvml_ret (*nvml_clock_fn)(nvml_dev, unsigned int, unsigned int *);
-typedef nvml_ret (*nvml_attrs_fn)(nvml_dev, void *);
 
 /* GPM (nvml.h of CUDA 12+; NVML API reference, "GPM Functions").
  * nvmlGpmSupport_t {version, isSupportedDevice}, version 1;
@@ -117,7 +116,8 @@ struct gp_nvml {
 	nvml_reasons_fn reasons;	/* ...ClocksEventReasons (ThrottleReasons) */
 	nvml_uint_fn power;		/* nvmlDeviceGetPowerUsage, mW */
 	nvml_clock_fn clock;		/* nvmlDeviceGetClockInfo */
-	nvml_attrs_fn attrs;		/* nvmlDeviceGetAttributes_v2 */
+	nvml_uint_fn cores;		/* nvmlDeviceGetNumGpuCores */
+	nvml_uint_fn arch;		/* nvmlDeviceGetArchitecture */
 	nvml_gpm_support_fn gpm_support;
 	nvml_gpm_alloc_fn gpm_alloc;
 	nvml_gpm_free_fn gpm_free;
@@ -162,8 +162,8 @@ static const char *const reasons_n[] = {
 	"nvmlDeviceGetCurrentClocksThrottleReasons", NULL };
 static const char *const power_n[] = { "nvmlDeviceGetPowerUsage", NULL };
 static const char *const clock_n[] = { "nvmlDeviceGetClockInfo", NULL };
-static const char *const attrs_n[] = {
-	"nvmlDeviceGetAttributes_v2", "nvmlDeviceGetAttributes", NULL };
+static const char *const cores_n[] = { "nvmlDeviceGetNumGpuCores", NULL };
+static const char *const arch_n[] = { "nvmlDeviceGetArchitecture", NULL };
 static const char *const gpm_support_n[] = { "nvmlGpmQueryDeviceSupport", NULL };
 static const char *const gpm_alloc_n[] = { "nvmlGpmSampleAlloc", NULL };
 static const char *const gpm_free_n[] = { "nvmlGpmSampleFree", NULL };
@@ -283,7 +283,8 @@ struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
 		{ reasons_n, (void **)&nv->reasons, false },
 		{ power_n, (void **)&nv->power, false },
 		{ clock_n, (void **)&nv->clock, false },
-		{ attrs_n, (void **)&nv->attrs, false },
+		{ cores_n, (void **)&nv->cores, false },
+		{ arch_n, (void **)&nv->arch, false },
 		{ gpm_support_n, (void **)&nv->gpm_support, false },
 		{ gpm_alloc_n, (void **)&nv->gpm_alloc, false },
 		{ gpm_free_n, (void **)&nv->gpm_free, false },
@@ -693,21 +694,19 @@ static void read_dev(struct gp_nvml *nv, struct nvml_gpu *g)
 	/* Power over 5 kW is no reading (a vGPU's ~0). */
 	r->have_power = nv->power && nv->power(g->h, &mw) == NVML_SUCCESS && mw < 5000000;
 	r->power_w = r->have_power ? mw / 1000.0 : 0;
-	/* The floor: the lowest power while no kernel at all was resident. */
-	if (r->have_power && r->have_util && u.gpu == 0 && (!w->floor_set || r->power_w < w->floor_w)) {
-		w->floor_set = true;
-		w->floor_w = r->power_w;
-	}
-	r->have_floor = w->floor_set;
-	r->floor_w = w->floor_w;
 	r->have_sm_clock = nv->clock && nv->clock(g->h, 1 /* NVML_CLOCK_SM */, &mhz) == NVML_SUCCESS;
 	r->sm_clock_mhz = mhz;
-	if (!r->sms && nv->attrs) {
-		/* nvmlDeviceAttributes_t: multiprocessorCount is its first
-		 * field; the struct is 40 bytes, room for more given. */
-		unsigned int attrs[64] = { 0 };
-		if (nv->attrs(g->h, attrs) == NVML_SUCCESS && attrs[0] < 10000)
-			r->sms = attrs[0];
+	if (!r->sms && nv->cores && nv->arch) {
+		/* SMs from CUDA cores: nvmlDeviceGetAttributes_v2, which has
+		 * multiprocessorCount, answers for MIG devices only (NVML API
+		 * reference; NOT_SUPPORTED on the H200).  128 cores an SM from
+		 * Ampere's GA10x on; only Hopper and newer (architecture 9+:
+		 * NVML_DEVICE_ARCH_HOPPER) are counted here, which is where GPM,
+		 * the share of SMs a grid holds, exists. */
+		unsigned int cores = 0, arch = 0;
+		if (nv->arch(g->h, &arch) == NVML_SUCCESS && arch >= 9 && arch < 64 &&
+		    nv->cores(g->h, &cores) == NVML_SUCCESS && cores >= 128 && cores < 1u << 20)
+			r->sms = cores / 128;
 	}
 	read_gpm(nv, g, t);
 }

@@ -73,9 +73,9 @@ struct gp_nvml_dev_act {
 	 * blocks (PCIe throughput: 20.7 ms) is asked. */
 	bool have_power;	/* nvmlDeviceGetPowerUsage */
 	double power_w;
-	bool have_floor;	/* the lowest power read while util.gpu was 0:
-				 * the GPU's own idle floor, measured (it moved
-				 * 116 -> 123 W between two runs on the H200) */
+	bool have_floor;	/* set by the caller (gpuact.c): the GPU's own
+				 * idle floor, measured where the process had
+				 * no work */
 	double floor_w;
 	bool have_sm_clock;	/* nvmlDeviceGetClockInfo(NVML_CLOCK_SM) */
 	unsigned sm_clock_mhz;

@@ -159,7 +159,9 @@ void gp_gpuact_json_work(const json_t *act, struct gp_gpu_work_pt *pt)
 	/* Occupancy: this process's kernel resident.  NVML per process
 	 * first (no context anywhere: 0), a DRM engine that sees the work,
 	 * KFD waves. */
-	if (jnum(nv, "sm_pct", &in.occ_pct))
+	if (json_is_true(json_object_get(nv, "no_context")))
+		in.have_occ = false; /* no GPU in use: nothing to judge */
+	else if (jnum(nv, "sm_pct", &in.occ_pct))
 		in.have_occ = true;
 	else if (!json_is_true(json_object_get(drm, "kfd_blind")) && jnum(drm, "engine_busy_pct", &in.occ_pct))
 		in.have_occ = true;

@@ -207,6 +207,18 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 		describe_gpu_spin(sb, a);
 		return;
 	}
+	if (a->gpu_no_work) {
+		strbuf_addstr(sb, "the GPU has no work (a context, no kernel resident): a completion "
+			      "that never came; ");
+		if (a->host_kind == GP_CLASS_HANG_BUSY_USER && a->tid) {
+			name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
+			strbuf_addf(sb, " spins at %.0f%% CPU in the runtime's sync", a->tcpu);
+			if (a->frame[0])
+				strbuf_addf(sb, " (%s)", a->frame);
+			describe_stuck(sb, a);
+			return;
+		}
+	}
 	bool busy = a->kind == GP_CLASS_HANG_BUSY_KERNEL || a->kind == GP_CLASS_HANG_BUSY_USER;
 	if (!busy) {
 		strbuf_addf(sb, "threads asleep, %.1f%% CPU", a->cpu_pct);

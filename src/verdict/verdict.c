@@ -277,6 +277,18 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
  * A kernel that works is a wait for the GPU (waiting-gpu; a kernel loop
  * that works makes progress steps and never gets here).  Occupancy with
  * the work unknown: still a wait for the GPU, at low confidence. */
+/* A frame of a GPU runtime's own code: where a host thread waits for
+ * the GPU (a stripped libcuda reads "libcuda.so.580.159.04+0xf9df00"). */
+static bool runtime_frame(const char *f)
+{
+	static const char *const words[] = { "libcuda.so", "libcudart", "libhsa-runtime", "libamdhip",
+		"Synchronize", "synchronize", NULL };
+	for (size_t i = 0; words[i]; i++)
+		if (strstr(f, words[i]))
+			return true;
+	return false;
+}
+
 static void gpu_judge(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	/* GPU readings come once a second at most (sampler.c): judge the
@@ -301,6 +313,19 @@ static void gpu_judge(const struct gp_point *p, size_t ia, size_t ib, struct gp_
 		a->host_kind = a->kind;
 		a->kind = GP_CLASS_WAITING_GPU;
 		a->conf_cap = a->gw_n[GP_GW_WORK] * 2 >= resident ? GP_CONF_ANY : GP_CONF_LOW;
+		return;
+	}
+	/* A context and no kernel while the host waits in the driver's sync
+	 * (asleep, or spinning inside the runtime): a completion that never
+	 * came -- a hang, whatever the host thread burns meanwhile. */
+	if (known && a->gw_n[GP_GW_IDLE] * 2 >= known && last == GP_GW_IDLE &&
+	    (a->kind == GP_CLASS_HANG_BLOCKED ||
+	     (a->kind == GP_CLASS_HANG_BUSY_USER && runtime_frame(a->frame)))) {
+		a->host_kind = a->kind;
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->gpu_no_work = true;
+		if (a->host_kind == GP_CLASS_HANG_BUSY_USER)
+			a->conf_cap = GP_CONF_MEDIUM; /* "in the sync" read from a frame */
 		return;
 	}
 	/* Occupancy alone, from a source with no work reading at all (DRM
@@ -811,6 +836,10 @@ static size_t find_groups(const struct gp_point *p, size_t n, const struct step 
 
 static int dominant_metric(const struct group *g, const struct step *st)
 {
+	/* GPU work going on at the phase's end is its output now, whatever
+	 * bytes a load before it moved. */
+	if (st[g->last].metrics & (1u << GP_M_GPU_WORK))
+		return GP_M_GPU_WORK;
 	/* Bytes read and written are what a program puts out (xz, a loader
 	 * reading a file); a heap growing beside them is its working set. */
 	double io = g->by_metric[GP_M_RCHAR] + g->by_metric[GP_M_WCHAR];
@@ -1103,6 +1132,11 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 	double ratio = slowdown_point(p, j->st, c->first - 1, c->last, min_side, &split, &before,
 				      &after);
 	bool slowed = ratio >= SLOW_FACTOR;
+	/* Output that is GPU work has no bytes: a load of 437 MiB/s followed
+	 * by a GEMM loop is no slowdown to 0 B/s (the H200, issue 19). */
+	for (size_t i = split + 1; slowed && i <= c->last; i++)
+		if (j->st[i].metrics & (1u << GP_M_GPU_WORK))
+			slowed = false;
 	double recent = slowed ? after : rate;
 	bool slow = slowed || (j->o->slow_rate > 0 && rate < j->o->slow_rate && c->bytes > 0);
 	v->cls = slow ? GP_CLASS_SLOW_PROGRESS : GP_CLASS_PROGRESS;

@@ -104,6 +104,7 @@ struct gp_activity {
 	struct gp_gpu_work_pt gw;  /* the latest spin (hang-gpu-spin) or work reading */
 	int gw_pid;
 	char gw_comm[16];
+	bool gpu_no_work;          /* hang-blocked: a context, no kernel, the host in the driver's sync */
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */

@@ -46,9 +46,9 @@ v=$(run occ "$OCC")
 ok "occupancy alone: $v is waiting-gpu, low" test "$v" = "waiting-gpu low"
 same_in_report occ "waiting-gpu low"
 
-# Without GPM: the floor is read while the GPU has no kernel (the first
-# 1.5 s), then a spin 14 W over it.
-printf '%s\n' "$P" 'dev util=0 power=123' > "$TMP/classic.nvml"
+# Without GPM: the floor is read while the process holds a context and
+# the GPU runs no kernel (the first 1.5 s), then a spin 14 W over it.
+printf '%s\n' 'gpus 1' 'proc children bytes=1048576' 'dev util=0 power=123' > "$TMP/classic.nvml"
 GPUPROBE_NVML_LIB=$N GPUPROBE_FAKE_NVML=$TMP/classic.nvml \
 	gp trace -q --interval 0.5 --seconds 7 --hang-after 2 -o "$TMP/classic.jsonl" -- sleep 30 \
 	> "$TMP/classic.out" 2>&1 &

@@ -409,14 +409,21 @@ API int nvmlDeviceGetClockInfo(void *h, unsigned type, unsigned *mhz)
 	return OK;
 }
 
-/* nvmlDeviceAttributes_t: multiprocessorCount first. */
-API int nvmlDeviceGetAttributes_v2(void *h, unsigned *attrs)
+/* A Hopper (NVML_DEVICE_ARCH_HOPPER 9) of 128 cores an SM. */
+API int nvmlDeviceGetArchitecture(void *h, unsigned *arch)
+{
+	(void)h;
+	*arch = 9;
+	return OK;
+}
+
+API int nvmlDeviceGetNumGpuCores(void *h, unsigned *cores)
 {
 	unsigned g = gpu_of(h);
 	load();
 	if (g >= MAXG)
 		return INVALID;
-	attrs[0] = S.d[g].sms;
+	*cores = S.d[g].sms * 128;
 	return OK;
 }
 

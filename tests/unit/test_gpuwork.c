@@ -164,5 +164,56 @@ static void test_occupancy_alone(void **st)
 	assert_int_equal(v.confidence, GP_CONF_LOW);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_table), cmocka_unit_test(test_spins_are_hang_gpu_spin),
+/* A context and no kernel, the host spinning inside libcuda's sync (the
+ * H200's cuStreamWaitValue32 on a value nobody writes read
+ * hang-busy-user): hang-blocked, "a completion that never came". */
+static void test_no_kernel_host_in_sync(void **st)
+{
+	(void)st;
+	static struct gp_point p[N];
+	static struct gp_verdict v;
+	static const struct row none = { "context, no kernel", 0, 0, 0, 0, 0, 0, 3, GP_GW_IDLE, GP_GW_IDLE };
+	trace_of(p, &none, true);
+	for (int i = 0; i < N; i++) {
+		p[i].utime = i * 1.0;   /* one core, user space */
+		p[i].top_tid = 4243;
+		p[i].top_pid = 4242;
+		p[i].top_cpu_pct = 100;
+		p[i].top_sc_nr = -1;
+		strcpy(p[i].top_comm, "python3");
+		strcpy(p[i].top_frame, "libcuda.so.580.159.04+0xf9df00");
+	}
+	struct gp_verdict_opts o = { .hang_after = 30, .page_size = 4096 };
+	gp_verdict_compute(p, N, &o, &v);
+	if (v.cls != GP_CLASS_HANG_BLOCKED || !strstr(summary(&v), "a completion that never came"))
+		fail_msg("%s: %s", gp_class_name(v.cls), summary(&v));
+	/* The same host spinning in its own code: computing, as before. */
+	for (int i = 0; i < N; i++)
+		strcpy(p[i].top_frame, "matmul_kernel_host");
+	gp_verdict_compute(p, N, &o, &v);
+	assert_int_equal(v.cls, GP_CLASS_HANG_BUSY_USER);
+}
+
+/* A load (GPU memory rising 437 MiB/s) then a GEMM loop: progress, the
+ * work named -- not "slow progress, 0 B/s, down from 437 MiB/s". */
+static void test_load_then_work(void **st)
+{
+	(void)st;
+	static struct gp_point p[N];
+	static struct gp_verdict v;
+	trace_of(p, &rows[6], true);
+	for (int i = 0; i < N; i++) {
+		p[i].have |= GP_PT_GPU_NVML;
+		p[i].gpu_bytes = (uint64_t)(i < 5 ? i : 5) * (437ull << 20);
+		if (i < 5)
+			memset(&p[i].gw, 0, sizeof p[i].gw);
+	}
+	struct gp_verdict_opts o = { .hang_after = 30, .page_size = 4096 };
+	gp_verdict_compute(p, N, &o, &v);
+	if (v.cls != GP_CLASS_PROGRESS || !strstr(summary(&v), "GPU working: tensor 93%"))
+		fail_msg("%s: %s", gp_class_name(v.cls), summary(&v));
+}
+
+UNIT_MAIN(cmocka_unit_test(test_no_kernel_host_in_sync), cmocka_unit_test(test_load_then_work),
+	  cmocka_unit_test(test_table), cmocka_unit_test(test_spins_are_hang_gpu_spin),
 	  cmocka_unit_test(test_work_is_progress), cmocka_unit_test(test_occupancy_alone))
