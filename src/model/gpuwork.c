@@ -28,8 +28,11 @@ void gp_gpu_work_judge(const struct gp_gpu_work_in *in, struct gp_gpu_work_out *
 	memset(out, 0, sizeof *out);
 	if (in->have_power && in->have_floor)
 		out->over_w = in->power_w - in->floor_w;
-	if (in->have_gpm)
-		out->pipes = max2(max2(max2(in->tensor, in->fp16), max2(in->fp32, in->fp64)), in->integer);
+	double fpipes = 0;
+	if (in->have_gpm) {
+		fpipes = max2(max2(in->tensor, in->fp16), max2(in->fp32, in->fp64));
+		out->pipes = max2(fpipes, in->integer);
+	}
 	if (!in->have_occ) {
 		out->work = GP_GW_UNKNOWN;
 		return;
@@ -40,8 +43,8 @@ void gp_gpu_work_judge(const struct gp_gpu_work_in *in, struct gp_gpu_work_out *
 	}
 	if (in->have_gpm) {
 		out->from_gpm = true;
-		out->work = out->pipes >= GP_GPU_PIPE_WORK_PCT || in->dram_bw >= GP_GPU_PIPE_WORK_PCT
-			    ? GP_GW_WORK : GP_GW_SPIN;
+		out->work = fpipes >= GP_GPU_PIPE_WORK_PCT || in->integer >= GP_GPU_INT_WORK_PCT ||
+			    in->dram_bw >= GP_GPU_PIPE_WORK_PCT ? GP_GW_WORK : GP_GW_SPIN;
 		return;
 	}
 	if (in->have_mem_util && in->mem_util >= GP_GPU_MEM_UTIL_WORK) {

@@ -19,8 +19,9 @@
  *   GEMV, decode-like               96     88       +400 W        57     2.7    0  69.5
  *   GEMM 8192^3 fp16               100     25       +575 W        96      93    0  17.8
  *
- * So: with GPM (Hopper and newer), any pipe or DRAM bandwidth at 0.5 %
- * or more is work, none is a spin -- high confidence.  Without GPM, a
+ * So: with GPM (Hopper and newer), any float or tensor pipe or DRAM
+ * bandwidth at 0.5 % or more is work (integer from 2 %), none is a spin --
+ * high confidence.  Without GPM, a
  * util.memory of 10 % or more is work, and power: 25 W or more over the
  * GPU's own floor is work, less a spin -- medium confidence, and only
  * with a floor (the power read while the GPU ran no kernel: the idle
@@ -58,7 +59,11 @@ struct gp_gpu_work_in {
 };
 
 #define GP_GPU_OCCUPIED_PCT 50.0  /* per-process SM % over which a kernel is resident */
-#define GP_GPU_PIPE_WORK_PCT 0.5  /* GPM: any pipe or DRAM at this is work */
+#define GP_GPU_PIPE_WORK_PCT 0.5  /* GPM: any math pipe or DRAM at this is work */
+/* GPM's integer pipe counts a polling loop's compares too: every SM of
+ * an H200 polling a flag read INTEGER 0.7 % (and 32 CTAs of an FMA loop
+ * 1.4 % beside FP32 5.7 %): integer work alone counts from 2 %. */
+#define GP_GPU_INT_WORK_PCT 2.0
 #define GP_GPU_MEM_UTIL_WORK 10.0 /* classic: util.memory at this is work */
 #define GP_GPU_POWER_WORK_W 25.0  /* classic: power this far over the floor is work */
 

@@ -289,7 +289,26 @@ static bool runtime_frame(const char *f)
 	return false;
 }
 
-static void gpu_judge(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
+/* The stacks taken at the hang put the busy thread inside a GPU runtime
+ * (its innermost frame alone may be clock_gettime's vDSO, called by
+ * libcuda's spin-wait: the H200's cuStreamSynchronize). */
+static bool busy_in_runtime(const struct gp_stuck *stuck, const struct gp_activity *a)
+{
+	if (runtime_frame(a->frame))
+		return true;
+	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n; i++) {
+		const struct gp_stuck_thread *x = &stuck->th[i];
+		if (x->tid != a->tid && !(x->state == 'R' && !a->tid))
+			continue;
+		for (unsigned k = 0; k < x->nframes; k++)
+			if (runtime_frame(x->frames[k]))
+				return true;
+	}
+	return false;
+}
+
+static void gpu_judge(const struct gp_point *p, size_t ia, size_t ib, const struct gp_stuck *stuck,
+		      struct gp_activity *a)
 {
 	/* GPU readings come once a second at most (sampler.c): judge the
 	 * samples that carry one, and the latest of them. */
@@ -320,7 +339,7 @@ static void gpu_judge(const struct gp_point *p, size_t ia, size_t ib, struct gp_
 	 * came -- a hang, whatever the host thread burns meanwhile. */
 	if (known && a->gw_n[GP_GW_IDLE] * 2 >= known && last == GP_GW_IDLE &&
 	    (a->kind == GP_CLASS_HANG_BLOCKED ||
-	     (a->kind == GP_CLASS_HANG_BUSY_USER && runtime_frame(a->frame)))) {
+	     (a->kind == GP_CLASS_HANG_BUSY_USER && busy_in_runtime(stuck, a)))) {
 		a->host_kind = a->kind;
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->gpu_no_work = true;
@@ -463,7 +482,7 @@ static void measure_activity(const struct gp_point *p, size_t n, double from,
 		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
 		stuck_waits(stuck, a);
 	}
-	gpu_judge(p, ia, ib, a);
+	gpu_judge(p, ia, ib, stuck, a);
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
 	a->threads = l->threads;
@@ -838,7 +857,13 @@ static int dominant_metric(const struct group *g, const struct step *st)
 {
 	/* GPU work going on at the phase's end is its output now, whatever
 	 * bytes a load before it moved. */
-	if (st[g->last].metrics & (1u << GP_M_GPU_WORK))
+	unsigned steps = 0, work = 0;
+	for (size_t i = g->first; i <= g->last; i++)
+		if (st[i].any) {
+			steps++;
+			work += (st[i].metrics >> GP_M_GPU_WORK) & 1u;
+		}
+	if ((st[g->last].metrics & (1u << GP_M_GPU_WORK)) || (work && work * 2 >= steps))
 		return GP_M_GPU_WORK;
 	/* Bytes read and written are what a program puts out (xz, a loader
 	 * reading a file); a heap growing beside them is its working set. */

@@ -55,6 +55,16 @@ static void test_table(void **st)
 		if (r->classic == GP_GW_SPIN)
 			assert_int_equal(o.work, GP_GW_BUSY);
 	}
+	/* Measured on the H200 (2026-12-04): every SM polling reads INTEGER
+	 * 0.7 %, 32 CTAs of an FMA loop FP32 5.7 % and INTEGER 1.4 %. */
+	struct gp_gpu_work_in poll = { .have_occ = true, .occ_pct = 100, .have_gpm = true,
+		.sm_util = 100, .integer = 0.7 };
+	struct gp_gpu_work_out po;
+	gp_gpu_work_judge(&poll, &po);
+	assert_int_equal(po.work, GP_GW_SPIN);
+	poll.integer = 6;   /* an integer kernel (a hash) is work */
+	gp_gpu_work_judge(&poll, &po);
+	assert_int_equal(po.work, GP_GW_WORK);
 	struct gp_gpu_work_in none = { 0 };
 	struct gp_gpu_work_out o;
 	gp_gpu_work_judge(&none, &o);
