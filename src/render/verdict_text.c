@@ -26,7 +26,7 @@ static void gpu_work_words(struct strbuf *sb, const struct gp_gpu_work_pt *g)
 	if (g->from_gpm) {
 		if (g->tensor >= 0.5)
 			strbuf_addf(sb, "tensor %.0f%%, ", g->tensor);
-		else if (g->pipes >= 0.5)
+		else if (g->work == GP_GW_WORK && g->pipes >= 0.5)
 			strbuf_addf(sb, "math pipes %.0f%%, ", g->pipes);
 		else
 			strbuf_addstr(sb, "no math, ");
