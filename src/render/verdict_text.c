@@ -554,6 +554,13 @@ void gp_evidence_reads(struct strbuf *sb, const struct gp_evidence *e)
 		strbuf_addf(sb, "this process's GPU work busy in %u of %u samples, peak %.0f%%", e->n1,
 			    e->n2, e->x);
 		break;
+	case GP_READS_GPU_WORK:
+		strbuf_addf(sb, "work in %u of %u readings, a spin in %.0f", e->n1, e->n2, e->x);
+		if (e->gw.work == GP_GW_WORK || e->gw.work == GP_GW_SPIN) {
+			strbuf_addstr(sb, "; latest: ");
+			gpu_work_words(sb, &e->gw);
+		}
+		break;
 	case GP_READS_CREATED:
 		if (e->n1)
 			strbuf_addf(sb, "%u created", e->n1);

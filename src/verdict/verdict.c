@@ -728,6 +728,29 @@ static void output_evidence(const struct gp_point *p, size_t ia, size_t ib, doub
 		e->n2 = known;
 		e->x = maxp;
 	}
+	/* GPU work, not occupancy (model/gpuwork.h): how many readings saw
+	 * work and how many a spin, and the latest that saw either. */
+	unsigned wk = 0, sp = 0, gk = 0;
+	struct gp_gpu_work_pt last_gw = { 0 };
+	for (size_t i = ia + 1; i <= ib; i++) {
+		enum gp_gpu_work w = (enum gp_gpu_work)p[i].gw.work;
+		if (w == GP_GW_UNKNOWN)
+			continue;
+		gk++;
+		wk += w == GP_GW_WORK;
+		sp += w == GP_GW_SPIN;
+		if (w == GP_GW_WORK || w == GP_GW_SPIN || !last_gw.work)
+			last_gw = p[i].gw;
+	}
+	if (gk) {
+		e = add_ev(v, "gpu_work", "process", "percent", a->gw.pipes, b->gw.pipes, 0,
+			   GP_ROLE_PROGRESS);
+		e->reads = GP_READS_GPU_WORK;
+		e->n1 = wk;
+		e->n2 = gk;
+		e->x = sp;
+		e->gw = last_gw;
+	}
 	unsigned created = 0;
 	for (size_t i = ia + 1; i <= ib; i++)
 		created += p[i].threads_created;

@@ -133,6 +133,7 @@ enum gp_reads {
 	GP_READS_FAULTS,           /* x: faults/s */
 	GP_READS_GPU_BUSY,         /* x: percent of the time */
 	GP_READS_GPU_ACTIVITY,     /* busy in n1 of n2 samples, peak x percent */
+	GP_READS_GPU_WORK,         /* work in n1 of n2 readings, x spin; gw the latest telling one */
 	GP_READS_CREATED,          /* n1 created */
 	GP_READS_CORES,            /* x cores, y percent of it system */
 	GP_READS_KERNEL_CORES,     /* x cores */
@@ -151,6 +152,7 @@ struct gp_evidence {
 	unsigned n1, n2;
 	int tid;
 	char comm[16];
+	struct gp_gpu_work_pt gw;  /* GP_READS_GPU_WORK */
 };
 
 enum gp_phase_kind {
