@@ -196,6 +196,24 @@ static void describe_gpu_spin(struct strbuf *sb, const struct gp_activity *a)
 		      "not a long GPU job");
 }
 
+/* hang-blocked with a GPU that has a context and no kernel: "the GPU has
+ * no work ...: a completion that never came; thread 478 (python3) spins
+ * at 100% CPU in the runtime's sync".  True when that is all there is to
+ * say (a host asleep is told as usual after it). */
+static bool describe_gpu_nowork(struct strbuf *sb, const struct gp_activity *a)
+{
+	strbuf_addstr(sb, "the GPU has no work (a context, no kernel resident): a completion "
+		      "that never came; ");
+	if (a->host_kind != GP_CLASS_HANG_BUSY_USER || !a->tid)
+		return false;
+	name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
+	strbuf_addf(sb, " spins at %.0f%% CPU in the runtime's sync", a->tcpu);
+	if (a->frame[0])
+		strbuf_addf(sb, " (%s)", a->frame);
+	describe_stuck(sb, a);
+	return true;
+}
+
 static void describe_activity(struct strbuf *sb, const struct gp_activity *a, const char *machine)
 {
 	char tmp[160];
@@ -207,18 +225,8 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 		describe_gpu_spin(sb, a);
 		return;
 	}
-	if (a->gpu_no_work) {
-		strbuf_addstr(sb, "the GPU has no work (a context, no kernel resident): a completion "
-			      "that never came; ");
-		if (a->host_kind == GP_CLASS_HANG_BUSY_USER && a->tid) {
-			name_thread(sb, a, a->tid, a->comm, a->pid, a->pcomm);
-			strbuf_addf(sb, " spins at %.0f%% CPU in the runtime's sync", a->tcpu);
-			if (a->frame[0])
-				strbuf_addf(sb, " (%s)", a->frame);
-			describe_stuck(sb, a);
-			return;
-		}
-	}
+	if (a->gpu_no_work && describe_gpu_nowork(sb, a))
+		return;
 	bool busy = a->kind == GP_CLASS_HANG_BUSY_KERNEL || a->kind == GP_CLASS_HANG_BUSY_USER;
 	if (!busy) {
 		strbuf_addf(sb, "threads asleep, %.1f%% CPU", a->cpu_pct);
