@@ -125,6 +125,23 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 		for (unsigned i = 0; i < a->nwaits3; i++)
 			strbuf_addf(sb, "%s%s", i ? ", " : "", a->waits3[i]);
 	}
+	if (!a->odd_pid)
+		return;
+	/* Ranks: the odd one out (verdict.c find_ranks). */
+	if (a->rank_n == 2) {
+		strbuf_addf(sb, "; the two %s processes differ: pid %d waits in %s, pid %d in %s",
+			    a->rank_comm, a->rank_pids[0], a->rank_frame, a->odd_pid, a->odd_frame);
+		return;
+	}
+	strbuf_addf(sb, "; %u %s processes (ranks): ", a->rank_n, a->rank_comm);
+	unsigned shown = a->rank_same < 8 ? a->rank_same : 8;
+	strbuf_addstr(sb, shown > 1 ? "pids " : "pid ");
+	for (unsigned i = 0; i < shown; i++)
+		strbuf_addf(sb, "%s%d", i ? ", " : "", a->rank_pids[i]);
+	if (a->rank_same > shown)
+		strbuf_addf(sb, " and %u more", a->rank_same - shown);
+	strbuf_addf(sb, " wait in %s; pid %d is in %s: the odd one out", a->rank_frame, a->odd_pid,
+		    a->odd_frame);
 }
 
 static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)

@@ -105,6 +105,14 @@ struct gp_activity {
 	int gw_pid;
 	char gw_comm[16];
 	bool gpu_no_work;          /* hang-blocked: a context, no kernel, the host in the driver's sync */
+	/* Ranks: processes of one name (a job's ranks) whose main threads
+	 * wait in one frame but one (find_ranks): the odd one out. */
+	unsigned rank_n, rank_same;  /* processes of that name, and in the shared frame */
+	char rank_comm[16];
+	char rank_frame[64];         /* the frame the others share (two ranks: the first's) */
+	int rank_pids[8];            /* pids in it (at most 8 named) */
+	int odd_pid;                 /* 0: none */
+	char odd_frame[64];
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
