@@ -29,7 +29,7 @@ PKGS="jansson libproc2 libdw libelf"
 pkg-config --exists cairo && PKGS="$PKGS cairo"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-g -O1 $SAN -I$top_builddir -I$top_srcdir/src -I$top_builddir/src/common \
-  -I$top_srcdir/src/common -I$top_srcdir/src/model -I$top_srcdir/src/verdict -I$top_srcdir/src/render -I$top_srcdir/src/gpu -I$top_srcdir/src/tracer -I$top_srcdir/src/info $(pkg-config --cflags $PKGS)"
+  -I$top_srcdir/src/common -I$top_srcdir/src/sysread -I$top_srcdir/src/model -I$top_srcdir/src/verdict -I$top_srcdir/src/render -I$top_srcdir/src/gpu -I$top_srcdir/src/tracer -I$top_srcdir/src/info $(pkg-config --cflags $PKGS)"
 LIBS="$(pkg-config --libs $PKGS) -ldl -lpthread -lm"
 
 # The library's sources, as src/Makemodule.am lists them.
