@@ -191,6 +191,13 @@ unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap)
 	return best;
 }
 
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 void gp_kmsg_note_add(struct gp_kmsg_note *ring, size_t *n, const json_t *line)
 {
 	if (*n == GP_KMSG_NOTES) {
@@ -213,4 +220,9 @@ void gp_kmsg_note_add(struct gp_kmsg_note *ring, size_t *n, const json_t *line)
 		  ? (unsigned)json_integer_value(l) : 0;
 	s = json_string_value(json_object_get(line, "text"));
 	gp_strlcpy(k->text, s ? s : "", sizeof k->text);
+	/* The tracer keeps printable ASCII; a stranger's file may hold an
+	 * escape sequence, which the verdict's summary would print as is. */
+	printable(k->driver);
+	printable(k->kind);
+	printable(k->text);
 }

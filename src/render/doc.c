@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,11 @@ struct scan {
 	struct gp_doc *d;
 	size_t sample_idx;
 	double judged_from;
+	/* The last GP_KLOG_ENDS kmsg lines past the first ones, a ring: a
+	 * line pushed out of it is in the middle, kept only when notable. */
+	struct gp_klog_row tail[GP_KLOG_ENDS];
+	size_t ntail, tail_at;
+	size_t middle;               /* rows kept from the middle */
 };
 
 static struct gp_thread_agg *thread(struct scan *sc, int tid)
@@ -252,6 +258,98 @@ static void on_sample(struct scan *sc, json_t *line)
 	}
 }
 
+/* ---- the kernel log -------------------------------------------------------------- */
+
+bool gp_klog_t(const json_t *line, double *t)
+{
+	const json_t *v = json_object_get(line, "t");
+	if (!json_is_number(v))
+		return false;
+	*t = json_number_value(v);
+	return true;
+}
+
+bool gp_klog_is_error(const json_t *line)
+{
+	const char *kind = json_string_value(json_object_get(line, "kind"));
+	if (kind && *kind && strcmp(kind, "other") && strcmp(kind, "lost"))
+		return true;
+	if (kind && !strcmp(kind, "lost"))
+		return false;
+	/* syslog levels: 0 emerg .. 3 err .. 7 debug */
+	const char *drv = json_string_value(json_object_get(line, "driver"));
+	const json_t *lv = json_object_get(line, "level");
+	return drv && *drv && strcmp(drv, "kernel") && json_is_integer(lv) &&
+	       json_integer_value(lv) >= 0 && json_integer_value(lv) <= 3;
+}
+
+static bool klog_lost(const json_t *line)
+{
+	const char *kind = json_string_value(json_object_get(line, "kind"));
+	return kind && !strcmp(kind, "lost");
+}
+
+static bool klog_push(struct gp_klog *k, json_t *line, unsigned long n)
+{
+	struct gp_klog_row *r = realloc(k->row, (k->nrow + 1) * sizeof *r);
+	if (!r)
+		return false;
+	k->row = r;
+	json_incref(line);
+	k->row[k->nrow++] = (struct gp_klog_row){ line, n };
+	return true;
+}
+
+/* Keeps line within the bound (struct gp_klog) and counts it. */
+static void on_kmsg(struct scan *sc, json_t *line)
+{
+	struct gp_klog *k = &sc->d->klog;
+	unsigned long n = k->total++;
+	bool err = gp_klog_is_error(line), lost = klog_lost(line);
+	double t;
+	if (err) {
+		k->errors++;
+		if (gp_klog_t(line, &t) && t >= sc->judged_from - 1 && t <= sc->d->v.judged_to + 1)
+			k->errors_judged++;
+	}
+	if (lost) {
+		const json_t *l = json_object_get(line, "lost");
+		/* A stranger's count: a negative or non-integer one adds nothing. */
+		unsigned long long add = json_is_integer(l) && json_integer_value(l) > 0
+					 ? (unsigned long long)json_integer_value(l) : 0;
+		k->lost_lines++;
+		k->lost = k->lost > ULLONG_MAX - add ? ULLONG_MAX : k->lost + add;
+	}
+	if (n < GP_KLOG_ENDS) {
+		klog_push(k, line, n);
+		return;
+	}
+	json_incref(line);
+	if (sc->ntail < GP_KLOG_ENDS) {
+		sc->tail[(sc->tail_at + sc->ntail++) % GP_KLOG_ENDS] = (struct gp_klog_row){ line, n };
+		return;
+	}
+	/* The tail is full: its oldest line is now in the middle. */
+	struct gp_klog_row *old = &sc->tail[sc->tail_at];
+	if (sc->middle < GP_KLOG_MIDDLE && (gp_klog_is_error(old->line) || klog_lost(old->line)) &&
+	    klog_push(k, old->line, old->n))
+		sc->middle++;
+	json_decref(old->line);
+	*old = (struct gp_klog_row){ line, n };
+	sc->tail_at = (sc->tail_at + 1) % GP_KLOG_ENDS;
+}
+
+/* The end of the scan: the tail after the rows, in order. */
+static void klog_finish(struct scan *sc)
+{
+	for (size_t i = 0; i < sc->ntail; i++) {
+		struct gp_klog_row *r = &sc->tail[(sc->tail_at + i) % GP_KLOG_ENDS];
+		klog_push(&sc->d->klog, r->line, r->n);
+		json_decref(r->line);
+	}
+	sc->ntail = 0;
+}
+
 static void keep_in(json_t *arr, json_t *line)
 {
 	json_array_append(arr, line);
@@ -289,6 +387,7 @@ static const struct {
 	{ "exit", on_known },
 	{ "verdict", on_verdict },
 	{ "error", on_arm_error },
+	{ "kmsg", on_kmsg },
 };
 
 static int scan_file(struct gp_doc *d, char *err, size_t errcap)
@@ -336,6 +435,7 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 		}
 		json_decref(j);
 	}
+	klog_finish(&sc);
 	free(buf);
 	fclose(f);
 	return 0;
@@ -377,6 +477,10 @@ void gp_doc_free(struct gp_doc *d)
 	json_decref(d->idle);
 	json_decref(d->gpu);
 	json_decref(d->unknown);
+	for (size_t i = 0; i < d->klog.nrow; i++)
+		json_decref(d->klog.row[i].line);
+	free(d->klog.row);
+	memset(&d->klog, 0, sizeof d->klog);
 	for (size_t i = 0; i < d->nth; i++)
 		free(d->th[i].cpu);
 	free(d->th);

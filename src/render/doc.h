@@ -2,8 +2,9 @@
  * series, header/target/exit/verdict) and, from a second pass over the
  * file, the lines the series does not keep.  Lines are dispatched on
  * their "type" through one table (doc.c): `sample` feeds the per-thread
- * table; `stacks`, `arm` and `idle` lines are kept for their renderers;
- * a type this version does not know is counted and named, never fatal.
+ * table; `stacks`, `arm` and `idle` lines are kept for their renderers,
+ * `kmsg` lines within a bound (struct gp_klog); a type this version does
+ * not know is counted and named, never fatal.
  * The renderers (render_md.c, render_text.c, plot.c) read only this. */
 #ifndef GP_DOC_H
 #define GP_DOC_H
@@ -30,6 +31,29 @@ struct gp_thread_agg {
 	float *cpu;                  /* cpu_pct per sample index (NaN: absent) */
 };
 
+/* The kernel log: the file's `kmsg` lines (doc/result-format.md), in
+ * file order (the log's), bounded: the first and the last GP_KLOG_ENDS,
+ * and between them the driver errors (gp_klog_is_error) and lost-records
+ * notes, at most GP_KLOG_MIDDLE.  Each row keeps its number among the
+ * file's kmsg lines, so that a renderer says how many it left out
+ * between two rows: nothing is dropped unsaid.  A flood of ten thousand
+ * lines costs 200 rows, not ten thousand. */
+#define GP_KLOG_ENDS 50
+#define GP_KLOG_MIDDLE 100
+struct gp_klog_row {
+	json_t *line;                /* the line as read (a reference) */
+	unsigned long n;             /* its number among the kmsg lines, from 0 */
+};
+struct gp_klog {
+	struct gp_klog_row *row;     /* kept, in file order */
+	size_t nrow;
+	unsigned long total;         /* kmsg lines in the file */
+	unsigned long errors;        /* of them, driver errors and kernel warnings */
+	unsigned long errors_judged; /* of those, in the verdict's judged phase (+-1 s) */
+	unsigned long lost_lines;    /* `lost` notes ... */
+	unsigned long long lost;     /* ... and the records they say were lost (saturating) */
+};
+
 struct gp_doc {
 	const char *path;
 	struct gp_loaded l;
@@ -37,6 +61,7 @@ struct gp_doc {
 	json_t *arms, *stacks, *idle;/* arrays of those lines, in file order */
 	json_t *gpu;                 /* `gpu` lines: the runtime a lock/pools run used */
 	json_t *unknown;             /* {type: count} of lines no handler knows */
+	struct gp_klog klog;         /* `kmsg` lines */
 	struct gp_thread_agg *th;
 	size_t nth;
 	bool is_trace;               /* has samples (else: an arm/idle result) */
@@ -69,6 +94,16 @@ bool gp_metric_present(const struct gp_doc *d, size_t i);
 
 /* Threads sorted busiest first (judged CPU), at most max; returns count. */
 size_t gp_doc_top_threads(const struct gp_doc *d, const struct gp_thread_agg **out, size_t max);
+
+/* True for a `kmsg` line that is a driver error or a kernel warning
+ * worth naming beside the verdict: a kind the reader classified (`xid`,
+ * `ring-timeout`, `gpu-reset`, `hung-task`, `soft-lockup`, `oom`, and
+ * kinds of later writers), or a GPU driver's line of level err or worse
+ * (amdgpu's page fault is dev_err, kind `other`).  Not `lost` (the
+ * reader's note) nor a driver's informational line. */
+bool gp_klog_is_error(const json_t *line);
+/* The line's t, false when absent or not a number. */
+bool gp_klog_t(const json_t *line, double *t);
 
 /* Shared formatting. */
 void gp_fmt_value(char *buf, size_t cap, const char *unit, double v);

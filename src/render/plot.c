@@ -2,11 +2,13 @@
  *   1. progress: RssFile, RssAnon, GPU memory, VmPin, bytes read()/written
  *   2. CPU of the busiest threads and of the process, % of one core
  *   3. system writeback: dirtied and written back, MiB/s
- * with the phases shaded, their boundaries dashed, and the verdict's
- * "since" marked, across all three.  1200x800, readable as pasted. */
+ * with the phases shaded, their boundaries dashed, the verdict's "since"
+ * marked, and the kernel log's driver errors (an Xid, a ring timeout...)
+ * dotted and named, across all three.  1200x800, readable as pasted. */
 #include "config.h"
 #include "render.h"
 #include "verdict_text.h"
+#include "klog.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -151,6 +153,62 @@ static void draw_phases(cairo_t *cr, const struct frame *f, const struct gp_doc 
 	}
 }
 
+/* The kernel log's driver errors: a dotted line at each, at most
+ * KLOG_MARKS (a flood of Xid 13 draws 64, not thousands: the report's
+ * Kernel log lists them).  label_y > 0: their names too, at that height,
+ * each where the one before it left room. */
+#define KLOG_MARKS 64
+#define KLOG_LABEL_MAX 40
+static const struct rgb klog_rgb = { 0.60, 0.15, 0.55 };
+
+static size_t draw_klog(cairo_t *cr, const struct frame *f, const struct gp_doc *d, double y0,
+			double y1, double label_y)
+{
+	size_t drawn = 0;
+	double free_x = f->x0;
+	for (size_t i = 0; i < d->klog.nrow && drawn < KLOG_MARKS; i++) {
+		const json_t *line = d->klog.row[i].line;
+		double t;
+		if (!gp_klog_is_error(line) || !gp_klog_t(line, &t) || !(t >= f->t0 && t <= f->t1))
+			continue;
+		double x = floor(xpix(f, t)) + 0.5;
+		drawn++;
+		cairo_set_source_rgb(cr, klog_rgb.r, klog_rgb.g, klog_rgb.b);
+		if (label_y <= 0) {
+			static const double dots[] = { 2, 3 };
+			cairo_set_dash(cr, dots, 2, 0);
+			cairo_set_line_width(cr, 1.5);
+			cairo_move_to(cr, x, y0);
+			cairo_line_to(cr, x, y1);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+			continue;
+		}
+		if (x < free_x)
+			continue;
+		struct strbuf lab = STRBUF_INIT;
+		gp_klog_label(&lab, line, true);
+		if (lab.len > KLOG_LABEL_MAX) {
+			size_t len = KLOG_LABEL_MAX;
+			while (len > 0 && ((unsigned char)lab.buf[len] & 0xC0) == 0x80)
+				len--;
+			strbuf_setlen(&lab, len);
+			strbuf_addstr(&lab, "...");
+		}
+		double w = text_width(cr, lab.buf, 11);
+		if (x + 3 + w <= f->x1) {
+			cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+			cairo_rectangle(cr, x + 1, label_y - 10, w + 4, 13);
+			cairo_fill(cr);
+			cairo_set_source_rgb(cr, klog_rgb.r, klog_rgb.g, klog_rgb.b);
+			text(cr, x + 3, label_y, lab.buf, 11, 0, false);
+			free_x = x + w + 8;
+		}
+		strbuf_release(&lab);
+	}
+	return drawn;
+}
+
 /* The legend: top right, on a white box. */
 static void draw_legend(cairo_t *cr, const struct frame *f, const struct panel *p)
 {
@@ -210,6 +268,7 @@ static void draw_panel(cairo_t *cr, const struct frame *f, const struct gp_doc *
 	cairo_rectangle(cr, f->x0, p->y0, f->x1 - f->x0, p->y1 - p->y0);
 	cairo_fill(cr);
 	draw_phases(cr, f, d, p->y0, p->y1);
+	draw_klog(cr, f, d, p->y0, p->y1, 0);
 	cairo_set_line_width(cr, 1);
 	/* At most 100 grid lines: with times or values from a hostile file
 	 * (t near 1e17, a step under the ulp) t += step never moves and the
@@ -487,6 +546,19 @@ static void draw(cairo_t *cr, const struct gp_doc *d)
 	for (int k = 0; k < 3; k++)
 		draw_panel(cr, &f, d, &p[k], k == 2);
 	phase_labels(cr, &f, d, p[0].y0 + (p[0].y1 - p[0].y0) * 0.55);
+	if (draw_klog(cr, &f, d, 0, 0, p[0].y0 + 14)) {
+		/* its key, left of the phases' */
+		static const double dots[] = { 2, 3 };
+		cairo_set_source_rgb(cr, klog_rgb.r, klog_rgb.g, klog_rgb.b);
+		cairo_set_dash(cr, dots, 2, 0);
+		cairo_set_line_width(cr, 1.5);
+		cairo_move_to(cr, W - MR - 500.5, 38);
+		cairo_line_to(cr, W - MR - 500.5, 52);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+		text(cr, W - MR - 494, 50, "driver error (kernel log)", 12, 0, false);
+	}
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 	text(cr, (f.x0 + f.x1) / 2, H - 12, "time since the trace began (s)", 13, 1, false);
 	for (int k = 0; k < 3; k++)

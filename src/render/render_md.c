@@ -9,6 +9,7 @@
 #include "stacks_text.h"
 #include "arms.h"
 #include "host_text.h"
+#include "klog.h"
 #include "parse.h"
 #include "strbuf.h"
 #include "units.h"
@@ -118,9 +119,19 @@ static void md_verdict_line(FILE *out, const struct gp_doc *d)
 	fprintf(out, " since +%.1f s, confidence %s — ", v->since_s, gp_conf_name(v->confidence));
 	struct strbuf sb = STRBUF_INIT;
 	gp_verdict_summary(&sb, v);
-	gp_md_cell(out, sb.buf);
-	strbuf_release(&sb);
+	/* Escaped, not just flattened: the summary quotes the file (a
+	 * kernel line's "*ERROR*", a "pid='<unknown>'" that GitHub would
+	 * take for a tag). */
+	gp_md_text(out, sb.buf);
 	fputs("\n\n", out);
+	/* Beside the verdict: the driver errors of the kernel log (issue 19). */
+	strbuf_reset(&sb);
+	if (gp_klog_verdict_words(&sb, d)) {
+		fputs("**Kernel log:** ", out);
+		gp_md_text(out, sb.buf);
+		fputs(" — see **Kernel log** below.\n\n", out);
+	}
+	strbuf_release(&sb);
 }
 
 static void md_context(FILE *out, const struct gp_doc *d)
@@ -172,8 +183,9 @@ static void md_environment(FILE *out, const struct gp_doc *d)
 	fputs("\n</details>\n\n", out);
 }
 
-static void md_phases(FILE *out, const struct gp_verdict *v)
+static void md_phases(FILE *out, const struct gp_doc *d)
 {
+	const struct gp_verdict *v = &d->v;
 	if (v->nphases < 2)
 		return;
 	fputs("| phase | kind | what |\n|---|---|---|\n", out);
@@ -184,6 +196,12 @@ static void md_phases(FILE *out, const struct gp_verdict *v)
 		strbuf_reset(&sb);
 		gp_phase_what(&sb, v, i);
 		gp_md_cell(out, sb.buf);
+		/* The instants the kernel log has driver errors in this phase. */
+		strbuf_reset(&sb);
+		if (gp_klog_span_words(&sb, d, p->from, p->to, i + 1 == v->nphases)) {
+			fputs("; **kernel log**: ", out);
+			gp_md_text(out, sb.buf);
+		}
 		fputs(" |\n", out);
 	}
 	strbuf_release(&sb);
@@ -497,6 +515,37 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 	free(g);
 }
 
+/* The timeline's kernel-log row: a cell per sparkline bucket (the same
+ * buckets as gp_sparkline's), █ where a driver error fell. */
+static void md_klog_strip(FILE *out, const struct gp_doc *d, size_t width)
+{
+	size_t n = d->l.series.n, count = 0;
+	double t0 = d->l.series.pt[0].t, t1 = d->l.series.pt[n - 1].t, span = t1 > t0 ? t1 - t0 : 1;
+	double first = 0, last = 0;
+	bool mark[48] = { false };
+	if (width > n)
+		width = n;
+	if (width > sizeof mark || width < 1)
+		return;
+	for (size_t i = 0; i < d->klog.nrow; i++) {
+		double t;
+		if (!gp_klog_is_error(d->klog.row[i].line) || !gp_klog_t(d->klog.row[i].line, &t) ||
+		    !(t >= t0 && t <= t1))
+			continue;
+		double x = (t - t0) / span * (double)(width - 1) + 0.5;
+		mark[!(x >= 0) ? 0 : x >= (double)width ? width - 1 : (size_t)x] = true;
+		if (!count++)
+			first = t;
+		last = t;
+	}
+	if (!count)
+		return;
+	fprintf(out, "| kernel log: driver errors | %+.1f s | %+.1f s | %zu | ", first, last, count);
+	for (size_t j = 0; j < width; j++)
+		fputs(mark[j] ? "█" : "▁", out);
+	fputs(" |\n", out);
+}
+
 static void md_metrics(FILE *out, const struct gp_doc *d)
 {
 	size_t n = d->l.series.n;
@@ -528,6 +577,7 @@ static void md_metrics(FILE *out, const struct gp_doc *d)
 		gp_fmt_value(p, sizeof p, mt->unit, hi);
 		fprintf(out, "| %s | %s | %s | %s | %s |\n", mt->label, f, l, p, hi > lo ? sp : "flat");
 	}
+	md_klog_strip(out, d, 48);
 	fputc('\n', out);
 }
 
@@ -726,12 +776,13 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 	if (d->is_idle)
 		md_stacks(out, d);
 	if (d->is_trace) {
-		md_phases(out, &d->v);
+		md_phases(out, d);
 		md_evidence(out, &d->v);
 		gp_md_threads(out, d);
 		md_stacks(out, d);
 		md_metrics(out, d);
 	}
+	gp_klog_markdown(out, d);
 	const char *key;
 	json_t *v;
 	bool first = true;

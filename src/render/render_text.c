@@ -4,6 +4,7 @@
 #include "verdict_text.h"
 #include "trace_text.h"
 #include "arms.h"
+#include "klog.h"
 
 #include <stdlib.h>
 
@@ -62,6 +63,17 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 	}
 	if (d->is_trace)
 		gp_verdict_print(out, &d->v);
+	struct strbuf sb = STRBUF_INIT;
+	if (gp_klog_verdict_words(&sb, d)) {
+		/* Beside the verdict (issue 19); control characters of the
+		 * file's strings are '?' already. */
+		fprintf(out, "  kernel log: %s; each line below\n", sb.buf);
+	}
+	strbuf_release(&sb);
+	if (d->klog.total) {
+		fputc('\n', out);
+		gp_klog_text(out, d);
+	}
 }
 
 json_t *gp_render_json(const struct gp_doc *d)
@@ -95,6 +107,8 @@ json_t *gp_render_json(const struct gp_doc *d)
 		json_object_set(e, "idle", d->idle);
 	if (json_array_size(d->gpu))
 		json_object_set(e, "gpu", d->gpu);
+	if (d->klog.total)
+		json_object_set_new(e, "kernel_log", gp_klog_json(d));
 	if (json_object_size(d->unknown))
 		json_object_set(e, "unrendered_types", d->unknown);
 	return e;

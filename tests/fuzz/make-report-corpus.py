@@ -8,6 +8,7 @@ target runs a thousand times a second; the mutator grows them again.
 Seeds named mini-* are cut smaller still (2 samples, arrays of 2, 8
 keys). Seeds named host-* carry full host facts (needs a built src/gpuprobe).
 Seeds named multi-* hold several files split by a "\\f" line (report A B).
+Seeds named kmsg-* hold a trace's kernel log, one of hostile kmsg lines.
 Run from the top of the tree: python3 tests/fuzz/make-report-corpus.py"""
 import glob, json, os, subprocess
 
@@ -59,6 +60,36 @@ for shape in ["seed004-import-hang", "seed000-idle-spin", "all-futex", "rssfile-
     seeds["gen-" + shape + ".jsonl"] = seed([json.loads(l) for l in txt.splitlines() if l])
 for n, s in seeds.items():
     open(os.path.join(OUT, n), "w").write(s)
+# kmsg-*: a trace's kernel log (issue 19): the lines add-kmsg.awk adds
+# (an Xid 31 with its pid, amdgpu errors, a lost-records note, a flood of
+# 150) to a short trace, and kmsg lines of every wrong type and size.
+def gen(shape, add_kmsg=False):
+    cmd = "awk -v shape=%s -f %s" % (shape, awk)
+    if add_kmsg:
+        cmd += " | awk -f tests/fixtures/traces/add-kmsg.awk"
+    txt = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, check=True).stdout
+    return [json.loads(l) for l in txt.splitlines() if l]
+kmsg = {"kmsg-flood.jsonl": seed(gen("short-flat", True))}
+lines = [json.loads(l) for l in seed(gen("short-flat"), 2, 2, 8).splitlines()]
+hostile = [
+    {"type": "kmsg"},
+    {"type": "kmsg", "t": "soon", "driver": 7, "kind": ["xid"], "text": {"a": 1}, "level": "err",
+     "pid": "4242", "xid": "31", "lost": "many"},
+    {"type": "kmsg", "t": 1e308, "driver": "nvidia", "kind": "xid", "text": None, "pid": -5, "xid": -1},
+    {"type": "kmsg", "t": -1e308, "driver": "nvidia", "kind": "xid", "pid": 2**63 - 1, "xid": 2**63 - 1},
+    {"type": "kmsg", "t": 2, "driver": "kernel", "kind": "lost", "lost": 2**63 - 1},
+    {"type": "kmsg", "t": 2, "driver": "kernel", "kind": "lost", "lost": 2**63 - 1},
+    {"type": "kmsg", "t": 3, "driver": "amdgpu|`*<b>", "kind": "future\u001b[31m", "level": 0,
+     "text": "``a|b``` <script>x</script> *x* \u001b[2J\r\nnext"},
+    {"type": "kmsg", "t": 3.5, "driver": "amdgpu", "kind": "other", "level": 2, "text": "y" * 3000},
+    {"type": "kmsg", "t": 4, "driver": "d" * 300, "kind": "k" * 300, "level": 3, "text": "`"},
+    {"type": "kmsg", "t": 4.5, "driver": "nvidia", "kind": "xid", "xid": 31, "pid": 1, "text": ""},
+]
+kmsg["kmsg-hostile.jsonl"] = "".join(json.dumps(l, separators=(",", ":")) + "\n"
+                                     for l in lines[:-1] + hostile + lines[-1:])
+for n, s in kmsg.items():
+    open(os.path.join(OUT, n), "w").write(s)
+
 # host-*: the header's host facts in full (what `info` renders in the
 # report's Environment block), from src/gpuprobe info on seed 000's WSL2
 # tree, the NVIDIA tree and this machine (runtimes included), in place of

@@ -34,6 +34,14 @@ for fx in nvrm-xid:xid:500000000 amdgpu-ring-timeout:ring-timeout:500000000 \
 	r=$("$GPUPROBE" report --format json "$TMP/$name.jsonl" | jq -r '.results[0].verdict.summary')
 	check "$name: report names it too" "echo \"\$r\" | grep -q 'kernel log in the phase'"
 	case $name in
+	nvrm-xid)
+		# issue 19: the report shows the lines themselves, not a count
+		"$GPUPROBE" report "$TMP/$name.jsonl" > "$TMP/$name.md" 2>&1
+		check "nvrm-xid: report's Kernel log has both Xid 13 lines of pid 7777, whole" \
+			"[ \$(grep -c '^| +3.000 s | nvidia | xid | 13 (graphics engine exception) | 7777 | \`NVRM: Xid (PCI:0000:9a:00): 13, pid=7777, name=python3, ' '$TMP/$name.md') = 2 ]"
+		check "nvrm-xid: the Xid 13 named beside the verdict" \
+			"sed -n 3p '$TMP/$name.md' | grep -q '^\*\*Kernel log:\*\* Xid 13 (graphics engine exception) at +3.0 s, pid 7777; '"
+		check "nvrm-xid: kmsg is not among the lines not rendered" "! grep -q 'does not render' '$TMP/$name.md'" ;;
 	drift)
 		check "drift: the Xid at +3 s on the trace's clock (not +10.25 s)" \
 			"jq -s -e '[.[] | select(.type == \"kmsg\" and .kind == \"xid\") | .t] == [3]' '$TMP/$name.jsonl' >/dev/null"
