@@ -29,6 +29,13 @@ struct kfd_prev {
 	bool have_sdma;
 };
 
+/* One amdgpu card's power floor (read_card). */
+struct amd_floor {
+	char key[320];		/* its device directory */
+	double w;
+	bool set;
+};
+
 struct gp_gpuact {
 	struct gp_gpuact_opts o;
 	struct gp_gpu_reader *mem;	/* DRM fdinfo when no gpumem is given */
@@ -44,7 +51,7 @@ struct gp_gpuact {
 	uint64_t evicted_ms_prev;
 	bool have_prev;
 	double t_prev;
-	char why_prev[4][GP_GPUACT_WHY];
+	char why_prev[5][GP_GPUACT_WHY];
 	/* Per GPU (NVML index < 64): the lowest power read while this process
 	 * held a context there and ran no kernel, and the GPU none at all --
 	 * its floor.  Not the lowest power ever: a GPU with no context drops
@@ -52,6 +59,9 @@ struct gp_gpuact {
 	 * and no kernel), which made a one-thread spin read +44 W of "work". */
 	double floor_w[64];
 	unsigned long long floor_set;
+	/* amdgpu: the same floor per card (read_card), socket power. */
+	struct amd_floor amd_floor[16];
+	size_t namd_floor;
 };
 
 struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o)
@@ -485,10 +495,154 @@ static void read_kfd(struct gp_gpuact *r, double dt, struct gp_gpu_activity *a)
 /* amdgpu gpu_busy_percent                                             */
 /* ------------------------------------------------------------------ */
 
+/* amdgpu gpu_metrics (amdgpu_pm.c, "gpu_metrics: ... a snapshot of all
+ * the metrics the SMU firmware exposes"): a binary blob, a
+ * struct gpu_metrics_vX_Y of Linux drivers/gpu/drm/amd/include/
+ * kgd_pp_interface.h, after its 4-byte struct metrics_table_header
+ * {u16 structure_size; u8 format_revision; u8 content_revision}.
+ * Format 1 is a dGPU's.  Byte offsets of the three u16 fields read here,
+ * worked out from those declarations with the x86-64 ABI's alignment
+ * (u64 on 8 bytes), little-endian:
+ *
+ *   revision  average_gfx_activity  average_umc_activity  average_socket_power
+ *   1.0           28                    30                    34
+ *   1.1-1.3       16                    18                    22
+ *
+ * v1_0 puts the u64 system_clock_counter right after the header (so 4
+ * bytes of padding, then it at 8, six u16 temperatures at 16..27);
+ * v1_1, v1_2 and v1_3 start with the six temperatures at 4 and move the
+ * timestamp after energy_accumulator.  Activities are %, socket power W.
+ * A field the firmware does not fill reads 0xFFFF.  v1_4 and later
+ * (MI300) and format 2 (APUs) are laid out otherwise: not read, and
+ * said so. */
+#define AMD_METRICS_NA 0xFFFFu
+
+static unsigned le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+bool gp_amd_metrics_parse(const unsigned char *buf, size_t n,
+			  struct gp_amd_metrics *m, char *whybuf, size_t cap)
+{
+	memset(m, 0, sizeof *m);
+	if (cap)
+		whybuf[0] = '\0';
+	if (n < 4) {
+		snprintf(whybuf, cap, "gpu_metrics: %zu bytes, no header", n);
+		return false;
+	}
+	unsigned size = le16(buf);
+	m->format_revision = buf[2];
+	m->content_revision = buf[3];
+	size_t gfx, end;
+	if (m->format_revision == 1 && m->content_revision == 0)
+		gfx = 28;
+	else if (m->format_revision == 1 && m->content_revision <= 3)
+		gfx = 16;
+	else {
+		snprintf(whybuf, cap, "gpu_metrics v%u.%u: a layout this gpuprobe does not read (1.0-1.3)",
+			 m->format_revision, m->content_revision);
+		return false;
+	}
+	end = gfx + 8;	/* gfx, umc, mm, socket power: four u16 */
+	if (size < end || size > n) {
+		snprintf(whybuf, cap, "gpu_metrics v%u.%u: structure_size %u, %zu bytes read (the fields end at %zu)",
+			 m->format_revision, m->content_revision, size, n, end);
+		return false;
+	}
+	unsigned gv = le16(buf + gfx), uv = le16(buf + gfx + 2), pv = le16(buf + gfx + 6);
+	m->have_gfx = gv != AMD_METRICS_NA;
+	m->gfx_pct = m->have_gfx ? gv : 0;
+	m->have_umc = uv != AMD_METRICS_NA;
+	m->umc_pct = m->have_umc ? uv : 0;
+	m->have_power = pv != AMD_METRICS_NA;
+	m->power_w = m->have_power ? pv : 0;
+	if (!m->have_gfx && !m->have_umc && !m->have_power) {
+		snprintf(whybuf, cap, "gpu_metrics v%u.%u: activity and socket power not available (0xFFFF)",
+			 m->format_revision, m->content_revision);
+		return false;
+	}
+	return true;
+}
+
+/* The floor of the card whose device directory is key: its slot, added
+ * when new (NULL when full). */
+static struct amd_floor *amd_floor_slot(struct gp_gpuact *r, const char *key, bool add)
+{
+	for (size_t i = 0; i < r->namd_floor; i++)
+		if (!strcmp(r->amd_floor[i].key, key))
+			return &r->amd_floor[i];
+	if (!add || r->namd_floor == sizeof r->amd_floor / sizeof r->amd_floor[0])
+		return NULL;
+	struct amd_floor *f = &r->amd_floor[r->namd_floor++];
+	memset(f, 0, sizeof *f);
+	snprintf(f->key, sizeof f->key, "%s", key);
+	return f;
+}
+
+/* One card: dir is its device directory ("/sys/bus/pci/devices/<pdev>"
+ * or "/sys/class/drm/cardN/device").  Reads gpu_busy_percent and
+ * gpu_metrics; the card with the highest gpu_busy_percent so far (the
+ * first on a tie) gives the device fields. */
+static void read_card(struct gp_gpuact *r, const char *dir, bool all_cards,
+		      struct gp_gpu_activity *a)
+{
+	char path[360], buf[32], mwhy[GP_GPUACT_WHY];
+	unsigned char mb[4096];
+	uint64_t v;
+	struct gp_amd_metrics m;
+
+	memset(&m, 0, sizeof m);
+	snprintf(path, sizeof path, "%s/gpu_busy_percent", dir);
+	if (gp_read_file(r->o.root, path, buf, sizeof buf) <= 0 ||
+	    sscanf(buf, "%" SCNu64, &v) != 1 || v > 100)
+		return;
+	bool first = !a->have_gpu_busy, best = first || (double)v > a->gpu_busy_pct;
+	if (best)
+		a->gpu_busy_pct = (double)v;
+	a->have_gpu_busy = true;
+	if (all_cards)
+		a->gpu_busy_all_cards = true;
+
+	snprintf(path, sizeof path, "%s/gpu_metrics", dir);
+	ssize_t n = gp_read_file(r->o.root, path, (char *)mb, sizeof mb);
+	bool ok = false;
+	if (n < 0)
+		why(mwhy, "no %s", path);
+	else
+		ok = gp_amd_metrics_parse(mb, (size_t)n, &m, mwhy, sizeof mwhy);
+	/* The floor: this process a KFD process with no wave resident, the
+	 * card idle by its own count.  Not the lowest power ever (a card no
+	 * process holds may sit in a deeper state, as NVML's floor found). */
+	struct amd_floor *f = NULL;
+	if (ok && m.have_power && v == 0 && a->have_kfd && a->have_cu_occupancy &&
+	    a->cu_occupancy == 0) {
+		f = amd_floor_slot(r, dir, true);
+		if (f && (!f->set || m.power_w < f->w)) {
+			f->set = true;
+			f->w = m.power_w;
+		}
+	}
+	if (!best)
+		return;
+	a->have_gfx_activity = ok && m.have_gfx;
+	a->gfx_activity_pct = m.gfx_pct;
+	a->have_umc_activity = ok && m.have_umc;
+	a->umc_activity_pct = m.umc_pct;
+	a->have_socket_power = ok && m.have_power;
+	a->socket_power_w = m.power_w;
+	f = amd_floor_slot(r, dir, false);
+	a->have_amd_floor = a->have_socket_power && f && f->set;
+	a->amd_floor_w = a->have_amd_floor ? f->w : 0;
+	snprintf(a->why_gpu_metrics, sizeof a->why_gpu_metrics, "%s", ok ? "" : mwhy);
+}
+
 /* amdgpu_pm.c: "gpu_busy_percent: ... how busy the GPU is as a
  * percentage", the SMU's average GFX activity: whole device, every
  * process.  The process's devices are the drm-pdev of its DRM clients;
- * without one, every card (and the result says so). */
+ * without one, every card (and the result says so).  gpu_metrics of the
+ * same card beside it. */
 static void read_gpu_busy(struct gp_gpuact *r, const json_t *gpumem,
 			  struct gp_gpu_activity *a)
 {
@@ -496,24 +650,16 @@ static void read_gpu_busy(struct gp_gpuact *r, const json_t *gpumem,
 	char path[320];
 	size_t i;
 	json_t *c;
-	uint64_t v;
 
 	json_array_foreach(drm, i, c) {
 		const char *pdev = json_string_value(json_object_get(c, "pdev"));
-		char buf[32];
 
 		/* A PCI address ("0000:03:00.0"), nothing that walks the
 		 * tree (a replayed fdinfo is any text). */
 		if (!pdev || !*pdev || strspn(pdev, "0123456789abcdefABCDEF:.") != strlen(pdev))
 			continue;
-		snprintf(path, sizeof path,
-			 "/sys/bus/pci/devices/%s/gpu_busy_percent", pdev);
-		if (gp_read_file(r->o.root, path, buf, sizeof buf) > 0 &&
-		    sscanf(buf, "%" SCNu64, &v) == 1 && v <= 100) {
-			if (!a->have_gpu_busy || (double)v > a->gpu_busy_pct)
-				a->gpu_busy_pct = (double)v;
-			a->have_gpu_busy = true;
-		}
+		snprintf(path, sizeof path, "/sys/bus/pci/devices/%s", pdev);
+		read_card(r, path, false, a);
 	}
 	if (a->have_gpu_busy)
 		return;
@@ -528,20 +674,11 @@ static void read_gpu_busy(struct gp_gpuact *r, const json_t *gpumem,
 		return;
 	}
 	while ((de = readdir(dir))) {
-		char buf[32];
-
 		if (strncmp(de->d_name, "card", 4) || strchr(de->d_name, '-') ||
 		    de->d_name[4] < '0' || de->d_name[4] > '9')
 			continue;
-		snprintf(path, sizeof path, "/sys/class/drm/%s/device/gpu_busy_percent",
-			 de->d_name);
-		if (gp_read_file(r->o.root, path, buf, sizeof buf) > 0 &&
-		    sscanf(buf, "%" SCNu64, &v) == 1 && v <= 100) {
-			if (!a->have_gpu_busy || (double)v > a->gpu_busy_pct)
-				a->gpu_busy_pct = (double)v;
-			a->have_gpu_busy = true;
-			a->gpu_busy_all_cards = true;
-		}
+		snprintf(path, sizeof path, "/sys/class/drm/%s/device", de->d_name);
+		read_card(r, path, true, a);
 	}
 	closedir(dir);
 	if (!a->have_gpu_busy)
@@ -711,9 +848,10 @@ int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 	read_nvml(r, gpumem, a);
 	json_decref(own);
 
-	char *w[4] = { a->why_nvml, a->why_drm, a->why_kfd, a->why_gpu_busy };
+	char *w[5] = { a->why_nvml, a->why_drm, a->why_kfd, a->why_gpu_busy,
+		       a->why_gpu_metrics };
 	a->absent_changed = !r->have_prev;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (strcmp(w[i], r->why_prev[i]))
 			a->absent_changed = true;
 		snprintf(r->why_prev[i], GP_GPUACT_WHY, "%s", w[i]);
@@ -781,12 +919,15 @@ static json_t *work_json(const struct gp_nvml_dev_act *w)
  *              "evicted_vram_bytes"}           when a DRM client was read
  *   "kfd":    {"evicted_ms","evicted_ms_delta","cu_occupancy",
  *              "sdma_busy_pct","faults","page_in","page_out"}   when have_kfd
- *   "device": {"gpu_busy_pct","all_cards"}     when have_gpu_busy
+ *   "device": {"gpu_busy_pct","all_cards","gfx_activity_pct",
+ *              "umc_activity_pct","socket_power_w","floor_w"}
+ *                                              when have_gpu_busy (the
+ *              last four from gpu_metrics, when read)
  *   "work":   {"gpu","util_pct","mem_util_pct","power_w","floor_w",
  *              "sm_clock_mhz","sms","gpm":{"sm_util","sm_occ","tensor",
  *              "fp16","fp32","fp64","int","dram"} | "gpm_absent": why}
  *                                              when NVML read a GPU of it
- *   "absent": {"nvml"|"drm"|"kfd"|"gpu_busy": why}   with_absent
+ *   "absent": {"nvml"|"drm"|"kfd"|"gpu_busy"|"gpu_metrics": why}   with_absent
  * A member is left out when not known; never written as 0 for unknown. */
 json_t *gp_gpuact_json(const struct gp_gpu_activity *a, bool with_absent)
 {
@@ -851,13 +992,22 @@ json_t *gp_gpuact_json(const struct gp_gpu_activity *a, bool with_absent)
 		json_t *d = json_object();
 		set_pct(d, "gpu_busy_pct", a->gpu_busy_pct);
 		json_object_set_new(d, "all_cards", json_boolean(a->gpu_busy_all_cards));
+		if (a->have_gfx_activity)
+			set_pct(d, "gfx_activity_pct", a->gfx_activity_pct);
+		if (a->have_umc_activity)
+			set_pct(d, "umc_activity_pct", a->umc_activity_pct);
+		if (a->have_socket_power)
+			set_pct(d, "socket_power_w", a->socket_power_w);
+		if (a->have_amd_floor)
+			set_pct(d, "floor_w", a->amd_floor_w);
 		json_object_set_new(o, "device", d);
 	}
 	if (with_absent) {
 		json_t *w = json_object();
-		const char *k[4] = { "nvml", "drm", "kfd", "gpu_busy" };
-		const char *v[4] = { a->why_nvml, a->why_drm, a->why_kfd, a->why_gpu_busy };
-		for (int i = 0; i < 4; i++)
+		const char *k[5] = { "nvml", "drm", "kfd", "gpu_busy", "gpu_metrics" };
+		const char *v[5] = { a->why_nvml, a->why_drm, a->why_kfd, a->why_gpu_busy,
+				     a->why_gpu_metrics };
+		for (int i = 0; i < 5; i++)
 			if (v[i][0])
 				json_object_set_new(w, k[i], json_string(v[i]));
 		json_object_set_new(o, "absent", w);
@@ -946,6 +1096,12 @@ void gp_gpuact_text(const struct gp_gpu_activity *a, char *buf, size_t cap)
 	if (a->have_gpu_busy) {
 		add(buf, cap, &len, "%s%s %.0f%% busy (gpu_busy_percent)", sep,
 		    a->gpu_busy_all_cards ? "busiest card" : "its card", a->gpu_busy_pct);
+		if (a->have_umc_activity)
+			add(buf, cap, &len, ", memory controller %.0f%%", a->umc_activity_pct);
+		if (a->have_socket_power)
+			add(buf, cap, &len, ", %.0f W", a->socket_power_w);
+		if (a->have_amd_floor)
+			add(buf, cap, &len, " (floor %.0f W)", a->amd_floor_w);
 		sep = "; ";
 	}
 	if (!*sep)

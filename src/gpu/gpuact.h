@@ -102,16 +102,42 @@ struct gp_gpu_activity {
 	bool have_gpu_busy;
 	double gpu_busy_pct;	/* max gpu_busy_percent of its devices */
 	bool gpu_busy_all_cards;	/* device unknown: over every card */
+	/* amdgpu gpu_metrics (issue 19) of the card with the highest
+	 * gpu_busy_percent: average_gfx_activity is time-based like
+	 * gpu_busy_percent; average_umc_activity (memory controller, %) and
+	 * average_socket_power (W) say whether a resident kernel works. */
+	bool have_gfx_activity, have_umc_activity, have_socket_power;
+	double gfx_activity_pct, umc_activity_pct, socket_power_w;
+	/* The lowest socket power of that card read while this process was
+	 * a KFD process with no wave resident and the card's
+	 * gpu_busy_percent was 0: its floor (per reader, as NVML's). */
+	bool have_amd_floor;
+	double amd_floor_w;
 
 	/* Why a source is absent ("" when present). */
 	char why_nvml[GP_GPUACT_WHY], why_drm[GP_GPUACT_WHY],
-	     why_kfd[GP_GPUACT_WHY], why_gpu_busy[GP_GPUACT_WHY];
+	     why_kfd[GP_GPUACT_WHY], why_gpu_busy[GP_GPUACT_WHY],
+	     why_gpu_metrics[GP_GPUACT_WHY];
 	/* A why_* differs from the previous read's (always true at the
 	 * first): write "absent" this sample, so each absence is said once. */
 	bool absent_changed;
 };
 
 struct gp_gpuact;
+
+/* The fields of an amdgpu gpu_metrics blob the work judgement uses;
+ * have_* false: the field reads 0xFFFF (not available). */
+struct gp_amd_metrics {
+	unsigned format_revision, content_revision;
+	bool have_gfx, have_umc, have_power;
+	unsigned gfx_pct, umc_pct, power_w;
+};
+
+/* Parses buf[0..n) (the bytes of /sys/class/drm/cardN/device/gpu_metrics).
+ * true when it is a known layout (format 1, content 0..3) whose
+ * structure_size covers the fields and no more than n; false with why. */
+bool gp_amd_metrics_parse(const unsigned char *buf, size_t n,
+			  struct gp_amd_metrics *m, char *why, size_t cap);
 
 /* NULL on allocation failure only. */
 struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o);

@@ -181,6 +181,16 @@ void gp_gpuact_json_work(const json_t *act, struct gp_gpu_work_pt *pt)
 	in.have_mem_util = jnum(w, "mem_util_pct", &in.mem_util);
 	in.have_power = jnum(w, "power_w", &in.power_w);
 	in.have_floor = jnum(w, "floor_w", &in.floor_w);
+	/* amdgpu without NVML (issue 19): gpu_metrics' memory controller
+	 * activity plays util.memory's part, socket power and its floor
+	 * power's.  gpu_busy_percent and average_gfx_activity are
+	 * time-based like util.gpu: not work. */
+	const json_t *dev = json_object_get(act, "device");
+	if (!json_is_object(w) && json_is_object(dev)) {
+		in.have_mem_util = jnum(dev, "umc_activity_pct", &in.mem_util);
+		in.have_power = jnum(dev, "socket_power_w", &in.power_w);
+		in.have_floor = jnum(dev, "floor_w", &in.floor_w);
+	}
 	double sms = 0;
 	jnum(w, "sms", &sms);
 	gp_gpu_work_point(&in, sms > 0 && sms < 65536 ? (unsigned)sms : 0, pt);

@@ -5,8 +5,13 @@
 #include "gpuact.h"
 #include "gpumem.h"
 #include "nvml.h"
+#include "gpujson.h"
+#include "gpuwork.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +492,235 @@ static void test_throttle_text(void **state UNUSED)
 	assert_true(strlen(b) < 8);
 }
 
+/* ---- amdgpu gpu_metrics (issue 19) ------------------------------------ */
+
+/* A gpu_metrics blob of revision fmt.content: structure_size size (the
+ * kernel's sizeof: v1_0 80, v1_3 120 on x86-64), len bytes, the three
+ * u16 at the offsets of kgd_pp_interface.h (gpuact.c's table), the
+ * rest 0. */
+static size_t metrics_blob(unsigned char *b, unsigned fmt, unsigned content, unsigned size,
+			   size_t len, unsigned gfx, unsigned umc, unsigned power)
+{
+	size_t off = fmt == 1 && content == 0 ? 28 : 16;
+	memset(b, 0, len);
+	b[0] = (unsigned char)(size & 0xff);
+	b[1] = (unsigned char)(size >> 8);
+	b[2] = (unsigned char)fmt;
+	b[3] = (unsigned char)content;
+	unsigned v[4] = { gfx, umc, 0, power };
+	for (int i = 0; i < 4; i++) {
+		b[off + 2 * i] = (unsigned char)(v[i] & 0xff);
+		b[off + 2 * i + 1] = (unsigned char)(v[i] >> 8);
+	}
+	return len;
+}
+
+static void test_metrics_parse(void **state UNUSED)
+{
+	unsigned char b[160];
+	struct gp_amd_metrics m;
+	char w[GP_GPUACT_WHY];
+
+	size_t n = metrics_blob(b, 1, 3, 120, 120, 100, 0, 45);
+	assert_true(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	assert_true(m.have_gfx && m.have_umc && m.have_power);
+	assert_int_equal(m.gfx_pct, 100);
+	assert_int_equal(m.umc_pct, 0);
+	assert_int_equal(m.power_w, 45);
+	/* v1_0: the fields after the padded u64 timestamp */
+	n = metrics_blob(b, 1, 0, 80, 80, 7, 40, 300);
+	assert_true(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	assert_int_equal(m.gfx_pct, 7);
+	assert_int_equal(m.umc_pct, 40);
+	assert_int_equal(m.power_w, 300);
+	/* 0xFFFF: not available */
+	n = metrics_blob(b, 1, 1, 96, 96, 0xffff, 12, 0xffff);
+	assert_true(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	assert_false(m.have_gfx);
+	assert_true(m.have_umc);
+	assert_false(m.have_power);
+	n = metrics_blob(b, 1, 2, 104, 104, 0xffff, 0xffff, 0xffff);
+	assert_false(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	assert_non_null(strstr(w, "0xFFFF"));
+	/* structure_size past the bytes read, or short of the fields */
+	n = metrics_blob(b, 1, 3, 120, 60, 100, 0, 45);
+	assert_false(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	assert_non_null(strstr(w, "structure_size 120"));
+	n = metrics_blob(b, 1, 3, 20, 120, 100, 0, 45);
+	assert_false(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	n = metrics_blob(b, 1, 0, 32, 80, 100, 0, 45);
+	assert_false(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	/* unknown layouts */
+	n = metrics_blob(b, 1, 5, 120, 120, 100, 0, 45);
+	assert_false(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	assert_non_null(strstr(w, "v1.5"));
+	n = metrics_blob(b, 2, 1, 120, 120, 100, 0, 45);
+	assert_false(gp_amd_metrics_parse(b, n, &m, w, sizeof w));
+	assert_non_null(strstr(w, "v2.1"));
+	assert_false(gp_amd_metrics_parse(b, 3, &m, w, sizeof w));
+}
+
+/* A recorded sysfs tree of one HIP process (pid 8181, KFD gpu 1234) and
+ * card0, written here: the tree the reader replays. */
+static char amd_root[64];
+
+static void put(const char *rel, const void *data, size_t n)
+{
+	char path[512], *p;
+	snprintf(path, sizeof path, "%s/%s", amd_root, rel);
+	for (p = path + strlen(amd_root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
+		*p = '/';
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, n), (ssize_t)n);
+	close(fd);
+}
+
+static void put_text(const char *rel, const char *text)
+{
+	put(rel, text, strlen(text));
+}
+
+/* One moment of the tree: KFD waves, gpu_busy_percent, gpu_metrics v1.3
+ * (or the revision fmt.content). */
+static void amd_state(unsigned cu, unsigned busy, unsigned fmt, unsigned content,
+		      unsigned gfx, unsigned umc, unsigned power)
+{
+	char t[32];
+	unsigned char b[120];
+	snprintf(t, sizeof t, "%u\n", cu);
+	put_text("sys/class/kfd/kfd/proc/8181/stats_1234/cu_occupancy", t);
+	put_text("sys/class/kfd/kfd/proc/8181/stats_1234/evicted_ms", "0\n");
+	snprintf(t, sizeof t, "%u\n", busy);
+	put_text("sys/class/drm/card0/device/gpu_busy_percent", t);
+	put("sys/class/drm/card0/device/gpu_metrics", b,
+	    metrics_blob(b, fmt, content, 120, 120, gfx, umc, power));
+}
+
+static int amd_setup(void **state UNUSED)
+{
+	snprintf(amd_root, sizeof amd_root, "/tmp/gp-amdmetrics-XXXXXX");
+	return mkdtemp(amd_root) ? 0 : -1;
+}
+
+static int amd_teardown(void **state UNUSED)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", amd_root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Reads the tree at t; the judgement of the sample's JSON, as live and
+ * `report` take it (gp_gpuact_json_work). */
+static json_t *amd_read(struct gp_gpuact *r, double t, struct gp_gpu_activity *a,
+			struct gp_gpu_work_pt *pt)
+{
+	json_t *mem = json_object();
+	assert_int_equal(gp_gpuact_read(r, t, mem, a), 0);
+	json_decref(mem);
+	json_t *j = gp_gpuact_json(a, a->absent_changed);
+	gp_gpuact_json_work(j, pt);
+	return j;
+}
+
+static struct gp_gpuact *amd_reader(struct gp_root *root)
+{
+	assert_int_equal(gp_root_open(root, amd_root), 0);
+	struct gp_gpuact_opts o = { .root = root, .pid = 8181, .flags = GP_GPUACT_NO_NVML };
+	struct gp_gpuact *r = gp_gpuact_new(&o);
+	assert_non_null(r);
+	return r;
+}
+
+/* A kernel spinning on a flag: gfx activity 100, memory controller 0,
+ * socket power 5 W over the floor read while no wave of it was
+ * resident.  Time-based activity says busy; the judgement says spin. */
+static void test_amd_metrics_spin(void **state UNUSED)
+{
+	struct gp_root root;
+	struct gp_gpu_activity a;
+	struct gp_gpu_work_pt pt;
+
+	struct gp_gpuact *r = amd_reader(&root);
+	amd_state(0, 0, 1, 3, 0, 0, 40);	/* held, idle: the floor */
+	json_t *j = amd_read(r, 1, &a, &pt);
+	assert_true(a.have_socket_power && a.have_amd_floor);
+	assert_true(a.amd_floor_w == 40);
+	assert_int_equal(pt.work, GP_GW_IDLE);
+	json_decref(j);
+	amd_state(0, 3, 1, 3, 3, 0, 38);	/* the card busy elsewhere: no floor */
+	json_decref(amd_read(r, 2, &a, &pt));
+	assert_true(a.amd_floor_w == 40);
+	amd_state(96, 100, 1, 3, 100, 0, 45);
+	j = amd_read(r, 3, &a, &pt);
+	json_t *d = json_object_get(j, "device");
+	assert_true(json_real_value(json_object_get(d, "gfx_activity_pct")) == 100);
+	assert_true(json_real_value(json_object_get(d, "umc_activity_pct")) == 0);
+	assert_true(json_real_value(json_object_get(d, "socket_power_w")) == 45);
+	assert_true(json_real_value(json_object_get(d, "floor_w")) == 40);
+	assert_int_equal(pt.work, GP_GW_SPIN);
+	assert_false(pt.from_gpm);	/* medium confidence */
+	assert_true(pt.have_over);
+	assert_true(fabs(pt.over_w - 5) < 1e-6);
+	char text[512];
+	gp_gpuact_text(&a, text, sizeof text);
+	assert_non_null(strstr(text, "memory controller 0%, 45 W (floor 40 W)"));
+	json_decref(j);
+	gp_gpuact_free(r);
+	gp_root_close(&root);
+}
+
+/* A kernel moving memory: the memory controller at 40 % is work, power
+ * close to the floor or not. */
+static void test_amd_metrics_work(void **state UNUSED)
+{
+	struct gp_root root;
+	struct gp_gpu_activity a;
+	struct gp_gpu_work_pt pt;
+
+	struct gp_gpuact *r = amd_reader(&root);
+	amd_state(0, 0, 1, 3, 0, 0, 40);
+	json_decref(amd_read(r, 1, &a, &pt));
+	amd_state(96, 100, 1, 3, 100, 40, 45);
+	json_t *j = amd_read(r, 2, &a, &pt);
+	assert_int_equal(pt.work, GP_GW_WORK);
+	assert_true(pt.mem_util == 40);
+	assert_true(pt.power_w == 45);
+	json_decref(j);
+	gp_gpuact_free(r);
+	gp_root_close(&root);
+}
+
+/* gpu_metrics v1.5: not read, said once in "absent"; the judgement has
+ * occupancy alone. */
+static void test_amd_metrics_unknown(void **state UNUSED)
+{
+	struct gp_root root;
+	struct gp_gpu_activity a;
+	struct gp_gpu_work_pt pt;
+
+	struct gp_gpuact *r = amd_reader(&root);
+	amd_state(96, 100, 1, 5, 100, 0, 45);
+	json_t *j = amd_read(r, 1, &a, &pt);
+	assert_true(a.have_gpu_busy);
+	assert_false(a.have_umc_activity || a.have_socket_power || a.have_gfx_activity);
+	const char *w = json_string_value(json_object_get(json_object_get(j, "absent"), "gpu_metrics"));
+	assert_non_null(w);
+	assert_non_null(strstr(w, "v1.5"));
+	assert_null(json_object_get(json_object_get(j, "device"), "umc_activity_pct"));
+	assert_int_equal(pt.work, GP_GW_BUSY);
+	json_decref(j);
+	j = amd_read(r, 2, &a, &pt);	/* the same absence: not said again */
+	assert_false(a.absent_changed);
+	assert_null(json_object_get(j, "absent"));
+	json_decref(j);
+	gp_gpuact_free(r);
+	gp_root_close(&root);
+}
+
 UNIT_MAIN(
 	cmocka_unit_test(test_amd_two_samples),
 	cmocka_unit_test(test_kfd_only),
@@ -494,4 +728,8 @@ UNIT_MAIN(
 	cmocka_unit_test_setup_teardown(test_nvml_activity, nvml_setup, nvml_teardown),
 	cmocka_unit_test_setup_teardown(test_nvml_strides, nvml_setup, nvml_teardown),
 	cmocka_unit_test(test_json_busy),
-	cmocka_unit_test(test_throttle_text))
+	cmocka_unit_test(test_throttle_text),
+	cmocka_unit_test(test_metrics_parse),
+	cmocka_unit_test_setup_teardown(test_amd_metrics_spin, amd_setup, amd_teardown),
+	cmocka_unit_test_setup_teardown(test_amd_metrics_work, amd_setup, amd_teardown),
+	cmocka_unit_test_setup_teardown(test_amd_metrics_unknown, amd_setup, amd_teardown))
