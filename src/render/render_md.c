@@ -9,6 +9,7 @@
 #include "stacks_text.h"
 #include "arms.h"
 #include "host_text.h"
+#include "libs_text.h"
 #include "parse.h"
 #include "strbuf.h"
 #include "units.h"
@@ -732,6 +733,7 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 		md_stacks(out, d);
 		md_metrics(out, d);
 	}
+	gp_libs_markdown(out, d);
 	const char *key;
 	json_t *v;
 	bool first = true;

@@ -4,6 +4,7 @@
 #include "verdict_text.h"
 #include "trace_text.h"
 #include "arms.h"
+#include "libs_text.h"
 
 #include <stdlib.h>
 
@@ -60,6 +61,7 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 			fputc('\n', out);
 		}
 	}
+	gp_libs_text(out, d);
 	if (d->is_trace)
 		gp_verdict_print(out, &d->v);
 }
