@@ -3,6 +3,7 @@
 #include "strbuf.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* Rows drawn at most: a job of many ranks still gives a readable table;
@@ -14,9 +15,10 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The first 12 hex digits of a build-id, "" when it is not hex (a file
- * from a stranger), "none" for null. */
-static void short_id(char *buf, size_t cap, const char *id)
+/* The first 12 hex digits of a build-id, with "…" where it goes on when
+ * more is asked for (a sentence; the table's column is 12 wide); "?"
+ * when it is not hex (a file from a stranger), "none" for null. */
+static void short_id(char *buf, size_t cap, const char *id, bool more)
 {
 	size_t n = 0;
 	if (!id) {
@@ -25,8 +27,17 @@ static void short_id(char *buf, size_t cap, const char *id)
 	}
 	while (id[n] && isxdigit((unsigned char)id[n]) && n < 12 && n + 1 < cap)
 		n++;
-	memcpy(buf, id, n);
-	buf[n] = '\0';
+	if (!n || (id[n] && !isxdigit((unsigned char)id[n]))) {
+		snprintf(buf, cap, "?");
+		return;
+	}
+	snprintf(buf, cap, "%.*s%s", (int)n, id, id[n] && more ? "…" : "");
+}
+
+/* A library entry the table can show: an object with a soname. */
+static bool shown(const json_t *lib)
+{
+	return json_is_object(lib) && str(lib, "soname");
 }
 
 /* Printable ASCII of s, at most cap-1 bytes: a name from the file. */
@@ -43,8 +54,12 @@ static size_t nlibs(const struct gp_doc *d)
 	size_t n = 0;
 	const char *k;
 	json_t *row;
-	json_object_foreach(d->libs, k, row)
-		n += json_array_size(json_object_get(row, "libs"));
+	json_object_foreach(d->libs, k, row) {
+		size_t i;
+		json_t *lib;
+		json_array_foreach(json_object_get(row, "libs"), i, lib)
+			n += shown(lib);
+	}
 	return n;
 }
 
@@ -61,7 +76,9 @@ static void two_builds(struct strbuf *sb, const struct gp_doc *d)
 		json_int_t pid = json_integer_value(json_object_get(row, "pid"));
 		json_array_foreach(json_object_get(row, "libs"), i, lib) {
 			const char *so = str(lib, "soname"), *id = str(lib, "build_id");
-			if (!so || !id || !*id)
+			char sid[24];
+			short_id(sid, sizeof sid, id, false);
+			if (!so || !id || !strcmp(sid, "?"))
 				continue;
 			json_t *f = json_object_get(first, so);
 			if (!f) {
@@ -72,12 +89,12 @@ static void two_builds(struct strbuf *sb, const struct gp_doc *d)
 			if (fpid == pid || !strcmp(str(f, "id"), id) || json_object_get(said, so))
 				continue;
 			json_object_set_new(said, so, json_true());
-			char a[16], b[16], name[128];
-			short_id(a, sizeof a, str(f, "id"));
-			short_id(b, sizeof b, id);
+			char a[24], b[24], name[128];
+			short_id(a, sizeof a, str(f, "id"), true);
+			short_id(b, sizeof b, id, true);
 			clean(name, sizeof name, so);
 			strbuf_addf(sb, "pid %" JSON_INTEGER_FORMAT " and %" JSON_INTEGER_FORMAT
-				    " map two builds of %s (%s… vs %s…): one version, two builds\n",
+				    " map two builds of %s (%s vs %s): one version, two builds\n",
 				    fpid, pid, name, a, b);
 		}
 	}
@@ -98,16 +115,20 @@ void gp_libs_markdown(FILE *out, const struct gp_doc *d)
 		size_t i;
 		json_t *lib;
 		json_array_foreach(json_object_get(row, "libs"), i, lib) {
+			if (!shown(lib))
+				continue;
 			if (rows++ >= ROWS_MAX) {
 				more++;
 				continue;
 			}
-			char id[16];
-			short_id(id, sizeof id, str(lib, "build_id"));
+			char id[24], comm[32], so[128];
+			short_id(id, sizeof id, str(lib, "build_id"), false);
+			clean(comm, sizeof comm, str(row, "comm") ? str(row, "comm") : "?");
+			clean(so, sizeof so, str(lib, "soname"));
 			fprintf(out, "| %" JSON_INTEGER_FORMAT " | ", json_integer_value(json_object_get(row, "pid")));
-			gp_md_cell(out, str(row, "comm") ? str(row, "comm") : "?");
+			gp_md_cell(out, comm);
 			fputs(" | ", out);
-			gp_md_cell(out, str(lib, "soname") ? str(lib, "soname") : "?");
+			gp_md_cell(out, so);
 			fprintf(out, " | `%s` |\n", id);
 		}
 	}
@@ -139,14 +160,16 @@ void gp_libs_text(FILE *out, const struct gp_doc *d)
 		size_t i;
 		json_t *lib;
 		json_array_foreach(json_object_get(row, "libs"), i, lib) {
+			if (!shown(lib))
+				continue;
 			if (rows++ >= ROWS_MAX) {
 				more++;
 				continue;
 			}
-			char id[16], comm[32], so[128];
-			short_id(id, sizeof id, str(lib, "build_id"));
+			char id[24], comm[32], so[128];
+			short_id(id, sizeof id, str(lib, "build_id"), false);
 			clean(comm, sizeof comm, str(row, "comm") ? str(row, "comm") : "?");
-			clean(so, sizeof so, str(lib, "soname") ? str(lib, "soname") : "?");
+			clean(so, sizeof so, str(lib, "soname"));
 			fprintf(out, "  %-8" JSON_INTEGER_FORMAT " %-16s %-32s %s\n",
 				json_integer_value(json_object_get(row, "pid")), comm, so, id);
 		}

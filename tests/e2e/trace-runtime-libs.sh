@@ -85,4 +85,18 @@ jq -c 'if .type == "runtime_libs" then .libs |= map(.build_id = "'$A'")
 	"$R" >"$TMP/one.jsonl"
 "$GPUPROBE" report "$TMP/one.jsonl" >"$TMP/one.md" || fail "report of one build failed"
 ok "one build: no flag" sh -c "! grep -q 'two builds' '$TMP/one.md'"
+
+# A stranger's lines: wrong types are no rows, a name is printable, an id
+# that is not hex is "?" and no build to compare.
+{ head -1 "$R"
+  printf '%s\n' '{"type":"runtime_libs","t":1,"pid":"7","libs":[]}' \
+	'{"type":"runtime_libs","t":1,"pid":9,"libs":[1,"x",{"soname":5},{"soname":"a|b\u001b[31m","build_id":"zz"},{"soname":"libx","build_id":"abcdef0123456789"}]}' \
+	'{"type":"runtime_libs","t":1,"pid":10,"libs":{"a":1}}' \
+	'{"type":"runtime_libs","t":1,"pid":11,"libs":[{"soname":"libx","build_id":"1234"},{"soname":"a|b","build_id":"yy"}]}'
+} >"$TMP/hostile.jsonl"
+"$GPUPROBE" report "$TMP/hostile.jsonl" >"$TMP/h.md" || fail "report of hostile lines failed"
+ok "hostile: four rows" test "$(grep -c '^| \(9\|11\) |' "$TMP/h.md")" = 4
+ok "hostile: no escape byte" sh -c "! grep -q \"\$(printf '\033')\" '$TMP/h.md'"
+ok "hostile: two builds of libx, none of a|b" \
+	test "$(grep -c 'two builds' "$TMP/h.md"):$(grep -c 'two builds of libx (abcdef012345… vs 1234)' "$TMP/h.md")" = 1:1
 pass
