@@ -362,6 +362,32 @@ static void on_gpu(struct scan *sc, json_t *line) { keep_in(sc->d->gpu, line); }
 /* An `error` line (a runtime that did not load, in idle's A/B): a row too. */
 static void on_arm_error(struct scan *sc, json_t *line) { keep_in(sc->d->idle, line); }
 static void on_known(struct scan *sc, json_t *line) { (void)sc; (void)line; }
+/* The GPU runtimes each process maps: its target line's, replaced by its
+ * later `runtime_libs` lines.  Kept by pid, the newest; a pid or a list
+ * of the wrong type is no row (the file is input like any other). */
+static void libs_of(struct scan *sc, json_t *line, const char *key)
+{
+	json_t *pid = json_object_get(line, "pid"), *libs = json_object_get(line, key);
+	if (!json_is_integer(pid) || json_integer_value(pid) <= 0 || json_integer_value(pid) > INT_MAX
+	    || !json_is_array(libs))
+		return;
+	char k[24];
+	snprintf(k, sizeof k, "%" JSON_INTEGER_FORMAT, json_integer_value(pid));
+	json_t *row = json_object_get(sc->d->libs, k);
+	if (!row && json_object_size(sc->d->libs) >= 4096)
+		return; /* a bound on what a stranger's file can make us keep */
+	if (!row) {
+		row = json_object();
+		json_object_set(row, "pid", pid);
+		json_object_set_new(sc->d->libs, k, row);
+	}
+	json_t *comm = json_object_get(line, "comm");
+	if (json_is_string(comm))
+		json_object_set(row, "comm", comm);
+	json_object_set(row, "libs", libs);
+}
+static void on_target(struct scan *sc, json_t *line) { libs_of(sc, line, "runtime_libs"); }
+static void on_runtime_libs(struct scan *sc, json_t *line) { libs_of(sc, line, "libs"); }
 /* An idle run writes one `verdict` line per runtime, class spin or quiet:
  * the rows of its A/B table.  A trace's verdict is the loader's. */
 static void on_verdict(struct scan *sc, json_t *line)
@@ -383,7 +409,8 @@ static const struct {
 	{ "idle", on_idle },
 	{ "gpu", on_gpu },
 	{ "header", on_known },
-	{ "target", on_known },
+	{ "target", on_target },
+	{ "runtime_libs", on_runtime_libs },
 	{ "exit", on_known },
 	{ "verdict", on_verdict },
 	{ "error", on_arm_error },
@@ -459,6 +486,7 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 	d->idle = json_array();
 	d->gpu = json_array();
 	d->unknown = json_object();
+	d->libs = json_object();
 	if (scan_file(d, err, errcap) < 0) {
 		gp_doc_free(d);
 		return -1;
@@ -481,6 +509,8 @@ void gp_doc_free(struct gp_doc *d)
 		json_decref(d->klog.row[i].line);
 	free(d->klog.row);
 	memset(&d->klog, 0, sizeof d->klog);
+	json_decref(d->libs);
+	d->libs = NULL;
 	for (size_t i = 0; i < d->nth; i++)
 		free(d->th[i].cpu);
 	free(d->th);

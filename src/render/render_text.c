@@ -5,6 +5,7 @@
 #include "trace_text.h"
 #include "arms.h"
 #include "klog.h"
+#include "libs_text.h"
 
 #include <stdlib.h>
 
@@ -61,6 +62,7 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 			fputc('\n', out);
 		}
 	}
+	gp_libs_text(out, d);
 	if (d->is_trace)
 		gp_verdict_print(out, &d->v);
 	struct strbuf sb = STRBUF_INIT;

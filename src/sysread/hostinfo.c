@@ -400,18 +400,25 @@ const char *gp_soname_version(const char *path)
 /* What a reader of an ELF file looks for: into buf (cap), true when found. */
 typedef bool elf_reader(Elf *e, char *buf, size_t cap);
 
-/* PATH as ELF, handed to READ; false when it cannot be opened or read. */
-static bool read_elf(const char *path, elf_reader *read, char *buf, size_t cap)
+/* The ELF open on FD, handed to READ; false when it cannot be read. */
+static bool read_elf_fd(int fd, elf_reader *read, char *buf, size_t cap)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return false;
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	bool found = e && elf_kind(e) == ELF_K_ELF && read(e, buf, cap);
+	if (e)
+		elf_end(e);
+	return found;
+}
+
+/* PATH as ELF, handed to READ; false when it cannot be opened or read. */
+static bool read_elf(const char *path, elf_reader *read, char *buf, size_t cap)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	bool found = e && read(e, buf, cap);
-	if (e)
-		elf_end(e);
+	bool found = read_elf_fd(fd, read, buf, cap);
 	close(fd);
 	return found;
 }
@@ -448,6 +455,47 @@ static bool elf_build_id(Elf *e, char *buf, size_t cap)
 bool gp_elf_build_id(const char *path, char *buf, size_t cap)
 {
 	return read_elf(path, elf_build_id, buf, cap);
+}
+
+/* DT_SONAME of the dynamic section: the name a library answers to
+ * ("libnccl.so.2"), whatever its file is called. */
+static bool elf_soname(Elf *e, char *buf, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d ? d->d_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Dyn dyn;
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag != DT_SONAME)
+				continue;
+			const char *s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+			if (!s || !*s)
+				return false;
+			gp_strlcpy(buf, s, cap);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool gp_elf_ids_at(const struct gp_root *root, const char *path, char *id, size_t idcap,
+		   char *soname, size_t socap)
+{
+	id[0] = soname[0] = '\0';
+	int fd = gp_open(root, path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	bool found = read_elf_fd(fd, elf_build_id, id, idcap);
+	if (!read_elf_fd(fd, elf_soname, soname, socap))
+		soname[0] = '\0';
+	close(fd);
+	return found;
 }
 
 /* The first string of .comment: the compiler that built the library,

@@ -39,6 +39,11 @@ json_t *gp_host_info_ex(const struct gp_root *root, const struct gp_host_info_op
 const char *gp_soname_version(const char *path);
 /* The GNU build-id of an ELF file as hex, into buf; false if none. */
 bool gp_elf_build_id(const char *path, char *buf, size_t cap);
+/* The same of PATH opened read-only under ROOT (procfs.h: a replayed tree
+ * holds its own files), with its DT_SONAME into soname ("" when none);
+ * false, id "", when the file cannot be read or has no build-id. */
+bool gp_elf_ids_at(const struct gp_root *root, const char *path, char *id, size_t idcap,
+		   char *soname, size_t socap);
 /* "580.159.04" from /proc/driver/nvidia/version's first line. */
 bool gp_nvidia_version(const char *banner, char *buf, size_t cap);
 /* The selected word of a sysfs choice file: "always [madvise] never" -> "madvise". */

@@ -7,6 +7,7 @@
 #include "child.h"
 #include "hostinfo.h"
 #include "identity.h"
+#include "runlibs.h"
 #include "opts.h"
 #include "parse.h"
 #include "procfs.h"
@@ -207,6 +208,9 @@ struct run {
 	size_t nnotes;
 	int *announced;               /* descendants with a `target` line */
 	size_t nannounced, capannounced;
+	struct libs_seen { int pid; char *paths; } *libs; /* runtimes last written, a process */
+	size_t nlibs, caplibs;
+	double libs_checked;          /* when the runtimes were last looked at */
 	struct gp_stuck stuck;        /* the last hang/end snapshot */
 	struct place *places;         /* last stacked place, --stacks all (new_place) */
 	size_t nplaces, capplaces;
@@ -489,6 +493,50 @@ static void snapshot_all(struct run *r, double t, const char *why)
 		snapshot(r, pid, t, NULL, 0, why, NULL, true);
 }
 
+/* The runtime libraries PID maps, into its target line, remembered so
+ * that a library loaded later (dlopen of libnccl) gets its own line. */
+static void target_libs(struct run *r, int pid, json_t *target)
+{
+	char *paths = gp_runlib_paths(&r->root, pid);
+	if (!paths)
+		return;
+	json_object_set_new(target, "runtime_libs", gp_runlib_json(&r->root, pid, paths));
+	if (!gp_grow(&r->libs, &r->caplibs, r->nlibs + 1, sizeof *r->libs, 16)) {
+		free(paths);
+		return;
+	}
+	r->libs[r->nlibs++] = (struct libs_seen){ pid, paths };
+}
+
+/* A `runtime_libs` line for each process whose mapped runtimes differ
+ * from what its last line said.  Every 5 s and at the end, not every
+ * tick: a process of a large job maps thousands of files, and its maps
+ * are read whole (the build-ids only when the set changed). */
+static void check_libs(struct run *r, double t, bool now)
+{
+	if (!now && t - r->libs_checked < 5)
+		return;
+	r->libs_checked = t;
+	int pid;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++) {
+		size_t i = 0;
+		while (i < r->nlibs && r->libs[i].pid != pid)
+			i++;
+		if (i == r->nlibs)
+			continue; /* no target line yet: announce() writes it */
+		char *paths = gp_runlib_paths(&r->root, pid);
+		if (!paths || !strcmp(paths, r->libs[i].paths)) {
+			free(paths);
+			continue;
+		}
+		free(r->libs[i].paths);
+		r->libs[i].paths = paths;
+		json_t *line = json_pack("{s:s, s:f, s:i, s:o}", "type", "runtime_libs", "t", t,
+					 "pid", pid, "libs", gp_runlib_json(&r->root, pid, paths));
+		write_line(r, line);
+	}
+}
+
 /* A `target` line for each descendant as it appears (DESIGN: one per
  * process), after the sample that first holds it. */
 static void announce(struct run *r, double t)
@@ -511,6 +559,7 @@ static void announce(struct run *r, double t)
 		if (ident)
 			json_object_update_missing(target, ident);
 		json_decref(ident);
+		target_libs(r, pid, target);
 		write_line(r, target);
 	}
 }
@@ -566,6 +615,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 			return "exited";
 		write_line_raws(r, line, raws, nraws);
 		announce(r, t);
+		check_libs(r, t, false);
 		drain_kmsg(r);
 		take_stacks(r, t, &cur);
 		/* As soon as a phase has been flat for --hang-after: the
@@ -759,6 +809,7 @@ static void write_target(struct run *r, char *comm, size_t cap)
 		json_object_update(target, ident);
 	json_decref(ident);
 	json_object_set_new(target, "how", json_string(r->is_child ? "command" : o->name ? "name" : "pid"));
+	target_libs(r, o->pid, target);
 	json_t *jc = json_object_get(target, "comm");
 	if (json_is_string(jc))
 		snprintf(comm, cap, "%s", json_string_value(jc));
@@ -855,6 +906,9 @@ static void run_free(struct run *r)
 		gp_stacks_close(r->sess[i].stk);
 	free(r->sess);
 	free(r->announced);
+	for (size_t i = 0; i < r->nlibs; i++)
+		free(r->libs[i].paths);
+	free(r->libs);
 	gp_kmsg_close(r->kmsg);
 	free(r->places);
 	gp_tree_free(r->tree);
@@ -974,8 +1028,10 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	 * the verdict carries when no hang snapshot was taken, or a newer
 	 * one of the same flat stretch. */
 	if (strcmp(reason, "exited") != 0 && strcmp(reason, "output error") != 0
-	    && strcmp(reason, "pid reused") != 0)
+	    && strcmp(reason, "pid reused") != 0) {
 		snapshot_all(&r, t_end, "end");
+		check_libs(&r, t_end, true);
+	}
 	if (r.is_child && !r.child.reaped) {
 		if (!strcmp(reason, "time limit") || !strcmp(reason, "output error"))
 			stop_child(&r, SIGTERM, true);
