@@ -102,12 +102,17 @@ static void two_builds(struct strbuf *sb, const struct gp_doc *d)
 	json_decref(said);
 }
 
-void gp_libs_markdown(FILE *out, const struct gp_doc *d)
+/* One row of the table, cleaned for printing. */
+struct lib_row {
+	json_int_t pid;
+	char id[24], comm[32], so[128];
+};
+
+/* Calls put() for each library shown, ROWS_MAX at most; returns how many
+ * were left out. */
+static size_t each_lib(const struct gp_doc *d, FILE *out,
+		       void (*put)(FILE *, const struct lib_row *))
 {
-	if (!nlibs(d))
-		return;
-	fputs("**Runtime libraries** (the GPU runtimes each process maps)\n\n", out);
-	fputs("| pid | comm | soname | build-id |\n|---:|---|---|---|\n", out);
 	size_t rows = 0, more = 0;
 	const char *k;
 	json_t *row;
@@ -121,17 +126,37 @@ void gp_libs_markdown(FILE *out, const struct gp_doc *d)
 				more++;
 				continue;
 			}
-			char id[24], comm[32], so[128];
-			short_id(id, sizeof id, str(lib, "build_id"), false);
-			clean(comm, sizeof comm, str(row, "comm") ? str(row, "comm") : "?");
-			clean(so, sizeof so, str(lib, "soname"));
-			fprintf(out, "| %" JSON_INTEGER_FORMAT " | ", json_integer_value(json_object_get(row, "pid")));
-			gp_md_cell(out, comm);
-			fputs(" | ", out);
-			gp_md_cell(out, so);
-			fprintf(out, " | `%s` |\n", id);
+			struct lib_row r = { .pid = json_integer_value(json_object_get(row, "pid")) };
+			short_id(r.id, sizeof r.id, str(lib, "build_id"), false);
+			clean(r.comm, sizeof r.comm, str(row, "comm") ? str(row, "comm") : "?");
+			clean(r.so, sizeof r.so, str(lib, "soname"));
+			put(out, &r);
 		}
 	}
+	return more;
+}
+
+static void md_row(FILE *out, const struct lib_row *r)
+{
+	fprintf(out, "| %" JSON_INTEGER_FORMAT " | ", r->pid);
+	gp_md_cell(out, r->comm);
+	fputs(" | ", out);
+	gp_md_cell(out, r->so);
+	fprintf(out, " | `%s` |\n", r->id);
+}
+
+static void text_row(FILE *out, const struct lib_row *r)
+{
+	fprintf(out, "  %-8" JSON_INTEGER_FORMAT " %-16s %-32s %s\n", r->pid, r->comm, r->so, r->id);
+}
+
+void gp_libs_markdown(FILE *out, const struct gp_doc *d)
+{
+	if (!nlibs(d))
+		return;
+	fputs("**Runtime libraries** (the GPU runtimes each process maps)\n\n", out);
+	fputs("| pid | comm | soname | build-id |\n|---:|---|---|---|\n", out);
+	size_t more = each_lib(d, out, md_row);
 	if (more)
 		fprintf(out, "| … | %zu more | | |\n", more);
 	fputc('\n', out);
@@ -153,27 +178,7 @@ void gp_libs_text(FILE *out, const struct gp_doc *d)
 		return;
 	fputs("runtime libraries:\n", out);
 	fprintf(out, "  %-8s %-16s %-32s %s\n", "pid", "comm", "soname", "build-id");
-	size_t rows = 0, more = 0;
-	const char *k;
-	json_t *row;
-	json_object_foreach(d->libs, k, row) {
-		size_t i;
-		json_t *lib;
-		json_array_foreach(json_object_get(row, "libs"), i, lib) {
-			if (!shown(lib))
-				continue;
-			if (rows++ >= ROWS_MAX) {
-				more++;
-				continue;
-			}
-			char id[24], comm[32], so[128];
-			short_id(id, sizeof id, str(lib, "build_id"), false);
-			clean(comm, sizeof comm, str(row, "comm") ? str(row, "comm") : "?");
-			clean(so, sizeof so, str(lib, "soname"));
-			fprintf(out, "  %-8" JSON_INTEGER_FORMAT " %-16s %-32s %s\n",
-				json_integer_value(json_object_get(row, "pid")), comm, so, id);
-		}
-	}
+	size_t more = each_lib(d, out, text_row);
 	if (more)
 		fprintf(out, "  ... %zu more\n", more);
 	struct strbuf sb = STRBUF_INIT;
