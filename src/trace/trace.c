@@ -16,6 +16,7 @@
 #include "trace_text.h"
 #include "verdict.h"
 #include "verdict_text.h"
+#include "trace/flatwatch.h"
 #include "sampler.h"
 #include "ptstop.h"
 #include "tree.h"

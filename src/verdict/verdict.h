@@ -266,17 +266,14 @@ void gp_verdict_compute(const struct gp_point *pt, size_t n,
 /* Its words, its `verdict` result line and its printed block:
  * src/render/verdict_text.h. */
 
-/* While a trace runs: when did output last move?  A cheap, incremental
- * form of the verdict's steps (memory new highs, io and engine counters,
- * threads or processes created), so that the tracer can take the stacks
- * as soon as a phase has been flat for --hang-after.  Returns true when
- * p made output; w->since is the time of the last output. */
-struct gp_flat_watch {
-	bool init;
-	double since;
-	double hi[4], base[3];
-};
-bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p);
+/* One step of output, for the judge (steps.c) and the live flat watch
+ * (trace/flatwatch.c), counted with the same floors: the value of output
+ * kind m in a point, the least growth that is one step of it, and a
+ * counter's step -- it grew by floor or more since *base (base moves
+ * there), or went back (a re-opened DRM client: base restarts there). */
+double gp_output_value(const struct gp_point *p, int m);
+double gp_output_floor(int m);
+bool gp_counter_step(double *base, double v, double floor);
 
 /* What the verdict needs from a loaded result besides its samples: page
  * size, the traced machine, whether kernel stacks were seen, the stacks

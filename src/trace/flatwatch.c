@@ -1,0 +1,34 @@
+#include "config.h"
+#include "trace/flatwatch.h"
+#include "verdict.h"
+
+/* The same steps the verdict counts (verdict.h: gp_output_floor), taken
+ * one sample at a time: memory against its highest value so far, not the
+ * level it holds later (the judge has the whole trace; this has no future). */
+bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
+{
+	static const int mem[] = { GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU };
+	static const int ctr[] = { GP_M_RCHAR, GP_M_WCHAR, GP_M_ENGINE };
+	if (!w->init) {
+		for (int k = 0; k < 4; k++)
+			w->hi[k] = gp_output_value(p, mem[k]);
+		for (int k = 0; k < 3; k++)
+			w->base[k] = gp_output_value(p, ctr[k]);
+		w->since = p->t;
+		w->init = true;
+		return false;
+	}
+	bool step = p->threads_created || p->procs_created || p->gw.work == GP_GW_WORK;
+	for (int k = 0; k < 4; k++) {
+		double v = gp_output_value(p, mem[k]);
+		if (v >= w->hi[k] + gp_output_floor(mem[k])) {
+			w->hi[k] = v;
+			step = true;
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		step |= gp_counter_step(&w->base[k], gp_output_value(p, ctr[k]), gp_output_floor(ctr[k]));
+	if (step)
+		w->since = p->t;
+	return step;
+}
