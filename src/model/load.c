@@ -86,6 +86,16 @@ static void thread_view(const json_t *th, struct gp_tview *v, bool *kstack_seen)
 	v->nvcsw = get_u64(th, "involuntary");
 	v->is_new = json_is_true(json_object_get(th, "new"));
 	v->wait = gp_wait_from_name(json_string_value(json_object_get(th, "wait")));
+	/* Format 3: on whom it waits (model/waitgraph.h); absent before. */
+	json_t *on = json_object_get(th, "on");
+	if (json_is_object(on)) {
+		v->on.how = (uint8_t)gp_edge_from_name(json_string_value(json_object_get(on, "how")));
+		json_int_t id = json_integer_value(json_object_get(on, "id"));
+		v->on.id = id > 0 && id <= INT32_MAX ? (int32_t)id : 0;
+		v->on.shared = json_is_true(json_object_get(on, "shared"));
+		const char *c = json_string_value(json_object_get(on, "comm"));
+		gp_strlcpy(v->on.comm, c ? c : "", sizeof v->on.comm);
+	}
 	/* Files written before `wait` existed (format 1): the state alone. */
 	if (!json_object_get(th, "wait")) {
 		if (v->state == 'D')

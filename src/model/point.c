@@ -44,6 +44,11 @@ struct gp_point_builder {
 	bool scsame[SLOTS];
 	size_t scused;
 	uint32_t inside_best, outside_best;
+	/* the wait-for graph's nodes of this sample (model/waitgraph.h);
+	 * their strings are the views', valid until gp_point_end */
+	struct gp_wg_node *nodes;
+	size_t nnodes, capnodes;
+	int root;
 };
 
 struct gp_point_builder *gp_point_builder_new(void)
@@ -56,6 +61,7 @@ void gp_point_builder_free(struct gp_point_builder *b)
 	if (!b)
 		return;
 	free(b->e);
+	free(b->nodes);
 	free(b);
 }
 
@@ -83,6 +89,8 @@ void gp_point_begin(struct gp_point_builder *b, struct gp_point *pt, double t, b
 	b->best = b->second = 0;
 	b->wused = b->scused = 0;
 	b->inside_best = b->outside_best = 0;
+	b->nnodes = 0;
+	b->root = 0;
 	for (size_t i = 0; i < b->n; i++)
 		b->e[i].seen = false;
 }
@@ -242,6 +250,17 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 	pt->threads += (uint32_t)n;
 }
 
+static void add_node(struct gp_point_builder *b, const struct gp_pview *p, const struct gp_tview *t)
+{
+	if (!gp_grow(&b->nodes, &b->capnodes, b->nnodes + 1, sizeof *b->nodes, 64))
+		return;
+	b->nodes[b->nnodes++] = (struct gp_wg_node){
+		.pid = p->pid, .ppid = p->ppid, .tid = t->tid, .comm = t->comm, .pcomm = p->comm,
+		.state = t->state, .wait = (uint8_t)t->wait, .on = t->on,
+	};
+	b->root = p->pid; /* the root is added last */
+}
+
 /* Process p's threads: states, waits, the busiest, and which process
  * waits most inside and outside. */
 static void add_threads(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
@@ -263,6 +282,7 @@ static void add_threads(struct gp_point_builder *b, struct gp_point *pt, const s
 		else if (t->state == 'D')
 			pt->blocked_d++;
 		tally_top(b, pt, p, t);
+		add_node(b, p, t);
 		if (t->state == 'R')
 			continue;
 		sleeping++;
@@ -313,6 +333,10 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 
 void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 {
+	gp_waitgraph_judge(b->nodes, b->nnodes, b->root, &pt->wg);
+	/* A main thread on a lock whose chain ends outside (it joins a
+	 * thread that waits in accept()) is not the program's flow blocked. */
+	pt->main_lock_pid = pt->wg.main_blocked_pid;
 	/* Processes gone since the last sample.  A reaped child's io is added
 	 * to its parent's /proc/PID/io by the kernel (wait_task_zombie:
 	 * task_io_accounting_add(&psig->ioac, ...)): it is the child's

@@ -12,6 +12,7 @@
 
 #include "series.h"
 #include "waits.h"
+#include "waitgraph.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,6 +32,7 @@ struct gp_tview {
 	uint64_t vcsw, nvcsw;
 	bool is_new;
 	enum gp_wait wait;          /* what it waits for (tracer/waits.c) */
+	struct gp_wait_edge on;     /* on whom (tracer/waitedge.c), how GP_EDGE_NONE: unknown */
 };
 
 /* One process of one sample. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "gpuwork.h"
+#include "waitgraph.h"
 
 /* What the verdict and the live line need from one sample, compactly
  * (about 300 bytes: 3600 samples are 1 MiB). */
@@ -74,6 +75,8 @@ struct gp_point {
 	struct gp_gpu_work_pt gw;
 	int32_t gw_pid;
 	char gw_comm[16];
+	/* Who waits on whom (model/waitgraph.h): where the chains end. */
+	struct gp_wg_pt wg;
 };
 
 enum {

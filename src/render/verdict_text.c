@@ -117,7 +117,17 @@ static void name_thread(struct strbuf *sb, const struct gp_activity *a, int tid,
  * acquire lines). */
 static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 {
-	if (a->common_count >= 2 && a->common_frame[0]) {
+	if (a->nacq && a->kind == GP_CLASS_HANG_BLOCKED) {
+		/* the threads that acquire a lock, not those at rest on a
+		 * condition (a JVM's housekeeping, a BLAS pool) */
+		strbuf_addf(sb, "; stacks at +%.1f s: %s lock: ", a->stuck_t,
+			    a->nacq == 1 ? "one thread acquires a" : "threads acquire a");
+		for (unsigned i = 0; i < a->nacq; i++) {
+			strbuf_addstr(sb, i ? ", " : "");
+			name_thread(sb, a, a->acq_tid[i], a->acq_comm[i], a->acq_pid[i], a->acq_comm[i]);
+			strbuf_addf(sb, " in %s", a->acq_frame[i]);
+		}
+	} else if (a->common_count >= 2 && a->common_frame[0]) {
 		strbuf_addf(sb, "; stacks at +%.1f s: %u of %u threads in %s", a->stuck_t,
 		    a->common_count, a->stuck_n, a->common_frame);
 	} else if (a->nwaits3) {
@@ -231,6 +241,60 @@ static bool describe_gpu_nowork(struct strbuf *sb, const struct gp_activity *a)
 	return true;
 }
 
+/* "stopped by gdb (pid 812)" / "stopped by a signal (SIGSTOP)": who
+ * stopped it, from TracerPid. */
+static void stopper_words(struct strbuf *sb, const struct gp_wg_pt *g)
+{
+	if (g->stopper_pid)
+		strbuf_addf(sb, "stopped by %s (pid %d)", g->stopper_comm[0] ? g->stopper_comm : "a tracer",
+			    g->stopper_pid);
+	else
+		strbuf_addstr(sb, "stopped by a signal (SIGSTOP), no tracer");
+}
+
+/* Where the chains of waits end, when that decided (verdict/waitjudge.c):
+ * the culprit named, not the crowd. */
+static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
+{
+	const struct gp_wg_pt *g = &a->wg;
+	if (a->deadlock) {
+		strbuf_addf(sb, "deadlock: ");
+		for (unsigned i = 0; i < g->ncycle; i++) {
+			const char *on = g->cyc_how[i] == GP_EDGE_JOIN ? "joins" : "waits for the mutex owned by";
+			strbuf_addf(sb, "%sthread %d (%s)", i ? "; " : "", g->cyc_tid[i], g->cyc_comm[i]);
+			if (a->cyc_frame[i][0])
+				strbuf_addf(sb, " in %s", a->cyc_frame[i]);
+			strbuf_addf(sb, " %s thread %d", on, g->cyc_on[i]);
+		}
+		strbuf_addf(sb, ": each waits on the next, none can go on");
+		return true;
+	}
+	if (a->stalled) {
+		strbuf_addf(sb, "pid %d (%s) is ", g->stopped_pid, g->stopped_comm);
+		stopper_words(sb, g);
+		strbuf_addf(sb, "; %u thread%s of the traced tree wait%s behind it (through pipes, "
+			    "locks or joins)", g->behind, g->behind == 1 ? "" : "s", g->behind == 1 ? "s" : "");
+		return true;
+	}
+	if (a->behind_holder) {
+		const char *what = g->holder_how == GP_EDGE_FLOCK ? "flock"
+				   : g->holder_how == GP_EDGE_POSIX ? "POSIX lock" : "mutex";
+		strbuf_addf(sb, "%u thread%s wait%s for the %s held by ", g->holder_waiters,
+			    g->holder_waiters == 1 ? "" : "s", g->holder_waiters == 1 ? "s" : "", what);
+		if (g->holder_tid)
+			strbuf_addf(sb, "thread %d (%s)", g->holder_tid, g->holder_comm);
+		else
+			strbuf_addf(sb, "pid %d (%s)", g->holder_pid, g->holder_comm[0] ? g->holder_comm : "?");
+		if (a->holder_frame[0])
+			strbuf_addf(sb, " in %s", a->holder_frame);
+		if (g->holder_outside)
+			strbuf_addstr(sb, ", outside the traced tree");
+		strbuf_addf(sb, " (first waiter: thread %d)", g->waiter_tid);
+		return true;
+	}
+	return false;
+}
+
 static void describe_activity(struct strbuf *sb, const struct gp_activity *a, const char *machine)
 {
 	char tmp[160];
@@ -245,6 +309,10 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 	if (a->gpu_no_work && describe_gpu_nowork(sb, a))
 		return;
 	bool busy = a->kind == GP_CLASS_HANG_BUSY_KERNEL || a->kind == GP_CLASS_HANG_BUSY_USER;
+	if (!busy && describe_graph(sb, a)) {
+		strbuf_addf(sb, "; %.1f%% CPU", a->cpu_pct);
+		return;
+	}
 	if (!busy) {
 		strbuf_addf(sb, "threads asleep, %.1f%% CPU", a->cpu_pct);
 		if (a->waits_known) {
@@ -289,6 +357,13 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 				strbuf_addf(sb, " in %s", a->main_frame);
 			strbuf_addf(sb, ": the program's own flow is blocked");
 		}
+		else if (a->kind == GP_CLASS_IDLE && a->wg.released)
+			strbuf_addf(sb, "; %u thread%s wait%s on a lock that only threads waiting outside "
+			    "can release (a pool at rest)", a->wg.released, a->wg.released == 1 ? "" : "s",
+			    a->wg.released == 1 ? "s" : "");
+		else if (a->kind == GP_CLASS_IDLE && a->wg.main_end == GP_END_OUTSIDE && a->w[GP_WAIT_LOCK])
+			strbuf_addf(sb, "; the main thread's chain of waits ends outside (it joins a thread "
+			    "that waits for input or a timer)");
 		else if (a->kind == GP_CLASS_IDLE && a->main_outside)
 			strbuf_addf(sb, "; the main thread waits outside; the threads on locks or "
 			    "conditions look like a worker pool at rest");
@@ -409,8 +484,12 @@ static void story(struct strbuf *sb, const struct gp_verdict *v)
 		strbuf_addstr(sb, "out of memory");
 		return;
 	case GP_STORY_STOPPED:
-		strbuf_addf(sb, "stopped (state %c) since +%.1f s: held by SIGSTOP or a debugger, not hung",
-			    v->state, v->since_s);
+		strbuf_addf(sb, "stopped (state %c) since +%.1f s: ", v->state, v->since_s);
+		if (v->act.wg.stopped_pid)
+			stopper_words(sb, &v->act.wg);
+		else
+			strbuf_addstr(sb, "held by SIGSTOP or a debugger");
+		strbuf_addstr(sb, ", not hung");
 		return;
 	case GP_STORY_HANG:
 		gp_fmt_duration(d, sizeof d, v->flat);

@@ -10,6 +10,7 @@
 #include "tasks.h"
 #include "point.h"
 #include "waitprobe.h"
+#include "waitedge.h"
 #include "gpuact.h"
 #include "gpujson.h"
 #include "gpuwork.h"
@@ -38,6 +39,7 @@ struct gp_sampler {
 	const struct gp_thread *last_threads; /* the last sample's, owned by tasks */
 	size_t nlast_threads;
 	struct gp_waitprobe *waits;
+	struct gp_waitedge *edges;   /* on whom each thread waits */
 	struct gp_gpuact *act;    /* GPU activity of this process (issue 13) */
 	struct gp_tview *tv;      /* the last sample's thread views */
 	size_t tvcap;
@@ -89,11 +91,12 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 	s->gpu = gp_gpu_reader_new(o->root, o->pid, o->no_nvml ? GP_GPU_NO_NVML : 0);
 	s->sys = o->no_system ? NULL : gp_sys_reader_new(o->root);
 	s->waits = gp_waitprobe_new(o->root, o->pid);
+	s->edges = gp_waitedge_new(o->root, o->pid);
 	struct gp_gpuact_opts ao = { .root = o->root, .pid = o->pid,
 				     .flags = o->no_nvml ? GP_GPUACT_NO_NVML : 0 };
 	s->act = gp_gpuact_new(&ao);
 	s->pb = gp_point_builder_new();
-	if (!s->tasks || (!s->sys && !o->no_system) || !s->waits || !s->pb) {
+	if (!s->tasks || (!s->sys && !o->no_system) || !s->waits || !s->edges || !s->pb) {
 		int saved = errno ? errno : ENOMEM;
 		gp_sampler_free(s);
 		errno = saved;
@@ -112,6 +115,7 @@ void gp_sampler_free(struct gp_sampler *s)
 	if (s->sys)
 		gp_sys_reader_free(s->sys);
 	gp_waitprobe_free(s->waits);
+	gp_waitedge_free(s->edges);
 	gp_gpuact_free(s->act);
 	gp_point_builder_free(s->pb);
 	free(s->tv);
@@ -217,8 +221,23 @@ static void thread_cpu(const struct gp_thread *th, double clk, double dt,
 	}
 }
 
+/* The thread's `on` member (doc/result-format.md): on whom it waits. */
+static void edge_write(struct gp_jsonw *w, const struct gp_wait_edge *on)
+{
+	gp_jw_key(w, "on");
+	gp_jw_obj_begin(w);
+	gp_jw_kstr(w, "how", gp_edge_name((enum gp_edge_how)on->how));
+	if (on->id)
+		gp_jw_kint(w, "id", on->id);
+	if (on->comm[0])
+		gp_jw_kstr(w, "comm", on->comm);
+	if (on->how == GP_EDGE_FUTEX && on->shared)
+		gp_jw_kbool(w, "shared", true);
+	gp_jw_obj_end(w);
+}
+
 static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double clk, double dt,
-			 enum gp_wait wait)
+			 enum gp_wait wait, const struct gp_wait_edge *on)
 {
 	gp_jw_obj_begin(w);
 	gp_jw_kint(w, "tid", th->tid);
@@ -250,6 +269,8 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 	syscall_write(w, &th->sc);
 	if (wait != GP_WAIT_NONE)
 		gp_jw_kstr(w, "wait", gp_wait_name(wait));
+	if (on->how != GP_EDGE_NONE)
+		edge_write(w, on);
 	if (th->kstack)
 		kstack_write(w, th->kstack);
 	if (th->is_new)
@@ -409,13 +430,16 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 	gp_jw_reset(w);
 	gp_jw_arr_begin(w);
 	gp_waitprobe_reset(s->waits);
+	gp_waitedge_reset(s->edges, s->ppid);
 	for (size_t i = 0; i < n; i++) {
 		double cpu = 0, sys = 0;
 		if (!th[i].is_new && dt > 0)
 			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
 		th[i].cpu_pct = (float)cpu;
 		enum gp_wait wait = gp_waitprobe_classify(s->waits, &th[i]);
-		thread_write(w, &th[i], s->clk_tck, dt, wait);
+		struct gp_wait_edge on;
+		gp_waitedge_probe(s->edges, &th[i], wait, &on);
+		thread_write(w, &th[i], s->clk_tck, dt, wait, &on);
 		struct gp_tview *v = &s->tv[i];
 		memset(v, 0, sizeof *v);
 		v->tid = th[i].tid;
@@ -436,6 +460,7 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 		v->nvcsw = th[i].nvcsw;
 		v->is_new = th[i].is_new;
 		v->wait = wait;
+		v->on = on;
 		if (th[i].kstack)
 			s->tot.kstacks_read++;
 	}

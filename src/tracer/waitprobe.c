@@ -333,6 +333,11 @@ static enum gp_wait classify(struct gp_waitprobe *w, const struct gp_thread *th)
 	if (!strcmp(name, "fcntl"))
 		/* F_SETLKW (7), F_OFD_SETLKW (38) */
 		return a[1] == 7 || a[1] == 38 ? GP_WAIT_LOCK : GP_WAIT_OTHER;
+	/* open() of a FIFO sleeps in wait_for_partner (fs/pipe.c, fifo_open)
+	 * until a process opens the other end: a wait for a peer. */
+	if ((!strcmp(name, "openat") || !strcmp(name, "open"))
+	    && !strcmp(th->wchan, "wait_for_partner"))
+		return GP_WAIT_INPUT;
 	if (!strcmp(name, "msgrcv") || !strcmp(name, "mq_timedreceive"))
 		return GP_WAIT_INPUT;
 	if (!strcmp(name, "ioctl")) {

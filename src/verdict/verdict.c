@@ -52,6 +52,7 @@ static bool judge_stopped(const struct judging *j, struct gp_verdict *v)
 		i--;
 	v->cls = GP_CLASS_STOPPED;
 	v->story = GP_STORY_STOPPED;
+	v->act.wg = l->wg; /* who stopped it (TracerPid) */
 	v->state = l->state;
 	v->stopped_n = j->n - i;
 	v->since_s = p[i].t;

@@ -127,6 +127,19 @@ struct gp_activity {
 	uint32_t wait_sc_count;
 	double dirtied, written, reclaim; /* bytes/s, system */
 	bool have_wb, have_reclaim;
+	/* Who waits on whom (model/waitgraph.h), in the sample judged, and
+	 * what the verdict made of it (waitjudge.c). */
+	struct gp_wg_pt wg;
+	bool deadlock;             /* wg's cycle decided: blocked, the members named */
+	bool stalled;              /* wg's stopped process decided: stopped, the waiters behind it */
+	bool behind_holder;        /* wg's lock holder decided: blocked behind it */
+	char cyc_frame[GP_WG_MEMBERS][64]; /* each cycle member's wait frame, from the stacks */
+	char holder_frame[64];
+	/* Threads whose stacks acquire a lock (not those waiting on a
+	 * condition): the culprits named instead of the crowd. */
+	unsigned nacq;
+	int acq_tid[3], acq_pid[3];
+	char acq_comm[3][16], acq_frame[3][64];
 };
 
 enum gp_role { GP_ROLE_PROGRESS, GP_ROLE_ACTIVITY };

@@ -42,6 +42,107 @@ static bool lockish_frame(const char *f)
 	return false;
 }
 
+/* ---- the wait-for graph: where each chain ends (model/waitgraph.h) ---- */
+
+static const char *stuck_frame_of(const struct gp_stuck *stuck, int tid)
+{
+	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n; i++)
+		if (stuck->th[i].tid == tid)
+			return stuck->th[i].wait_frame;
+	return "";
+}
+
+/* A frame that acquires a lock (HotSpot's ObjectMonitor::enter, glibc's
+ * pthread_mutex_lock, CPython's acquire_lock), not one that waits on a
+ * condition (a pool's idle worker, HotSpot's PlatformMonitor::wait). */
+static bool acquire_frame(const char *f)
+{
+	static const char *const words[] = { "::enter", "acquire", "Acquire", "mutex_lock",
+		"MutexLock", "lock_slow", "__lll_lock_wait", "rwlock_rdlock", "rwlock_wrlock", NULL };
+	for (size_t i = 0; words[i]; i++)
+		if (strstr(f, words[i]))
+			return true;
+	return false;
+}
+
+static bool wait_frame_word(const char *f)
+{
+	static const char *const words[] = { "wait", "Wait", "park", "cond_", "join", "Join",
+		"sleep", "Sleep", NULL };
+	for (size_t i = 0; words[i]; i++)
+		if (strstr(f, words[i]))
+			return true;
+	return false;
+}
+
+/* The sleeping threads of the stacks that acquire a lock: the first
+ * frame from the innermost that is an acquire, with no condition wait
+ * inside it (a condition's wait re-acquires its mutex: not the culprit). */
+static void find_acquirers(const struct gp_stuck *stuck, struct gp_activity *a)
+{
+	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n && a->nacq < 3; i++) {
+		const struct gp_stuck_thread *x = &stuck->th[i];
+		if (x->state == 'R')
+			continue;
+		for (unsigned k = 0; k < x->nframes; k++) {
+			if (wait_frame_word(x->frames[k]) && !acquire_frame(x->frames[k]))
+				break;
+			if (!acquire_frame(x->frames[k]))
+				continue;
+			unsigned m = a->nacq++;
+			a->acq_tid[m] = x->tid;
+			a->acq_pid[m] = x->pid;
+			gp_strlcpy(a->acq_comm[m], x->comm, sizeof a->acq_comm[m]);
+			/* a Python line where there is one, else the acquire */
+			gp_strlcpy(a->acq_frame[m], strchr(x->wait_frame, '(') ? x->wait_frame
+				   : x->frames[k], sizeof a->acq_frame[m]);
+			break;
+		}
+	}
+}
+
+/* Where the chains end decides before the counts do: a cycle is a
+ * deadlock, a stopped process with waiters behind it stalls them, a lock
+ * holder that sleeps holds its waiters.  True when the graph decided. */
+static bool judge_graph(const struct gp_point *l, const struct gp_stuck *stuck,
+			struct gp_activity *a)
+{
+	const struct gp_wg_pt *g = &l->wg;
+	a->wg = *g;
+	for (unsigned i = 0; i < g->ncycle && i < GP_WG_MEMBERS; i++)
+		gp_strlcpy(a->cyc_frame[i], stuck_frame_of(stuck, g->cyc_tid[i]), sizeof a->cyc_frame[i]);
+	if (g->holder_tid)
+		gp_strlcpy(a->holder_frame, stuck_frame_of(stuck, g->holder_tid), sizeof a->holder_frame);
+	/* Owners read from the mutex words: a cycle is certain. */
+	if (g->ncycle >= 2) {
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->deadlock = true;
+		a->conf_cap = GP_CONF_ANY;
+		return true;
+	}
+	if (g->stopped_pid && g->behind) {
+		a->kind = GP_CLASS_STOPPED;
+		a->stalled = true;
+		a->conf_cap = GP_CONF_ANY;
+		return true;
+	}
+	/* A lock's holder, when the program's flow waits behind it (its
+	 * main thread) or nothing waits outside. */
+	if (g->holder_pid && (g->main_end == GP_END_HOLDER || !a->outside)) {
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->behind_holder = true;
+		a->conf_cap = GP_CONF_ANY;
+		return true;
+	}
+	/* Unknown edges whose every releaser waits outside are waits for
+	 * the outside (a pool's workers on its queue's lock, a join of a
+	 * thread in accept()). */
+	unsigned r = g->released < a->inside ? g->released : a->inside;
+	a->inside -= r;
+	a->outside += r;
+	return false;
+}
+
 /* A flat phase with no effort: what the threads wait for decides.
  * Outside (input, a peer, a timer, a signal): idle.  Inside (locks with
  * nobody runnable or waiting outside to release them, D state, a driver
@@ -84,6 +185,9 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		return;
 	}
+	find_acquirers(stuck, a);
+	if (judge_graph(l, stuck, a))
+		return;
 	if (l->blocked_d || a->w[GP_WAIT_DRIVER] || a->w[GP_WAIT_DISK]) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->conf_cap = l->blocked_d ? GP_CONF_ANY : GP_CONF_MEDIUM;

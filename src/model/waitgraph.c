@@ -1,0 +1,305 @@
+#include "config.h"
+#include "waitgraph.h"
+#include "waits.h"
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[GP_EDGE_COUNT] = {
+	[GP_EDGE_JOIN] = "join", [GP_EDGE_MUTEX] = "mutex", [GP_EDGE_FUTEX] = "futex",
+	[GP_EDGE_PIPE] = "pipe", [GP_EDGE_FLOCK] = "flock", [GP_EDGE_POSIX] = "posix",
+	[GP_EDGE_STOPPED] = "stopped",
+};
+
+const char *gp_edge_name(enum gp_edge_how h)
+{
+	return h > GP_EDGE_NONE && h < GP_EDGE_COUNT ? names[h] : NULL;
+}
+
+enum gp_edge_how gp_edge_from_name(const char *name)
+{
+	for (int h = 1; name && h < GP_EDGE_COUNT; h++)
+		if (!strcmp(name, names[h]))
+			return (enum gp_edge_how)h;
+	return GP_EDGE_NONE;
+}
+
+/* The walk's state: per node, its end once known and whether it is on
+ * the path being followed (a node met again on the path closes a cycle). */
+struct walk {
+	const struct gp_wg_node *nd;
+	size_t n;
+	int root;
+	uint8_t *end;
+	bool *on_path;
+	size_t *path, depth;
+	struct gp_wg_pt *out;
+};
+
+static size_t find_tid(const struct walk *w, int pid, int tid)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->nd[i].tid == tid && w->nd[i].pid == pid)
+			return i;
+	return SIZE_MAX;
+}
+
+static bool stopped(char s)
+{
+	return s == 'T' || s == 't';
+}
+
+static enum gp_chain_end follow(struct walk *w, size_t i);
+
+/* A process as the end of an edge (a pipe's peer, a lock's holder):
+ * stopped if a thread of it is, running if one runs, else where its main
+ * thread's chain ends. */
+static enum gp_chain_end process_end(struct walk *w, int pid, size_t *stopped_at)
+{
+	size_t main = SIZE_MAX, first = SIZE_MAX;
+	bool running = false;
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->nd[i].pid != pid)
+			continue;
+		if (stopped(w->nd[i].state)) {
+			*stopped_at = i;
+			return GP_END_STOPPED;
+		}
+		running |= w->nd[i].state == 'R';
+		if (w->nd[i].tid == pid)
+			main = i;
+		if (first == SIZE_MAX)
+			first = i;
+	}
+	if (first == SIZE_MAX)
+		return GP_END_OUTSIDE; /* not in the traced tree */
+	if (running)
+		return GP_END_RUNNING;
+	return follow(w, main != SIZE_MAX ? main : first);
+}
+
+static void note_stopped(struct walk *w, size_t s)
+{
+	struct gp_wg_pt *o = w->out;
+	if (o->stopped_pid && o->stopped_pid != w->nd[s].pid)
+		return;
+	o->stopped_pid = w->nd[s].pid;
+	gp_strlcpy(o->stopped_comm, w->nd[s].pcomm ? w->nd[s].pcomm : "", sizeof o->stopped_comm);
+	if (w->nd[s].on.how == GP_EDGE_STOPPED) {
+		o->stopper_pid = w->nd[s].on.id;
+		gp_strlcpy(o->stopper_comm, w->nd[s].on.comm, sizeof o->stopper_comm);
+	}
+}
+
+/* The path from the node met again to the top is the cycle. */
+static void note_cycle(struct walk *w, size_t again)
+{
+	struct gp_wg_pt *o = w->out;
+	if (o->ncycle)
+		return;
+	size_t k = w->depth;
+	while (k > 0 && w->path[k - 1] != again)
+		k--;
+	for (size_t q = k ? k - 1 : 0; q < w->depth && o->ncycle < GP_WG_MEMBERS; q++) {
+		const struct gp_wg_node *x = &w->nd[w->path[q]];
+		unsigned m = o->ncycle++;
+		o->cyc_tid[m] = x->tid;
+		o->cyc_pid[m] = x->pid;
+		o->cyc_on[m] = x->on.id;
+		o->cyc_how[m] = x->on.how;
+		gp_strlcpy(o->cyc_comm[m], x->comm ? x->comm : "", sizeof o->cyc_comm[m]);
+	}
+}
+
+static enum gp_chain_end edge_end(struct walk *w, const struct gp_wg_node *x)
+{
+	size_t s = SIZE_MAX;
+	enum gp_chain_end e;
+	switch (x->on.how) {
+	case GP_EDGE_STOPPED:
+		return GP_END_STOPPED;
+	case GP_EDGE_JOIN:
+	case GP_EDGE_MUTEX: {
+		size_t j = find_tid(w, x->pid, x->on.id);
+		if (j == SIZE_MAX)
+			return GP_END_UNKNOWN; /* gone, or not a thread of it */
+		return follow(w, j);
+	}
+	case GP_EDGE_PIPE:
+		if (!x->on.id)
+			return GP_END_OUTSIDE;
+		e = process_end(w, x->on.id, &s);
+		if (e == GP_END_STOPPED && s != SIZE_MAX)
+			note_stopped(w, s);
+		return e;
+	case GP_EDGE_FLOCK:
+	case GP_EDGE_POSIX:
+		if (!x->on.id)
+			return GP_END_UNKNOWN;
+		e = process_end(w, x->on.id, &s);
+		if (e == GP_END_STOPPED && s != SIZE_MAX)
+			note_stopped(w, s);
+		/* A holder that sleeps, or lives outside the tree, holds the
+		 * lock meanwhile: the waiter is blocked behind it. */
+		return e == GP_END_STOPPED || e == GP_END_CYCLE || e == GP_END_RUNNING ? e
+		       : GP_END_HOLDER;
+	case GP_EDGE_FUTEX:
+		return GP_END_UNKNOWN;
+	default:
+		break;
+	}
+	switch (gp_wait_group((enum gp_wait)x->wait)) {
+	case GP_WG_OUTSIDE: return GP_END_OUTSIDE;
+	case GP_WG_STOPPED: return GP_END_STOPPED;
+	case GP_WG_NONE: return x->state == 'R' ? GP_END_RUNNING : GP_END_NONE;
+	case GP_WG_CHILD: return GP_END_NONE; /* the children are judged as processes */
+	default: return GP_END_UNKNOWN;
+	}
+}
+
+static enum gp_chain_end follow(struct walk *w, size_t i)
+{
+	if (w->end[i] != GP_END_NONE)
+		return (enum gp_chain_end)w->end[i];
+	if (w->on_path[i]) {
+		note_cycle(w, i);
+		return GP_END_CYCLE;
+	}
+	const struct gp_wg_node *x = &w->nd[i];
+	if (x->state == 'R')
+		return (enum gp_chain_end)(w->end[i] = GP_END_RUNNING);
+	if (stopped(x->state)) {
+		note_stopped(w, i);
+		return (enum gp_chain_end)(w->end[i] = GP_END_STOPPED);
+	}
+	w->on_path[i] = true;
+	w->path[w->depth++] = i;
+	enum gp_chain_end e = edge_end(w, x);
+	w->depth--;
+	w->on_path[i] = false;
+	/* NONE is "not followed"; keep it out of the memo's way. */
+	w->end[i] = (uint8_t)e;
+	return e;
+}
+
+/* An unknown edge (a futex with no owner field) whose every possible
+ * releaser waits outside: the chain ends outside through it.  Who can
+ * release it: the other threads of its process (a private futex), or of
+ * its sibling processes of one name (a shared one: a pool's workers on
+ * one queue's lock, forked from one parent).  Releasers that wait on an
+ * unknown edge themselves do not count; none left, or one not waiting
+ * outside: unknown. */
+static bool released_outside(const struct walk *w, size_t i)
+{
+	const struct gp_wg_node *x = &w->nd[i];
+	unsigned outside = 0;
+	for (size_t k = 0; k < w->n; k++) {
+		const struct gp_wg_node *y = &w->nd[k];
+		if (k == i)
+			continue;
+		bool scope = x->on.shared
+			     ? y->ppid == x->ppid && y->pcomm && x->pcomm && !strcmp(y->pcomm, x->pcomm)
+			     : y->pid == x->pid;
+		if (!scope || y->on.how == GP_EDGE_FUTEX)
+			continue;
+		if (w->end[k] != GP_END_OUTSIDE)
+			return false;
+		outside++;
+	}
+	return outside > 0;
+}
+
+void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
+			struct gp_wg_pt *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!n)
+		return;
+	struct walk w = { .nd = nodes, .n = n, .root = root, .out = out };
+	w.end = calloc(n, sizeof *w.end);
+	w.on_path = calloc(n, sizeof *w.on_path);
+	w.path = calloc(n + 1, sizeof *w.path);
+	if (!w.end || !w.on_path || !w.path)
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		if (nodes[i].on.how != GP_EDGE_NONE)
+			out->edges++;
+		follow(&w, i);
+	}
+	/* Unknown edges released by threads that wait outside. */
+	for (size_t i = 0; i < n; i++)
+		if (nodes[i].on.how == GP_EDGE_FUTEX && released_outside(&w, i)) {
+			w.end[i] = GP_END_OUTSIDE;
+			out->released++;
+		}
+	/* Chains through a released edge end outside too (a join on a
+	 * thread released that way), as do those through a cycle's member. */
+	for (size_t i = 0; i < n; i++)
+		if (w.end[i] == GP_END_UNKNOWN && (nodes[i].on.how == GP_EDGE_JOIN
+						    || nodes[i].on.how == GP_EDGE_MUTEX)) {
+			size_t j = find_tid(&w, nodes[i].pid, nodes[i].on.id);
+			if (j != SIZE_MAX && w.end[j] == GP_END_OUTSIDE)
+				w.end[i] = GP_END_OUTSIDE;
+		}
+	/* Who is behind the stopped process, and which holder has the most waiters. */
+	struct { int pid, tid; uint8_t how; unsigned n; int first; } h[8];
+	size_t nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gp_wg_node *x = &nodes[i];
+		if (w.end[i] == GP_END_STOPPED && !stopped(x->state))
+			out->behind++;
+		int hp = 0, ht = 0;
+		if ((x->on.how == GP_EDGE_FLOCK || x->on.how == GP_EDGE_POSIX) && x->on.id)
+			hp = x->on.id;
+		else if (x->on.how == GP_EDGE_MUTEX && w.end[i] != GP_END_CYCLE)
+			hp = x->pid, ht = x->on.id;
+		if (!hp)
+			continue;
+		size_t k = 0;
+		while (k < nh && !(h[k].pid == hp && h[k].tid == ht))
+			k++;
+		if (k == nh) {
+			if (nh == 8)
+				continue;
+			h[nh++] = (typeof(h[0])){ hp, ht, x->on.how, 0, x->tid };
+		}
+		h[k].n++;
+	}
+	size_t best = SIZE_MAX;
+	for (size_t k = 0; k < nh; k++)
+		if (best == SIZE_MAX || h[k].n > h[best].n)
+			best = k;
+	if (best != SIZE_MAX) {
+		out->holder_pid = h[best].pid;
+		out->holder_tid = h[best].tid;
+		out->holder_how = h[best].how;
+		out->holder_waiters = (uint16_t)h[best].n;
+		out->waiter_tid = h[best].first;
+		out->holder_outside = true;
+		for (size_t i = 0; i < n; i++) {
+			const struct gp_wg_node *x = &nodes[i];
+			if (x->pid == h[best].pid && (!h[best].tid || x->tid == h[best].tid)) {
+				out->holder_outside = false;
+				gp_strlcpy(out->holder_comm, (h[best].tid ? x->comm : x->pcomm) ? (h[best].tid ? x->comm : x->pcomm) : "",
+					   sizeof out->holder_comm);
+				break;
+			}
+		}
+		if (out->holder_outside)
+			for (size_t i = 0; i < n; i++)
+				if (nodes[i].tid == out->waiter_tid)
+					gp_strlcpy(out->holder_comm, nodes[i].on.comm, sizeof out->holder_comm);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (nodes[i].tid == root && nodes[i].pid == root)
+			out->main_end = w.end[i];
+		if (nodes[i].tid == nodes[i].pid && nodes[i].wait == GP_WAIT_LOCK
+		    && w.end[i] != GP_END_OUTSIDE && !out->main_blocked_pid)
+			out->main_blocked_pid = nodes[i].pid;
+	}
+done:
+	free(w.end);
+	free(w.on_path);
+	free(w.path);
+}

@@ -1,0 +1,364 @@
+#include "config.h"
+#include "waitedge.h"
+#include "parse.h"
+#include "syscalls.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+enum { MAX_RELATIVES = 64, MAX_FDS = 1024, PEER_CACHE = 8 };
+
+struct gp_waitedge {
+	const struct gp_root *root;
+	int pid, ppid;
+	bool tracer_read;
+	int tracer;                  /* TracerPid of the process this sample */
+	char tracer_comm[16];
+	char *locks;                 /* /proc/locks this sample, NULL unread */
+	bool locks_read;
+	struct { uint64_t dev, ino; bool want_writer; int pid; char comm[16]; } peer[PEER_CACHE];
+	size_t npeer;
+};
+
+struct gp_waitedge *gp_waitedge_new(const struct gp_root *root, int pid)
+{
+	struct gp_waitedge *e = calloc(1, sizeof *e);
+	if (e) {
+		e->root = root;
+		e->pid = pid;
+	}
+	return e;
+}
+
+void gp_waitedge_free(struct gp_waitedge *e)
+{
+	if (!e)
+		return;
+	free(e->locks);
+	free(e);
+}
+
+void gp_waitedge_reset(struct gp_waitedge *e, int ppid)
+{
+	e->ppid = ppid;
+	e->tracer_read = false;
+	free(e->locks);
+	e->locks = NULL;
+	e->locks_read = false;
+	e->npeer = 0;
+}
+
+static void comm_of(const struct gp_root *root, int pid, char *buf, size_t cap)
+{
+	char p[64], c[32];
+	snprintf(p, sizeof p, "proc/%d/comm", pid);
+	buf[0] = '\0';
+	if (gp_read_file(root, p, c, sizeof c) > 0) {
+		c[strcspn(c, "\n")] = '\0';
+		gp_strlcpy(buf, c, cap);
+	}
+}
+
+static bool is_task(const struct gp_root *root, int pid, int tid)
+{
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof p, "proc/%d/task/%d", pid, tid);
+	return tid > 0 && fstatat(root->dirfd, p, &st, 0) == 0;
+}
+
+/* ---- a stopped process: who stopped it ------------------------------ */
+
+/* TracerPid (proc(5)): the pid of the process tracing it, 0 if none.  A
+ * stop under a tracer is the tracer's (gdb); with none, a signal's. */
+static void stopper(struct gp_waitedge *e, struct gp_wait_edge *out)
+{
+	if (!e->tracer_read) {
+		e->tracer_read = true;
+		e->tracer = 0;
+		e->tracer_comm[0] = '\0';
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/status", e->pid);
+		char *text = gp_slurp(e->root, p, NULL);
+		const char *t = text ? strstr(text, "\nTracerPid:") : NULL;
+		if (t)
+			e->tracer = (int)strtol(t + 11, NULL, 10);
+		free(text);
+		if (e->tracer > 0)
+			comm_of(e->root, e->tracer, e->tracer_comm, sizeof e->tracer_comm);
+	}
+	out->how = GP_EDGE_STOPPED;
+	out->id = e->tracer > 0 ? e->tracer : 0;
+	gp_strlcpy(out->comm, e->tracer_comm, sizeof out->comm);
+}
+
+/* ---- futexes: a joined thread, a mutex's owner ---------------------- */
+
+static bool read_mem(int pid, uint64_t addr, void *buf, size_t len)
+{
+	if (!addr || addr % 4)
+		return false;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* futex(2): FUTEX_PRIVATE_FLAG is 128; FUTEX_LOCK_PI (6) and
+ * FUTEX_LOCK_PI2 (13) keep the owner's tid in the word itself, under
+ * FUTEX_TID_MASK (0x3fffffff).
+ *
+ * glibc's pthread_join (nptl/pthread_join_common.c,
+ * __pthread_clockjoin_ex) waits while the joined thread's `tid` word is
+ * not 0: `__futex_abstimed_wait_cancelable64 ((unsigned int *)
+ * &pd->tid, tid, ...)` -- the word it sleeps on holds the joined
+ * thread's tid, which the kernel clears at its exit (CLONE_CHILD_CLEARTID).
+ *
+ * glibc's mutex (sysdeps/nptl/bits/struct_mutex.h, struct
+ * __pthread_mutex_s): `int __lock; unsigned int __count; int __owner;`
+ * -- on x86-64 and aarch64 the owner's tid is at offset 8 of the word the
+ * waiter sleeps on (__lock: 0 free, 1 locked, 2 locked with waiters). */
+static void futex_edge(struct gp_waitedge *e, const struct gp_thread *th, struct gp_wait_edge *out)
+{
+	const uint64_t *a = th->sc.args;
+	unsigned cmd = (unsigned)a[1] & 0x7f;
+	out->how = GP_EDGE_FUTEX;
+	out->shared = !(a[1] & 128);
+	if (!e->root->live)
+		return;
+	uint32_t w[3];
+	if (!read_mem(e->pid, a[0], w, sizeof w)) {
+		if (!read_mem(e->pid, a[0], w, sizeof w[0]))
+			return;
+		w[2] = 0;
+	}
+	if (cmd == 6 || cmd == 13) {
+		int owner = (int)(w[0] & 0x3fffffffu);
+		if (owner != th->tid && is_task(e->root, e->pid, owner)) {
+			out->how = GP_EDGE_MUTEX;
+			out->id = owner;
+		}
+		return;
+	}
+	if (cmd != 0 && cmd != 9)
+		return;
+	/* The word is a live thread of this process: a join. */
+	if (w[0] > 2 && (int)w[0] != th->tid && is_task(e->root, e->pid, (int)w[0])) {
+		out->how = GP_EDGE_JOIN;
+		out->id = (int)w[0];
+		return;
+	}
+	int owner = (int)w[2];
+	if ((w[0] == 1 || w[0] == 2) && owner > 0 && owner != th->tid
+	    && is_task(e->root, e->pid, owner)) {
+		out->how = GP_EDGE_MUTEX;
+		out->id = owner;
+	}
+}
+
+/* ---- file locks: /proc/locks ---------------------------------------- */
+
+/* fs/locks.c (lock_get_status) writes one line a lock,
+ *   "1: FLOCK  ADVISORY  WRITE 4242 08:02:1311 0 EOF"
+ * and one a waiter, with "->" before its type; the device is
+ * MAJOR:MINOR in hex, then the inode.  The holder of the file's lock is
+ * the first line that is no waiter's. */
+static void lock_edge(struct gp_waitedge *e, long fd, bool is_flock, struct gp_wait_edge *out)
+{
+	out->how = is_flock ? GP_EDGE_FLOCK : GP_EDGE_POSIX;
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof p, "proc/%d/fd/%ld", e->pid, fd);
+	if (fd < 0 || fstatat(e->root->dirfd, p, &st, 0) != 0)
+		return;
+	if (!e->locks_read) {
+		e->locks_read = true;
+		e->locks = gp_slurp(e->root, "/proc/locks", NULL);
+	}
+	if (!e->locks)
+		return;
+	char want[64];
+	snprintf(want, sizeof want, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino);
+	for (const char *line = e->locks; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		char l[256];
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		if (len >= sizeof l)
+			len = sizeof l - 1;
+		memcpy(l, line, len);
+		l[len] = '\0';
+		line = eol ? eol + 1 : NULL;
+		if (strstr(l, "->"))
+			continue;
+		char type[16], dev[64];
+		int pid;
+		if (sscanf(l, "%*d: %15s %*s %*s %d %63s", type, &pid, dev) != 3)
+			continue;
+		if (strcmp(dev, want) || pid <= 0 || pid == e->pid)
+			continue;
+		out->id = pid;
+		comm_of(e->root, pid, out->comm, sizeof out->comm);
+		return;
+	}
+}
+
+/* ---- pipes: the process at the other end ----------------------------- */
+
+static bool fd_identity(const struct gp_root *root, int pid, long fd, uint64_t *dev,
+			uint64_t *ino)
+{
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof p, "proc/%d/fd/%ld", pid, fd);
+	if (fstatat(root->dirfd, p, &st, 0) != 0 || !S_ISFIFO(st.st_mode))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
+/* The access mode of pid's fd (fdinfo "flags:", octal): O_RDONLY 0,
+ * O_WRONLY 1, O_RDWR 2. */
+static int fd_mode(const struct gp_root *root, int pid, const char *fd)
+{
+	char p[320], buf[256];
+	snprintf(p, sizeof p, "proc/%d/fdinfo/%s", pid, fd);
+	if (gp_read_file(root, p, buf, sizeof buf) <= 0)
+		return -1;
+	const char *f = strstr(buf, "flags:");
+	return f ? (int)(strtoul(f + 6, NULL, 8) & 3) : -1;
+}
+
+static char proc_state(const struct gp_root *root, int pid)
+{
+	char p[64], buf[512];
+	snprintf(p, sizeof p, "proc/%d/stat", pid);
+	if (gp_read_file(root, p, buf, sizeof buf) <= 0)
+		return '?';
+	const char *r = strrchr(buf, ')');
+	return r && r[1] == ' ' ? r[2] : '?';
+}
+
+/* Does pid hold the pipe (dev, ino) open for the wanted end? */
+static bool holds_end(const struct gp_root *root, int pid, uint64_t dev, uint64_t ino,
+		      bool want_writer)
+{
+	char p[64];
+	snprintf(p, sizeof p, "proc/%d/fd", pid);
+	int dfd = openat(root->dirfd, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return false;
+	}
+	bool found = false;
+	unsigned seen = 0;
+	struct dirent *de;
+	while (!found && (de = readdir(d)) && seen++ < MAX_FDS) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		struct stat st;
+		if (fstatat(dfd, de->d_name, &st, 0) != 0 || st.st_dev != dev || st.st_ino != ino)
+			continue;
+		int m = fd_mode(root, pid, de->d_name);
+		found = m == 2 || (want_writer ? m == 1 : m == 0);
+	}
+	closedir(d);
+	return found;
+}
+
+/* The relatives a pipe usually joins: the parent, its children (this
+ * process's siblings: a shell's pipeline), and this process's children
+ * (/proc/PID/task/TID/children, CONFIG_PROC_CHILDREN). */
+static size_t relatives(struct gp_waitedge *e, int *out, size_t cap)
+{
+	size_t n = 0;
+	if (e->ppid > 1)
+		out[n++] = e->ppid;
+	int parents[2] = { e->ppid, e->pid };
+	for (int k = 0; k < 2; k++) {
+		if (parents[k] <= 1)
+			continue;
+		char p[64], buf[1024];
+		snprintf(p, sizeof p, "proc/%d/task/%d/children", parents[k], parents[k]);
+		if (gp_read_file(e->root, p, buf, sizeof buf) <= 0)
+			continue;
+		for (char *s = buf, *end; n < cap; s = end) {
+			long v = strtol(s, &end, 10);
+			if (end == s)
+				break;
+			if (v > 0 && v != e->pid)
+				out[n++] = (int)v;
+		}
+	}
+	return n;
+}
+
+static void pipe_edge(struct gp_waitedge *e, long fd, bool reading, struct gp_wait_edge *out)
+{
+	uint64_t dev, ino;
+	if (!e->root->live || !fd_identity(e->root, e->pid, fd, &dev, &ino))
+		return;
+	out->how = GP_EDGE_PIPE;
+	for (size_t i = 0; i < e->npeer; i++)
+		if (e->peer[i].dev == dev && e->peer[i].ino == ino && e->peer[i].want_writer == reading) {
+			out->id = e->peer[i].pid;
+			gp_strlcpy(out->comm, e->peer[i].comm, sizeof out->comm);
+			return;
+		}
+	int rel[MAX_RELATIVES];
+	size_t nrel = relatives(e, rel, MAX_RELATIVES);
+	/* A stopped holder first: the one the others wait behind. */
+	int best = 0;
+	for (size_t i = 0; i < nrel; i++) {
+		if (!holds_end(e->root, rel[i], dev, ino, reading))
+			continue;
+		char s = proc_state(e->root, rel[i]);
+		if (!best || s == 'T' || s == 't')
+			best = rel[i];
+		if (s == 'T' || s == 't')
+			break;
+	}
+	out->id = best;
+	if (best)
+		comm_of(e->root, best, out->comm, sizeof out->comm);
+	if (e->npeer < PEER_CACHE)
+		e->peer[e->npeer++] = (typeof(e->peer[0])){ dev, ino, reading, best, "" };
+	if (e->npeer && best)
+		gp_strlcpy(e->peer[e->npeer - 1].comm, out->comm, sizeof e->peer[0].comm);
+}
+
+void gp_waitedge_probe(struct gp_waitedge *e, const struct gp_thread *th, enum gp_wait wait,
+		       struct gp_wait_edge *out)
+{
+	memset(out, 0, sizeof *out);
+	if (wait == GP_WAIT_STOPPED) {
+		stopper(e, out);
+		return;
+	}
+	if (th->sc.kind != GP_SC_IN)
+		return;
+	const char *name = gp_syscall_name(th->sc.nr);
+	if (!name)
+		return;
+	const uint64_t *a = th->sc.args;
+	if (wait == GP_WAIT_LOCK && !strcmp(name, "futex"))
+		futex_edge(e, th, out);
+	else if (wait == GP_WAIT_LOCK && !strcmp(name, "flock"))
+		lock_edge(e, (long)a[0], true, out);
+	else if (wait == GP_WAIT_LOCK && !strcmp(name, "fcntl"))
+		lock_edge(e, (long)a[0], false, out);
+	else if (wait == GP_WAIT_INPUT && (!strcmp(name, "read") || !strcmp(name, "readv")))
+		pipe_edge(e, (long)a[0], true, out);
+	else if (wait == GP_WAIT_OUTPUT && (!strcmp(name, "write") || !strcmp(name, "writev")))
+		pipe_edge(e, (long)a[0], false, out);
+}
