@@ -359,7 +359,7 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 		}
 		else if (a->kind == GP_CLASS_IDLE && a->wg.released)
 			strbuf_addf(sb, "; %u thread%s wait%s on a lock that only threads waiting outside "
-			    "can release (a pool at rest)", a->wg.released, a->wg.released == 1 ? "" : "s",
+			    "can release (a join of a serving thread, a pool at rest)", a->wg.released, a->wg.released == 1 ? "" : "s",
 			    a->wg.released == 1 ? "s" : "");
 		else if (a->kind == GP_CLASS_IDLE && a->wg.main_end == GP_END_OUTSIDE && a->w[GP_WAIT_LOCK])
 			strbuf_addf(sb, "; the main thread's chain of waits ends outside (it joins a thread "

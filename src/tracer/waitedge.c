@@ -361,4 +361,11 @@ void gp_waitedge_probe(struct gp_waitedge *e, const struct gp_thread *th, enum g
 		pipe_edge(e, (long)a[0], true, out);
 	else if (wait == GP_WAIT_OUTPUT && (!strcmp(name, "write") || !strcmp(name, "writev")))
 		pipe_edge(e, (long)a[0], false, out);
+	else if ((wait == GP_WAIT_OUTPUT || wait == GP_WAIT_INPUT) && !strcmp(name, "splice")) {
+		/* splice(fd_in, off_in, fd_out, ...) (pv): blocked writing
+		 * into fd_out's pipe, or reading fd_in's. */
+		pipe_edge(e, (long)a[2], false, out);
+		if (!out->id)
+			pipe_edge(e, (long)a[0], true, out);
+	}
 }
