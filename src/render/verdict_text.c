@@ -472,6 +472,18 @@ static void before_that(struct strbuf *sb, const struct gp_verdict *v)
 	gp_phase_what(sb, v, i);
 }
 
+/* A progress phase carried by anonymous memory, with no io, GPU or
+ * threads among its outputs (file pages beside it: the start-up's). */
+static bool anon_only(const struct gp_phase *ph)
+{
+	if (!ph->nm || ph->m[0] != GP_M_RSS_ANON)
+		return false;
+	for (unsigned k = 1; k < ph->nm; k++)
+		if (ph->m[k] != GP_M_RSS_FILE)
+			return false;
+	return true;
+}
+
 static void story(struct strbuf *sb, const struct gp_verdict *v)
 {
 	char d[32], rs[32], ps[32];
@@ -521,6 +533,12 @@ static void story(struct strbuf *sb, const struct gp_verdict *v)
 			    : "making progress since +%.1f s: ", v->since_s);
 		if (v->nphases)
 			gp_phase_what(sb, v, v->nphases - 1);
+		if (v->nphases && anon_only(&v->phase[v->nphases - 1])) {
+			/* a heap that fills, or a leak: no io, no GPU */
+			gp_fmt_rate(rs, sizeof rs, v->phase[v->nphases - 1].mrate[0]);
+			strbuf_addf(sb, "; only anonymous memory grows: +%s, no io and no GPU output "
+				    "(a heap filling up, or a leak)", rs);
+		}
 		if (v->story == GP_STORY_SLOW_RATE)
 			strbuf_addstr(sb, ", under --slow-rate");
 		break;

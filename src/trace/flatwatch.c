@@ -16,6 +16,7 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 			w->base[k] = gp_output_value(p, ctr[k]);
 		w->since = p->t;
 		w->init = true;
+		w->prev = *p;
 		return false;
 	}
 	bool step = p->threads_created || p->procs_created || p->gw.work == GP_GW_WORK;
@@ -28,6 +29,11 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 	}
 	for (int k = 0; k < 3; k++)
 		step |= gp_counter_step(&w->base[k], gp_output_value(p, ctr[k]), gp_output_floor(ctr[k]));
+	if (gp_small_write(&w->prev, p)) {
+		step = true;
+		w->base[1] = gp_output_value(p, GP_M_WCHAR);
+	}
+	w->prev = *p;
 	if (step)
 		w->since = p->t;
 	return step;

@@ -13,6 +13,7 @@ struct gp_flat_watch {
 	bool init;
 	double since;    /* the time of the last output */
 	double hi[4], base[3];
+	struct gp_point prev;    /* the previous sample (small writes) */
 };
 
 /* True when p made output. */

@@ -28,6 +28,21 @@ double gp_output_value(const struct gp_point *p, int m)
 	}
 }
 
+/* Small steady output is output (issue 20: a compute loop logging a
+ * 20-byte line a second, a heartbeat): an interval in which the process
+ * wrote, under the io floor, is a step of its own -- unless every write
+ * of it was one byte (a self-pipe's wakeup) or eight (eventfd(2) and
+ * timerfd counters are written 8 bytes at a time): wakeups from inside,
+ * not output. */
+bool gp_small_write(const struct gp_point *prev, const struct gp_point *p)
+{
+	if (!(prev->have & GP_PT_IO) || !(p->have & GP_PT_IO) || p->io_wchar <= prev->io_wchar
+	    || p->io_syscw <= prev->io_syscw)
+		return false;
+	uint64_t bytes = p->io_wchar - prev->io_wchar, calls = p->io_syscw - prev->io_syscw;
+	return bytes != calls && bytes != 8 * calls;
+}
+
 /* Which intervals made progress.  Counters (read/write bytes, GPU engine
  * time) count growth.  Memory counts the level it holds: at sample i, the
  * lowest value from i to the end of the trace.  A load raises that level
@@ -107,7 +122,12 @@ void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *
 			double v = gp_output_value(&p[i], m), floor = gp_output_floor(m);
 			double b = base[m];
 			if (!memory_metric(m)) {
-				if (gp_counter_step(&base[m], v, floor)) {
+				bool step = gp_counter_step(&base[m], v, floor);
+				if (!step && m == GP_M_WCHAR && v > b && gp_small_write(&p[i - 1], &p[i])) {
+					base[m] = v;
+					step = true;
+				}
+				if (step) {
 					if (m != GP_M_ENGINE) {
 						st[i].bytes += v - b;
 						st[i].by_metric[m] += v - b;

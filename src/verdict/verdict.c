@@ -157,6 +157,38 @@ static void add_eta(const struct judging *j, const struct group *c, double recen
 	v->eta_resident = (double)l->rss_file;
 }
 
+/* A slowdown is one kind of output getting slower: the metric that
+ * carries the output after the split must itself have run SLOW_FACTOR
+ * faster before it.  A start-up that maps its libraries (RssFile) and
+ * reads its modules is no baseline for the log lines or the download
+ * that follow (issue 20: a 200 KB/s download was "16x slower" than
+ * curl's start-up). */
+static bool same_output_slowed(const struct judging *j, size_t split, size_t last, double ratio,
+			       int *m_after, double *r_after)
+{
+	const struct group *c = &j->g[j->ng - 1];
+	double before[GP_M_COUNT] = { 0 }, after[GP_M_COUNT] = { 0 };
+	for (size_t i = c->first; i <= last; i++)
+		for (int m = 0; m < GP_M_COUNT; m++)
+			(i <= split ? before : after)[m] += j->st[i].by_metric[m];
+	int m = 0;
+	for (int k = 1; k < GP_M_COUNT; k++)
+		if (after[k] > after[m])
+			m = k;
+	*m_after = -1;
+	if (after[m] <= 0)
+		return true; /* no bytes after: the split's own ratio says it */
+	double d1 = j->p[split].t - j->p[c->first - 1].t, d2 = j->p[last].t - j->p[split].t;
+	if (d1 <= 0 || d2 <= 0)
+		return ratio >= SLOW_FACTOR;
+	/* A few KiB written at start-up (a cache, a banner) is no fast phase
+	 * either: the fast side must have carried a step's worth a second. */
+	double r1 = before[m] / d1, r2 = after[m] / d2;
+	*m_after = m;
+	*r_after = r2;
+	return r1 >= SLOW_FACTOR * r2 && r1 >= gp_output_floor(m);
+}
+
 /* Progress.  Slow when it fell to under a tenth of its own earlier rate
  * (cut there: since_s is the slowdown), or runs under --slow-rate. */
 static void judge_progress(const struct judging *j, struct gp_verdict *v)
@@ -172,7 +204,15 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 	 * not a slowdown of it. */
 	double ratio = slowdown_point(p, j->st, c->first - 1, c->last, min_side, &split, &before,
 				      &after);
-	bool slowed = ratio >= SLOW_FACTOR;
+	int m_after = -1;
+	double r_after = 0;
+	bool slowed = ratio >= SLOW_FACTOR
+		      && same_output_slowed(j, split, c->last, ratio, &m_after, &r_after);
+	/* Not slower, but another output than the start-up's: the phase
+	 * is cut there, and the output now is said with its own rate (a
+	 * log line a second after a start-up that mapped its libraries). */
+	bool startup = ratio >= SLOW_FACTOR && !slowed && m_after >= 0
+		       && m_after != dominant_metric(c, j->st);
 	/* Output that is GPU work has no bytes: a load of 437 MiB/s followed
 	 * by a GEMM loop is no slowdown to 0 B/s (the H200, issue 19). */
 	for (size_t i = split + 1; slowed && i <= c->last; i++)
@@ -182,7 +222,7 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 	bool slow = slowed || (j->o->slow_rate > 0 && rate < j->o->slow_rate && c->bytes > 0);
 	v->cls = slow ? GP_CLASS_SLOW_PROGRESS : GP_CLASS_PROGRESS;
 	v->story = slowed ? GP_STORY_SLOWED : slow ? GP_STORY_SLOW_RATE : GP_STORY_PROGRESS;
-	v->since_s = slowed ? p[split].t : c->start;
+	v->since_s = slowed || startup ? p[split].t : c->start;
 	v->judged_from = v->since_s;
 	v->judged_to = j->t_end;
 	v->rate_now = recent;
@@ -203,6 +243,16 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 		ph->mrate[0] = after;
 		v->rate_before = before;
 		v->ratio = isfinite(ratio) ? ratio : 0.0;
+	}
+	if (startup) {
+		struct gp_phase *last = &v->phase[v->nphases - 1];
+		last->to = p[split].t;
+		struct gp_phase *ph = add_phase(v, p[split].t, c->end, GP_PHASE_PROGRESS, r_after);
+		ph->nm = 1;
+		ph->m[0] = (enum gp_output)m_after;
+		ph->mrate[0] = r_after;
+		recent = r_after;
+		v->rate_now = r_after;
 	}
 	add_eta(j, c, recent, v);
 	unsigned events = 0;

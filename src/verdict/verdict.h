@@ -287,6 +287,9 @@ void gp_verdict_compute(const struct gp_point *pt, size_t n,
 double gp_output_value(const struct gp_point *p, int m);
 double gp_output_floor(int m);
 bool gp_counter_step(double *base, double v, double floor);
+/* Bytes written between prev and p under the floor that are still
+ * output: not all one-byte (self-pipe) or eight-byte (eventfd) writes. */
+bool gp_small_write(const struct gp_point *prev, const struct gp_point *p);
 
 /* What the verdict needs from a loaded result besides its samples: page
  * size, the traced machine, whether kernel stacks were seen, the stacks
