@@ -217,6 +217,7 @@ void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
 	if (!n)
 		return;
 	struct walk w = { .nd = nodes, .n = n, .root = root, .out = out };
+	out->root = root;
 	w.end = calloc(n, sizeof *w.end);
 	w.on_path = calloc(n, sizeof *w.on_path);
 	w.path = calloc(n + 1, sizeof *w.path);
@@ -292,8 +293,18 @@ void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
 					gp_strlcpy(out->holder_comm, nodes[i].on.comm, sizeof out->holder_comm);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (nodes[i].tid == root && nodes[i].pid == root)
+		if (nodes[i].tid == root && nodes[i].pid == root) {
 			out->main_end = w.end[i];
+			size_t j = i;
+			for (size_t hops = 0; hops < n && nodes[j].on.how == GP_EDGE_JOIN; hops++) {
+				size_t k = find_tid(&w, nodes[j].pid, nodes[j].on.id);
+				if (k == SIZE_MAX)
+					break;
+				j = k;
+			}
+			if (j != i)
+				out->main_joins = nodes[j].tid;
+		}
 		if (nodes[i].tid == nodes[i].pid && nodes[i].wait == GP_WAIT_LOCK
 		    && w.end[i] != GP_END_OUTSIDE && !out->main_blocked_pid)
 			out->main_blocked_pid = nodes[i].pid;

@@ -63,12 +63,16 @@ enum gp_chain_end {
 /* What a sample keeps of its graph (struct gp_point.wg). */
 struct gp_wg_pt {
 	uint16_t edges;            /* threads with a known edge (join, mutex, pipe, lock, stopped) */
+	int32_t root;              /* the target's pid */
 	uint8_t main_end;          /* enum gp_chain_end of the target's main thread */
 	uint8_t released;          /* unknown-lock waiters whose every possible releaser waits outside */
 	/* The first process (children first) whose main thread waits on a
 	 * lock and whose chain does not end outside (a join of a thread in
 	 * accept() does), 0 none: the program's own flow is blocked. */
 	int32_t main_blocked_pid;
+	/* The thread the target's main thread joins, through joins (the
+	 * java launcher joins the Java main thread), 0 none. */
+	int32_t main_joins;
 	/* A cycle: its members (tid, pid, comm) in edge order. */
 	uint8_t ncycle;
 	int32_t cyc_tid[GP_WG_MEMBERS], cyc_pid[GP_WG_MEMBERS], cyc_on[GP_WG_MEMBERS];

@@ -75,30 +75,61 @@ static bool wait_frame_word(const char *f)
 	return false;
 }
 
-/* The sleeping threads of the stacks that acquire a lock: the first
- * frame from the innermost that is an acquire, with no condition wait
- * inside it (a condition's wait re-acquires its mutex: not the culprit). */
+/* The sleeping threads of the stacks that acquire a lock: an acquire
+ * frame with no condition wait outside it (a condition's wait re-takes
+ * its mutex inside: CPython's Condition.wait calls acquire_lock, a pool's
+ * idle worker; the waits inside an acquire -- futex_wait, park -- are
+ * how it sleeps), and no Python line that waits or joins. */
 static void find_acquirers(const struct gp_stuck *stuck, struct gp_activity *a)
 {
 	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n && a->nacq < 3; i++) {
 		const struct gp_stuck_thread *x = &stuck->th[i];
-		if (x->state == 'R')
+		bool py = strstr(x->wait_frame, ".py:") != NULL;  /* "fn (file.py:12)" */
+		if (x->state == 'R' || (py && wait_frame_word(x->wait_frame)
+					&& !acquire_frame(x->wait_frame)))
+			continue;
+		int acq = -1;
+		bool waits_outside = false;
+		for (unsigned k = 0; k < x->nframes; k++) {
+			if (acquire_frame(x->frames[k])) {
+				if (acq < 0)
+					acq = (int)k;
+			} else if (acq >= 0 && wait_frame_word(x->frames[k])) {
+				waits_outside = true;
+			}
+		}
+		if (acq < 0 || waits_outside)
+			continue;
+		unsigned m = a->nacq++;
+		a->acq_tid[m] = x->tid;
+		a->acq_pid[m] = x->pid;
+		gp_strlcpy(a->acq_comm[m], x->comm, sizeof a->acq_comm[m]);
+		/* a Python line where there is one, else the acquire */
+		gp_strlcpy(a->acq_frame[m], py ? x->wait_frame : x->frames[acq], sizeof a->acq_frame[m]);
+	}
+}
+
+/* The main thread joins a thread whose stacks wait on a condition, not
+ * acquire a lock (the java launcher joins the Java main thread, which
+ * waits in Object.wait or Thread.join): the program's flow is that
+ * thread's, and it rests. */
+static bool joins_a_resting_thread(const struct gp_point *l, const struct gp_stuck *stuck)
+{
+	if (!l->wg.main_joins || !stuck || stuck->t < 0)
+		return false;
+	for (size_t i = 0; i < stuck->n; i++) {
+		const struct gp_stuck_thread *x = &stuck->th[i];
+		if (x->tid != l->wg.main_joins)
 			continue;
 		for (unsigned k = 0; k < x->nframes; k++) {
-			if (wait_frame_word(x->frames[k]) && !acquire_frame(x->frames[k]))
-				break;
-			if (!acquire_frame(x->frames[k]))
-				continue;
-			unsigned m = a->nacq++;
-			a->acq_tid[m] = x->tid;
-			a->acq_pid[m] = x->pid;
-			gp_strlcpy(a->acq_comm[m], x->comm, sizeof a->acq_comm[m]);
-			/* a Python line where there is one, else the acquire */
-			gp_strlcpy(a->acq_frame[m], strchr(x->wait_frame, '(') ? x->wait_frame
-				   : x->frames[k], sizeof a->acq_frame[m]);
-			break;
+			if (acquire_frame(x->frames[k]))
+				return false;
+			if (wait_frame_word(x->frames[k]))
+				return true;
 		}
+		return false;
 	}
+	return false;
 }
 
 /* Where the chains end decides before the counts do: a cycle is a
@@ -196,7 +227,8 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		/* Locks with nobody waiting outside: who would release them?
 		 * Another process through shared memory, at most. */
 		a->conf_cap = a->unclear ? GP_CONF_MEDIUM : GP_CONF_ANY;
-	} else if (a->outside && a->inside && l->main_lock_pid) {
+	} else if (a->outside && a->inside && l->main_lock_pid
+		   && !(l->main_lock_pid == l->wg.root && joins_a_resting_thread(l, stuck))) {
 		/* Locks beside waits for the outside, and a main thread among
 		 * the lock waiters: the program's own flow is stuck (a join, an
 		 * acquire); the outside waits are helpers' (a runtime's event
