@@ -1,5 +1,6 @@
 /* GPU activity per process and sample: see gpuact.h. */
 #include "config.h"
+#include "satmath.h"
 #include "gpuact.h"
 #include "gpumem.h"
 #include "nvml.h"
@@ -193,8 +194,7 @@ static struct eng_prev *eng_collect(const json_t *drm, const struct eng_prev *pr
 			if (!json_is_integer(v) || json_integer_value(v) < 0)
 				continue;
 			ns = (uint64_t)json_integer_value(v);
-			if (*total_ns <= UINT64_MAX - ns)
-				*total_ns += ns;
+			*total_ns = gp_sat_add(*total_ns, ns);
 			if (*nout == cap) {
 				size_t nc = cap ? cap * 2 : 16;
 				void *nb = realloc(out, nc * sizeof *out);

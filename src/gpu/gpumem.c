@@ -1,4 +1,5 @@
 #include "config.h"
+#include "satmath.h"
 #include "gpumem.h"
 #include "grow.h"
 #include "nvml.h"
@@ -16,11 +17,6 @@
 /* ------------------------------------------------------------------ */
 /* Values                                                              */
 /* ------------------------------------------------------------------ */
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* A value token ends at a blank or the end of the line: the spec forbids
  * whitespace inside keys and values (drm-usage-stats.rst, "File format
@@ -628,7 +624,7 @@ static void kfd_entry(int dfd, const char *name, json_t *kfd,
 		if (!read_small_u64(dfd, name, &v))
 			return;
 		set_uint(child_object(kfd, "vram"), id, v);
-		tot->kfd_vram_bytes = sat_add(tot->kfd_vram_bytes, v);
+		tot->kfd_vram_bytes = gp_sat_add(tot->kfd_vram_bytes, v);
 	} else if ((id = gpuid_of(name, "sdma_"))) {
 		/* Each read schedules a kernel work item that samples
 		 * the SDMA counters (kfd_procfs_show): fine at 20 Hz. */

@@ -1,6 +1,7 @@
 /* NVML through dlopen: see nvml.h.  Moved from gpumem.c (per-process
  * memory) and grown with per-process and device activity (issue 13). */
 #include "config.h"
+#include "satmath.h"
 #include "dl.h"
 #include "nvml.h"
 #include "nvmlproc.h"
@@ -11,11 +12,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ------------------------------------------------------------------ */
 /* NVML, through dlopen                                                */
@@ -474,7 +470,7 @@ static bool nvml_read_gpu(struct gp_nvml *nv, const struct nvml_gpu *g, int pid,
 				continue;
 			if (nseen < 16)
 				seen[nseen++] = (struct seen_inst){ e.gi, e.ci };
-			*bytes = sat_add(*bytes, e.used);
+			*bytes = gp_sat_add(*bytes, e.used);
 		}
 	}
 	return all;
