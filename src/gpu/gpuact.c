@@ -40,9 +40,9 @@ struct amd_floor {
 struct gp_gpuact {
 	struct gp_gpuact_opts o;
 	struct gp_gpu_reader *mem;	/* DRM fdinfo when no gpumem is given */
-	struct gp_nvml *nvml;
-	bool own_nvml, nvml_tried;
-	char nvml_why[GP_GPUACT_WHY];
+	struct gp_gpu_house *house;	/* the trace's (o.house), or its own */
+	bool own_house;
+	struct gp_nvml *nvml;		/* the house's */
 	struct gp_nvml_seen seen;
 	struct eng_prev *eng;
 	size_t neng;
@@ -72,7 +72,18 @@ struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o)
 	if (!r)
 		return NULL;
 	r->o = *o;
-	r->nvml = o->nvml;
+	r->house = o->house;
+	if (!r->house) {
+		struct gp_gpu_house_opts ho = { .root = o->root, .nvml_lib = o->nvml_lib,
+			.flags = o->flags & GP_GPUACT_NO_NVML ? GP_HOUSE_NO_NVML : 0 };
+		r->house = gp_gpu_house_new(&ho);
+		r->own_house = true;
+		if (!r->house) {
+			free(r);
+			return NULL;
+		}
+	}
+	r->o.root = gp_gpu_house_root(r->house);
 	return r;
 }
 
@@ -81,8 +92,8 @@ void gp_gpuact_free(struct gp_gpuact *r)
 	if (!r)
 		return;
 	gp_gpu_reader_free(r->mem);
-	if (r->own_nvml)
-		gp_nvml_close(r->nvml);
+	if (r->own_house)
+		gp_gpu_house_free(r->house);
 	free(r->eng);
 	free(r);
 }
@@ -495,77 +506,6 @@ static void read_kfd(struct gp_gpuact *r, double dt, struct gp_gpu_activity *a)
 /* amdgpu gpu_busy_percent                                             */
 /* ------------------------------------------------------------------ */
 
-/* amdgpu gpu_metrics (amdgpu_pm.c, "gpu_metrics: ... a snapshot of all
- * the metrics the SMU firmware exposes"): a binary blob, a
- * struct gpu_metrics_vX_Y of Linux drivers/gpu/drm/amd/include/
- * kgd_pp_interface.h, after its 4-byte struct metrics_table_header
- * {u16 structure_size; u8 format_revision; u8 content_revision}.
- * Format 1 is a dGPU's.  Byte offsets of the three u16 fields read here,
- * worked out from those declarations with the x86-64 ABI's alignment
- * (u64 on 8 bytes), little-endian:
- *
- *   revision  average_gfx_activity  average_umc_activity  average_socket_power
- *   1.0           28                    30                    34
- *   1.1-1.3       16                    18                    22
- *
- * v1_0 puts the u64 system_clock_counter right after the header (so 4
- * bytes of padding, then it at 8, six u16 temperatures at 16..27);
- * v1_1, v1_2 and v1_3 start with the six temperatures at 4 and move the
- * timestamp after energy_accumulator.  Activities are %, socket power W.
- * A field the firmware does not fill reads 0xFFFF.  v1_4 and later
- * (MI300) and format 2 (APUs) are laid out otherwise: not read, and
- * said so. */
-#define AMD_METRICS_NA 0xFFFFu
-
-static unsigned le16(const unsigned char *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
-
-bool gp_amd_metrics_parse(const unsigned char *buf, size_t n,
-			  struct gp_amd_metrics *m, char *whybuf, size_t cap)
-{
-	memset(m, 0, sizeof *m);
-	if (cap)
-		whybuf[0] = '\0';
-	if (n < 4) {
-		snprintf(whybuf, cap, "gpu_metrics: %zu bytes, no header", n);
-		return false;
-	}
-	unsigned size = le16(buf);
-	m->format_revision = buf[2];
-	m->content_revision = buf[3];
-	size_t gfx, end;
-	if (m->format_revision == 1 && m->content_revision == 0)
-		gfx = 28;
-	else if (m->format_revision == 1 && m->content_revision <= 3)
-		gfx = 16;
-	else {
-		snprintf(whybuf, cap, "gpu_metrics v%u.%u: a layout this gpuprobe does not read (1.0-1.3)",
-			 m->format_revision, m->content_revision);
-		return false;
-	}
-	end = gfx + 8;	/* gfx, umc, mm, socket power: four u16 */
-	if (size < end || size > n) {
-		snprintf(whybuf, cap, "gpu_metrics v%u.%u: structure_size %u, %zu bytes read (the fields end at %zu)",
-			 m->format_revision, m->content_revision, size, n, end);
-		return false;
-	}
-	unsigned gv = le16(buf + gfx), uv = le16(buf + gfx + 2), pv = le16(buf + gfx + 6);
-	m->have_gfx = gv != AMD_METRICS_NA;
-	m->gfx_pct = m->have_gfx ? gv : 0;
-	m->have_umc = uv != AMD_METRICS_NA;
-	m->umc_pct = m->have_umc ? uv : 0;
-	m->have_power = pv != AMD_METRICS_NA;
-	m->power_w = m->have_power ? pv : 0;
-	if (!m->have_gfx && !m->have_umc && !m->have_power) {
-		snprintf(whybuf, cap, "gpu_metrics v%u.%u: activity and socket power not available (0xFFFF)",
-			 m->format_revision, m->content_revision);
-		return false;
-	}
-	return true;
-}
-
 /* The floor of the card whose device directory is key: its slot, added
  * when new (NULL when full). */
 static struct amd_floor *amd_floor_slot(struct gp_gpuact *r, const char *key, bool add)
@@ -582,22 +522,17 @@ static struct amd_floor *amd_floor_slot(struct gp_gpuact *r, const char *key, bo
 }
 
 /* One card: dir is its device directory ("/sys/bus/pci/devices/<pdev>"
- * or "/sys/class/drm/cardN/device").  Reads gpu_busy_percent and
- * gpu_metrics; the card with the highest gpu_busy_percent so far (the
+ * or "/sys/class/drm/cardN/device"), read by the house once a tick
+ * (amdsys.h).  The card with the highest gpu_busy_percent so far (the
  * first on a tie) gives the device fields. */
 static void read_card(struct gp_gpuact *r, const char *dir, bool all_cards,
 		      struct gp_gpu_activity *a)
 {
-	char path[360], buf[32], mwhy[GP_GPUACT_WHY];
-	unsigned char mb[4096];
-	uint64_t v;
-	struct gp_amd_metrics m;
+	const struct gp_amd_card *c = gp_amd_card_read(gp_gpu_house_cards(r->house), dir);
 
-	memset(&m, 0, sizeof m);
-	snprintf(path, sizeof path, "%s/gpu_busy_percent", dir);
-	if (gp_read_file(r->o.root, path, buf, sizeof buf) <= 0 ||
-	    sscanf(buf, "%" SCNu64, &v) != 1 || v > 100)
+	if (!c)
 		return;
+	unsigned v = c->busy_pct;
 	bool first = !a->have_gpu_busy, best = first || (double)v > a->gpu_busy_pct;
 	if (best)
 		a->gpu_busy_pct = (double)v;
@@ -605,37 +540,32 @@ static void read_card(struct gp_gpuact *r, const char *dir, bool all_cards,
 	if (all_cards)
 		a->gpu_busy_all_cards = true;
 
-	snprintf(path, sizeof path, "%s/gpu_metrics", dir);
-	ssize_t n = gp_read_file(r->o.root, path, (char *)mb, sizeof mb);
-	bool ok = false;
-	if (n < 0)
-		why(mwhy, "no %s", path);
-	else
-		ok = gp_amd_metrics_parse(mb, (size_t)n, &m, mwhy, sizeof mwhy);
+	bool ok = c->metrics_ok;
+	const struct gp_amd_metrics *m = &c->m;
 	/* The floor: this process a KFD process with no wave resident, the
 	 * card idle by its own count.  Not the lowest power ever (a card no
 	 * process holds may sit in a deeper state, as NVML's floor found). */
 	struct amd_floor *f = NULL;
-	if (ok && m.have_power && v == 0 && a->have_kfd && a->have_cu_occupancy &&
+	if (ok && m->have_power && v == 0 && a->have_kfd && a->have_cu_occupancy &&
 	    a->cu_occupancy == 0) {
 		f = amd_floor_slot(r, dir, true);
-		if (f && (!f->set || m.power_w < f->w)) {
+		if (f && (!f->set || m->power_w < f->w)) {
 			f->set = true;
-			f->w = m.power_w;
+			f->w = m->power_w;
 		}
 	}
 	if (!best)
 		return;
-	a->have_gfx_activity = ok && m.have_gfx;
-	a->gfx_activity_pct = m.gfx_pct;
-	a->have_umc_activity = ok && m.have_umc;
-	a->umc_activity_pct = m.umc_pct;
-	a->have_socket_power = ok && m.have_power;
-	a->socket_power_w = m.power_w;
+	a->have_gfx_activity = ok && m->have_gfx;
+	a->gfx_activity_pct = m->gfx_pct;
+	a->have_umc_activity = ok && m->have_umc;
+	a->umc_activity_pct = m->umc_pct;
+	a->have_socket_power = ok && m->have_power;
+	a->socket_power_w = m->power_w;
 	f = amd_floor_slot(r, dir, false);
 	a->have_amd_floor = a->have_socket_power && f && f->set;
 	a->amd_floor_w = a->have_amd_floor ? f->w : 0;
-	snprintf(a->why_gpu_metrics, sizeof a->why_gpu_metrics, "%s", ok ? "" : mwhy);
+	snprintf(a->why_gpu_metrics, sizeof a->why_gpu_metrics, "%s", ok ? "" : c->why);
 }
 
 /* amdgpu_pm.c: "gpu_busy_percent: ... how busy the GPU is as a
@@ -691,27 +621,11 @@ static void read_gpu_busy(struct gp_gpuact *r, const json_t *gpumem,
 
 static bool nvml_ready(struct gp_gpuact *r, struct gp_gpu_activity *a)
 {
-	if (r->nvml)
-		return true;
-	if (!r->nvml_tried) {
-		r->nvml_tried = true;
-		if (r->o.flags & GP_GPUACT_NO_NVML)
-			why(r->nvml_why, "not loaded (--no-nvml)");
-		else if (!r->o.root->live)
-			why(r->nvml_why, "recorded tree: NVML answers only live");
-		else {
-			const char *lib = r->o.nvml_lib;
-			char w[GP_GPUACT_WHY - 32];
-			if (!lib)
-				lib = getenv("GPUPROBE_NVML_LIB");
-			r->nvml = gp_nvml_open(lib, w, sizeof w);
-			r->own_nvml = r->nvml != NULL;
-			if (!r->nvml)
-				why(r->nvml_why, "%s", w);
-		}
-	}
+	const char *w;
+
+	r->nvml = gp_gpu_house_nvml(r->house, &w);
 	if (!r->nvml)
-		snprintf(a->why_nvml, sizeof a->why_nvml, "%s", r->nvml_why);
+		snprintf(a->why_nvml, sizeof a->why_nvml, "%s", w);
 	return r->nvml != NULL;
 }
 
@@ -832,10 +746,11 @@ int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 	memset(a, 0, sizeof *a);
 	a->t = t;
 	a->dt = r->have_prev ? t - r->t_prev : 0;
+	gp_gpu_house_tick(r->house, t);
 	if (!gpumem) {
 		struct gp_gpu_totals tot;
 		if (!r->mem)
-			r->mem = gp_gpu_reader_new(r->o.root, r->o.pid, GP_GPU_NO_NVML);
+			r->mem = gp_gpu_reader_new(r->house, r->o.pid, GP_GPU_NO_NVML);
 		if (!r->mem || gp_gpu_read(r->mem, &own, &tot) < 0) {
 			errno = ENOMEM;
 			return -1;

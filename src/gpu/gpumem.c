@@ -1,6 +1,7 @@
 #include "config.h"
 #include "satmath.h"
 #include "gpumem.h"
+#include "house.h"
 #include "grow.h"
 #include "nvml.h"
 #include "parse.h"
@@ -310,37 +311,28 @@ struct gp_gpu_reader {
 	size_t nslots;
 	char *buf;
 	size_t bufcap;
-	char *nvml_lib;
-	bool nvml_tried;
-	struct gp_nvml *nvml;
+	struct gp_gpu_house *house;
 };
 
-struct gp_gpu_reader *gp_gpu_reader_new_nvml(const struct gp_root *root,
-					     int pid, unsigned flags,
-					     const char *nvml_lib)
+struct gp_gpu_reader *gp_gpu_reader_new(struct gp_gpu_house *house, int pid,
+					unsigned flags)
 {
 	struct gp_gpu_reader *r = calloc(1, sizeof *r);
 
 	if (!r)
 		return NULL;
-	r->root = root;
+	r->house = house;
+	r->root = gp_gpu_house_root(house);
 	r->pid = pid;
 	r->flags = flags;
 	r->pid_dirfd = -1;
 	r->bufcap = 4096;	/* amdgpu's fdinfo is ~1 KiB, xe's ~1.5 KiB */
 	r->buf = malloc(r->bufcap);
-	r->nvml_lib = strdup(nvml_lib ? nvml_lib : "libnvidia-ml.so.1");
-	if (!r->buf || !r->nvml_lib) {
+	if (!r->buf) {
 		gp_gpu_reader_free(r);
 		return NULL;
 	}
 	return r;
-}
-
-struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
-					unsigned flags)
-{
-	return gp_gpu_reader_new_nvml(root, pid, flags, NULL);
 }
 
 static void slots_free(struct fd_slot *s, size_t n)
@@ -360,8 +352,6 @@ void gp_gpu_reader_free(struct gp_gpu_reader *r)
 	slots_free(r->slots, r->nslots);
 	if (r->pid_dirfd >= 0)
 		close(r->pid_dirfd);
-	gp_nvml_close(r->nvml);
-	free(r->nvml_lib);
 	free(r->buf);
 	free(r);
 }
@@ -665,23 +655,19 @@ static json_t *read_kfd(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
 static void read_nvml(struct gp_gpu_reader *r, json_t *out,
 		      struct gp_gpu_totals *tot)
 {
-	char why[256];
-
-	/* Once per reader: a machine without NVML costs one failed dlopen,
-	 * not one a sample.  A replay root has no NVML to ask. */
-	if (!r->nvml_tried) {
-		r->nvml_tried = true;
-		if (!(r->flags & GP_GPU_NO_NVML) && r->root->live)
-			r->nvml = gp_nvml_open(r->nvml_lib, why, sizeof why);
-	}
-	if (!r->nvml)
+	/* The trace's one handle (a machine without NVML costs one failed
+	 * dlopen a trace; a replay root has no NVML to ask), whose process
+	 * lists are read once a tick for every process (nvml.h). */
+	struct gp_nvml *nv = r->flags & GP_GPU_NO_NVML ? NULL
+			     : gp_gpu_house_nvml(r->house, NULL);
+	if (!nv)
 		return;
 	json_t *arr = json_array();
-	if (!gp_nvml_proc_memory(r->nvml, r->pid, arr, &tot->nvml_bytes)) {
+	if (!gp_nvml_proc_memory(nv, r->pid, arr, &tot->nvml_bytes)) {
 		json_decref(arr);
-		if (*gp_nvml_why(r->nvml))
+		if (*gp_nvml_why(nv))
 			json_object_set_new(out, "nvml_unknown",
-					    json_string(gp_nvml_why(r->nvml)));
+					    json_string(gp_nvml_why(nv)));
 		return;
 	}
 	tot->nvml_seen = true;

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "gpuact.h"
 #include "gpumem.h"
+#include "house.h"
 #include "nvml.h"
 #include "gpujson.h"
 #include "gpuwork.h"
@@ -18,6 +19,26 @@
 #include <unistd.h>
 
 #include "unit.h"
+
+/* A memory reader with a house of its own (a trace shares one house
+ * among all its readers: gpu/house.h); reader_free frees both. */
+static struct gp_gpu_house *reader_house;
+
+static struct gp_gpu_reader *reader_new(const struct gp_root *root, int pid, unsigned flags,
+					const char *nvml_lib)
+{
+	struct gp_gpu_house_opts ho = { .root = root, .nvml_lib = nvml_lib };
+	reader_house = gp_gpu_house_new(&ho);
+	assert_non_null(reader_house);
+	return gp_gpu_reader_new(reader_house, pid, flags);
+}
+
+static void reader_free(struct gp_gpu_reader *r)
+{
+	gp_gpu_reader_free(r);
+	gp_gpu_house_free(reader_house);
+	reader_house = NULL;
+}
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"
@@ -35,13 +56,13 @@ static const char *fx(const char *name)
 
 static json_t *gpumem_of(struct gp_root *root, int pid)
 {
-	struct gp_gpu_reader *m = gp_gpu_reader_new(root, pid, GP_GPU_NO_NVML);
+	struct gp_gpu_reader *m = reader_new(root, pid, GP_GPU_NO_NVML, NULL);
 	struct gp_gpu_totals tot;
 	json_t *g = NULL;
 
 	assert_non_null(m);
 	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
-	gp_gpu_reader_free(m);
+	reader_free(m);
 	return g;
 }
 
@@ -246,7 +267,7 @@ static void test_nvml_activity(void **state UNUSED)
 	assert_int_equal(gp_root_open(&root, "/"), 0);
 
 	/* The memory reader names the GPU the process holds. */
-	struct gp_gpu_reader *m = gp_gpu_reader_new_nvml(&root, me, 0, FAKE_NVML);
+	struct gp_gpu_reader *m = reader_new(&root, me, 0, FAKE_NVML);
 	struct gp_gpu_totals tot;
 	json_t *g = NULL;
 	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
@@ -280,7 +301,15 @@ static void test_nvml_activity(void **state UNUSED)
 		 "gpus 2\nproc %d gpu=1 bytes=1048576\ndev gpu=1 util=0\n", me);
 	write_script(buf);
 	usleep(2000);
+	/* One tick later the reading of the last call stands: process
+	 * utilisation is asked once in GP_NVML_PUTIL_PERIOD_S (nvml.h, the
+	 * budget), and its samples cover the time since the call before. */
 	assert_int_equal(gp_gpuact_read(r, 1, NULL, &a), 0);
+	assert_true(a.have_nvml);
+	assert_int_equal(a.nvml_samples, 1);
+	assert_true(a.sm_pct == 100);
+	assert_true(a.dev_util_pct == 0);	/* the device readings are this tick's */
+	assert_int_equal(gp_gpuact_read(r, 2, NULL, &a), 0);
 	assert_true(a.have_nvml);
 	assert_int_equal(a.nvml_samples, 0);
 	assert_true(a.sm_pct == 0);
@@ -309,12 +338,12 @@ static void test_nvml_activity(void **state UNUSED)
 	/* A driver that refuses the call: unknown, and said why. */
 	snprintf(buf, sizeof buf, "gpus 1\nproc %d bytes=1\nfail procutil 3\n", me);
 	write_script(buf);
-	assert_int_equal(gp_gpuact_read(r, 2, NULL, &a), 0);
+	assert_int_equal(gp_gpuact_read(r, 3.5, NULL, &a), 0);
 	assert_false(a.have_nvml);
 	assert_non_null(strstr(a.why_nvml, "NVML_ERROR_NOT_SUPPORTED"));
 	assert_true(a.absent_changed);
 	gp_gpuact_free(r);
-	gp_gpu_reader_free(m);
+	reader_free(m);
 
 	/* Through $GPUPROBE_NVML_LIB; and a library that is not there. */
 	write_script("gpus 1\n");
@@ -405,7 +434,7 @@ static void test_nvml_strides(void **state UNUSED)
 		assert_int_equal(v3, 0);
 
 		/* The activity reader: busy on GPU 0, not "no context". */
-		struct gp_gpu_reader *m = gp_gpu_reader_new_nvml(&root, me, 0, FAKE_NVML);
+		struct gp_gpu_reader *m = reader_new(&root, me, 0, FAKE_NVML);
 		struct gp_gpu_totals tot;
 		json_t *g = NULL;
 		assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
@@ -420,7 +449,7 @@ static void test_nvml_strides(void **state UNUSED)
 		assert_int_equal(a.nvml_samples, 1);
 		assert_true(a.sm_pct == 100);
 		gp_gpuact_free(r);
-		gp_gpu_reader_free(m);
+		reader_free(m);
 	}
 
 	/* 40 bytes an entry, a layout not yet seen: unknown, not absent
@@ -434,7 +463,7 @@ static void test_nvml_strides(void **state UNUSED)
 		len += (size_t)w;
 	}
 	write_script(text);
-	struct gp_gpu_reader *m = gp_gpu_reader_new_nvml(&root, me, 0, FAKE_NVML);
+	struct gp_gpu_reader *m = reader_new(&root, me, 0, FAKE_NVML);
 	struct gp_gpu_totals tot;
 	json_t *g = NULL;
 	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
@@ -452,7 +481,7 @@ static void test_nvml_strides(void **state UNUSED)
 	assert_false(a.nvml_no_context);	/* was: 0 %, "known" */
 	assert_true(a.sm_pct == 100);
 	gp_gpuact_free(r);
-	gp_gpu_reader_free(m);
+	reader_free(m);
 	gp_root_close(&root);
 }
 

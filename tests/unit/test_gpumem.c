@@ -7,6 +7,7 @@
 #include "config.h"
 #include "unit.h"
 #include "gpumem.h"
+#include "house.h"
 #include "nvml.h"
 
 #include <dlfcn.h>
@@ -20,6 +21,26 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+/* A memory reader with a house of its own (a trace shares one house
+ * among all its readers: gpu/house.h); reader_free frees both. */
+static struct gp_gpu_house *reader_house;
+
+static struct gp_gpu_reader *reader_new(const struct gp_root *root, int pid, unsigned flags,
+					const char *nvml_lib)
+{
+	struct gp_gpu_house_opts ho = { .root = root, .nvml_lib = nvml_lib };
+	reader_house = gp_gpu_house_new(&ho);
+	assert_non_null(reader_house);
+	return gp_gpu_reader_new(reader_house, pid, flags);
+}
+
+static void reader_free(struct gp_gpu_reader *r)
+{
+	gp_gpu_reader_free(r);
+	gp_gpu_house_free(reader_house);
+	reader_house = NULL;
+}
 
 #ifndef GP_FIXTURE_DIR
 #define GP_FIXTURE_DIR "tests/fixtures/gpumem"
@@ -381,7 +402,7 @@ static void test_reader_replay(void **state UNUSED)
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, fixture("root1")), 0);
 	assert_false(root.live);
-	struct gp_gpu_reader *r = gp_gpu_reader_new(&root, 4242, 0);
+	struct gp_gpu_reader *r = reader_new(&root, 4242, 0, NULL);
 	assert_non_null(r);
 
 	/* Twice: the second sample goes through the kept fd table. */
@@ -393,7 +414,7 @@ static void test_reader_replay(void **state UNUSED)
 		check_root1(gpu, &t);
 		json_decref(gpu);
 	}
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -402,7 +423,7 @@ static void test_reader_missing_pid(void **state UNUSED)
 {
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, fixture("root1")), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new(&root, 999999, 0);
+	struct gp_gpu_reader *r = reader_new(&root, 999999, 0, NULL);
 	json_t *gpu = NULL;
 	struct gp_gpu_totals t;
 	assert_int_equal(gp_gpu_read(r, &gpu, &t), 0);
@@ -412,7 +433,7 @@ static void test_reader_missing_pid(void **state UNUSED)
 	assert_null(json_object_get(gpu, "kfd"));
 	assert_null(json_object_get(gpu, "nvml"));
 	json_decref(gpu);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -424,7 +445,7 @@ static void test_nvml_absent(void **state UNUSED)
 {
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, "/"), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new_nvml(&root, getpid(), 0,
+	struct gp_gpu_reader *r = reader_new(&root, getpid(), 0,
 		"libnvidia-ml-does-not-exist.so.1");
 	for (int i = 0; i < 3; i++) {
 		json_t *gpu = NULL;
@@ -435,7 +456,7 @@ static void test_nvml_absent(void **state UNUSED)
 		assert_null(json_object_get(gpu, "nvml"));
 		json_decref(gpu);
 	}
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -539,7 +560,7 @@ static void test_nvml_fake(void **state UNUSED)
 		skip();		/* not linked with -rdynamic */
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, "/"), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new_nvml(&root, getpid(), 0, "");
+	struct gp_gpu_reader *r = reader_new(&root, getpid(), 0, "");
 	for (int i = 0; i < 2; i++) {
 		json_t *gpu = NULL;
 		struct gp_gpu_totals t;
@@ -566,18 +587,18 @@ static void test_nvml_fake(void **state UNUSED)
 	/* Grown once, then the buffer fits. */
 	assert_int_equal(fake_short_answers, 1);
 	assert_int_equal(fake_inits, 1);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	assert_int_equal(fake_shutdowns, 1);
 
 	/* GP_GPU_NO_NVML: never loaded */
-	r = gp_gpu_reader_new_nvml(&root, getpid(), GP_GPU_NO_NVML, "");
+	r = reader_new(&root, getpid(), GP_GPU_NO_NVML, "");
 	json_t *gpu = NULL;
 	struct gp_gpu_totals t;
 	assert_int_equal(gp_gpu_read(r, &gpu, &t), 0);
 	assert_false(t.nvml_seen);
 	assert_int_equal(fake_inits, 1);
 	json_decref(gpu);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -670,7 +691,7 @@ static void test_nvml_strides(void **state UNUSED)
 	/* Through the memory reader: "nvml_unknown", no "nvml" rows. */
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, "/"), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new_nvml(&root, getpid(), 0, "");
+	struct gp_gpu_reader *r = reader_new(&root, getpid(), 0, "");
 	json_t *gpu = NULL;
 	struct gp_gpu_totals t;
 	assert_int_equal(gp_gpu_read(r, &gpu, &t), 0);
@@ -678,7 +699,7 @@ static void test_nvml_strides(void **state UNUSED)
 	assert_null(json_object_get(gpu, "nvml"));
 	assert_non_null(strstr(jstr(gpu, "nvml_unknown"), "entries in"));
 	json_decref(gpu);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 	fake_stride = 24;
 	fake_nprocs = 40;
