@@ -50,11 +50,14 @@ done
 ok "four: every process of the tree read at 100 % SM" jq -s -e '[.[] | select(.type == "sample") |
 	[.gpu.activity.nvml.sm_pct] + [.procs[]?.gpu.activity.nvml.sm_pct] | length == 4 and all(. == 100)] | any' \
 	"$TMP/four.jsonl" > /dev/null
-# Independent of the number of processes: within one tick's worth.
+# Independent of the number of processes: apart by no more than their
+# ticks are (a loaded machine skips a tick now and then), plus one.
+t4=$(ticks four) t1=$(ticks one)
+dt=$((t4 > t1 ? t4 - t1 : t1 - t4))
 for f in nvmlDeviceGetProcessUtilization nvmlDeviceGetComputeRunningProcesses_v2 \
 	 nvmlDeviceGetUtilizationRates nvmlGpmSampleGet; do
 	a=$(calls four $f) b=$(calls one $f)
 	d=$((a > b ? a - b : b - a))
-	ok "$f: four processes $a calls, one $b" test "$d" -le 1
+	ok "$f: four processes $a calls in $t4 ticks, one $b in $t1" test "$d" -le $((dt + 1))
 done
 pass
