@@ -3,6 +3,7 @@
 #include "satmath.h"
 #include "gpuact.h"
 #include "gpumem.h"
+#include "kfd.h"
 #include "nvml.h"
 #include "parse.h"
 
@@ -23,13 +24,6 @@ struct eng_prev {
 	uint64_t ns;
 };
 
-/* One KFD GPU's cumulative counters at the previous read. */
-struct kfd_prev {
-	char id[16];
-	uint64_t sdma_us;
-	bool have_sdma;
-};
-
 /* One amdgpu card's power floor (read_card). */
 struct amd_floor {
 	char key[320];		/* its device directory */
@@ -46,10 +40,7 @@ struct gp_gpuact {
 	struct gp_nvml_seen seen;
 	struct eng_prev *eng;
 	size_t neng;
-	struct kfd_prev kfd[16];
-	size_t nkfd;
-	bool have_kfd_prev;
-	uint64_t evicted_ms_prev;
+	struct gp_kfd_state kfd;
 	bool have_prev;
 	double t_prev;
 	char why_prev[5][GP_GPUACT_WHY];
@@ -335,171 +326,26 @@ static void read_drm(struct gp_gpuact *r, const json_t *gpumem, double dt,
 }
 
 /* ------------------------------------------------------------------ */
-/* KFD: /sys/class/kfd/kfd/proc/<pid>/ (amdkfd kfd_process.c)          */
+/* KFD (kfd.c)                                                         */
 /* ------------------------------------------------------------------ */
-
-static bool read_u64_at(int dirfd, const char *name, uint64_t *v)
-{
-	char buf[64];
-	const char *end;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0)
-		return false;
-	ssize_t n = gp_pread_all(fd, buf, sizeof buf);
-	close(fd);
-	if (n <= 0 || !gp_parse_u64(buf, v, &end))
-		return false;
-	while (*end == ' ' || *end == '\n')
-		end++;
-	return *end == '\0' && *v <= (uint64_t)INT64_MAX;
-}
-
-static const char *gpuid_after(const char *name, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	if (strncmp(name, prefix, n) || name[n] < '0' || name[n] > '9')
-		return NULL;
-	for (const char *p = name + n; *p; p++)
-		if (*p < '0' || *p > '9')
-			return NULL;
-	return name + n;
-}
-
-/* The index of GPU id in k[0..n), or n. */
-static size_t kfd_index(const struct kfd_prev *k, size_t n, const char *id)
-{
-	size_t i = 0;
-	while (i < n && strcmp(k[i].id, id))
-		i++;
-	return i;
-}
-
-static const struct kfd_prev *kfd_find(const struct kfd_prev *k, size_t n,
-				      const char *id)
-{
-	size_t i = kfd_index(k, n, id);
-	return i < n ? &k[i] : NULL;
-}
-
-/* GPU id's entry in k[0..*n), added (zeroed) when new; NULL when k is full. */
-static struct kfd_prev *kfd_slot(struct kfd_prev *k, size_t *n, size_t cap,
-				 const char *id)
-{
-	size_t i = kfd_index(k, *n, id);
-	if (i == *n) {
-		if (*n == cap)
-			return NULL;
-		k[i] = (struct kfd_prev){ 0 };
-		snprintf(k[i].id, sizeof k[i].id, "%s", id);
-		(*n)++;
-	}
-	return &k[i];
-}
-
-/* Per GPU the process opened (kfd_procfs_add_sysfs_stats and
- * _counters, kfd_process.c):
- *   stats_<gpuid>/evicted_ms    time its queues spent evicted, ms
- *                               (jiffies64_to_msecs of
- *                               evict_duration_counter): memory
- *                               evictions stop every queue of the
- *                               process, the slowness of seed-like loads
- *   stats_<gpuid>/cu_occupancy  CUs its waves occupy now (GFX9+; each
- *                               read walks the queues' wave slots)
- *   counters_<gpuid>/faults, page_in, page_out   SVM (HMM) counters
- *   sdma_<gpuid>                SDMA busy time, µs, cumulative */
-static void kfd_stats_dir(int pdfd, const char *name, const char *id,
-			  struct gp_gpu_activity *a)
-{
-	int d = openat(pdfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	uint64_t v;
-
-	(void)id;
-	if (d < 0)
-		return;
-	if (!strncmp(name, "stats_", 6)) {
-		if (read_u64_at(d, "evicted_ms", &v))
-			a->kfd_evicted_ms += v;
-		if (read_u64_at(d, "cu_occupancy", &v)) {
-			a->have_cu_occupancy = true;
-			a->cu_occupancy += v;
-		}
-	} else {
-		bool any = false;
-		if (read_u64_at(d, "faults", &v))
-			a->kfd_faults += v, any = true;
-		if (read_u64_at(d, "page_in", &v))
-			a->kfd_page_in += v, any = true;
-		if (read_u64_at(d, "page_out", &v))
-			a->kfd_page_out += v, any = true;
-		if (any)
-			a->have_kfd_faults = true;
-	}
-	close(d);
-}
 
 static void read_kfd(struct gp_gpuact *r, double dt, struct gp_gpu_activity *a)
 {
-	char path[80];
-	struct dirent *de;
-	struct kfd_prev now[16];
-	size_t nnow = 0;
-	double sdma_us = 0;
-	bool sdma_both = false;
+	struct gp_kfd_act k;
 
-	snprintf(path, sizeof path, "/sys/class/kfd/kfd/proc/%d", r->o.pid);
-	int dfd = gp_open(r->o.root, path, O_DIRECTORY);
-	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!dir) {
-		int e = errno;
-		if (dfd >= 0)
-			close(dfd);
-		int k = gp_open(r->o.root, "/sys/class/kfd/kfd/proc", O_DIRECTORY);
-		if (k < 0)
-			why(a->why_kfd, "no /sys/class/kfd/kfd/proc (amdkfd not loaded)");
-		else if (e == EACCES || e == EPERM)
-			why(a->why_kfd, "%s: %s", path, strerror(e));
-		else
-			why(a->why_kfd, "no %s: not a KFD (ROCm) process", path);
-		if (k >= 0)
-			close(k);
-		r->have_kfd_prev = false;
-		return;
-	}
-	a->have_kfd = true;
-	while ((de = readdir(dir))) {
-		const char *id;
-		uint64_t v;
-
-		if ((id = gpuid_after(de->d_name, "stats_")) ||
-		    (id = gpuid_after(de->d_name, "counters_")))
-			kfd_stats_dir(dirfd(dir), de->d_name, id, a);
-		else if ((id = gpuid_after(de->d_name, "sdma_")) &&
-			 read_u64_at(dirfd(dir), de->d_name, &v)) {
-			struct kfd_prev *n = kfd_slot(now, &nnow, 16, id);
-			if (!n)
-				continue;
-			n->sdma_us = v;
-			n->have_sdma = true;
-			const struct kfd_prev *p = kfd_find(r->kfd, r->nkfd, id);
-			if (p && p->have_sdma && v >= p->sdma_us) {
-				sdma_us += (double)(v - p->sdma_us);
-				sdma_both = true;
-			}
-		}
-	}
-	closedir(dir);
-	if (sdma_both && dt > 0) {
-		a->have_sdma = true;
-		a->sdma_busy_pct = sdma_us / (dt * 1e6) * 100.0;
-	}
-	if (r->have_kfd_prev && a->kfd_evicted_ms >= r->evicted_ms_prev)
-		a->kfd_evicted_ms_delta = a->kfd_evicted_ms - r->evicted_ms_prev;
-	r->evicted_ms_prev = a->kfd_evicted_ms;
-	r->have_kfd_prev = true;
-	memcpy(r->kfd, now, nnow * sizeof now[0]);
-	r->nkfd = nnow;
+	gp_kfd_act_read(r->o.root, r->o.pid, dt, &r->kfd, &k);
+	a->have_kfd = k.have;
+	a->kfd_evicted_ms = k.evicted_ms;
+	a->kfd_evicted_ms_delta = k.evicted_ms_delta;
+	a->have_cu_occupancy = k.have_cu_occupancy;
+	a->cu_occupancy = k.cu_occupancy;
+	a->have_sdma = k.have_sdma;
+	a->sdma_busy_pct = k.sdma_busy_pct;
+	a->have_kfd_faults = k.have_faults;
+	a->kfd_faults = k.faults;
+	a->kfd_page_in = k.page_in;
+	a->kfd_page_out = k.page_out;
+	snprintf(a->why_kfd, sizeof a->why_kfd, "%s", k.why);
 }
 
 /* ------------------------------------------------------------------ */

@@ -20,25 +20,13 @@
 
 #include "procfs.h"
 #include "gpujson.h"
+#include "drm.h"
 
 
 /* Flags of gp_gpu_reader_new(). */
 enum {
 	GP_GPU_NO_NVML = 1,	/* never dlopen libnvidia-ml */
 };
-
-/* Pure parser of one /proc/PID/fdinfo/FD text.  Returns a json object of
- * the client, or NULL when the text holds no drm-driver key (not a DRM
- * fd):
- *   {"driver":s, "pdev":s, "client_id":N, "name":s,
- *    "memory":{"<region>":{"total":B,"resident":B,"shared":B,
- *                          "purgeable":B,"active":B}},
- *    "engine_ns":{"<e>":N}, "engine_capacity":{"<e>":N},
- *    "cycles":{"<e>":N}, "total_cycles":{"<e>":N}, "maxfreq_hz":{"<e>":N},
- *    "legacy":{"drm-memory-<region>":B}, "other":{"<key>":N}}
- * Only the keys present in the text appear; bytes are integers. */
-json_t *gp_fdinfo_parse(const char *text);
-
 
 struct gp_gpu_reader;
 

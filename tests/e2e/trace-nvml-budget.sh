@@ -29,6 +29,11 @@ ticks() { jq -s '[.[] | select(.type == "sample")] | length' "$TMP/$1.jsonl"; }
 
 run four sh -c 'sleep 30 & sleep 30 & sleep 30 & wait'
 run one sleep 30
+# A machine so loaded that 5 s of trace got under 3 samples judges no
+# budget (seen at a load average of 275 on 2 CPUs).
+for name in four one; do
+	[ "$(ticks $name)" -ge 3 ] || skip "$name: $(ticks $name) samples in 5 s: the machine is too loaded"
+done
 for name in four one; do
 	t=$(ticks $name)
 	say "$name: $t ticks; $(tr '\n' ';' < "$TMP/$name.counts")"

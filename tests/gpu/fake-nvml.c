@@ -272,30 +272,45 @@ static void parse_line(char *line)
 	}
 }
 
+/* The script's text as last parsed, and when: the same text is parsed
+ * again only after 200 ms, so that "proc descendants" walks /proc a few
+ * times a second, not at every call (a trace makes ~20 calls a tick; at
+ * one walk each a loaded machine skipped ticks), and a changed script is
+ * seen at once. */
+static char last_text[8192];
+static unsigned long long last_parse_us;
+
 static void load(void)
 {
 	const char *spec = getenv("GPUPROBE_FAKE_NVML");
 	char buf[8192];
 	size_t n = 0;
 
-	memset(&S, 0, sizeof S);
-	S.ngpu = 1;
-	S.stride = 24;
-	if (!spec)
-		return;
-	if (spec[0] == '/' || spec[0] == '.') {
+	if (spec && (spec[0] == '/' || spec[0] == '.')) {
 		FILE *f = fopen(spec, "r");
-		if (!f)
-			return;
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-	} else {
+		if (f) {
+			n = fread(buf, 1, sizeof buf - 1, f);
+			fclose(f);
+		} else {
+			spec = NULL;
+		}
+	} else if (spec) {
 		n = strlen(spec);
 		if (n > sizeof buf - 1)
 			n = sizeof buf - 1;
 		memcpy(buf, spec, n);
 	}
 	buf[n] = '\0';
+	unsigned long long now = now_us();
+	if (spec && last_parse_us && now - last_parse_us < 200000 && !strcmp(buf, last_text))
+		return;
+	memset(&S, 0, sizeof S);
+	S.ngpu = 1;
+	S.stride = 24;
+	last_parse_us = spec ? now : 0;
+	memcpy(last_text, buf, n + 1);
+	if (!spec)
+		return;
 	for (char *save = NULL, *l = strtok_r(buf, ";\n", &save); l;
 	     l = strtok_r(NULL, ";\n", &save))
 		parse_line(l);
