@@ -1,6 +1,7 @@
 /* DRM fdinfo of one process: see drm.h.  Moved from gpumem.c (issue 19,
  * item 5). */
 #include "config.h"
+#include "result.h"
 #include "drm.h"
 #include "grow.h"
 #include "parse.h"
@@ -154,23 +155,6 @@ struct parse_ctx {
 	bool has_driver;
 };
 
-static json_t *child_object(json_t *parent, const char *name)
-{
-	json_t *o = json_object_get(parent, name);
-	if (json_is_object(o))
-		return o;
-	o = json_object();
-	if (json_object_set_new(parent, name, o))
-		return NULL;
-	return o;
-}
-
-static void set_uint(json_t *obj, const char *key, uint64_t v)
-{
-	if (obj)
-		json_object_set_new(obj, key, json_integer((json_int_t)v));
-}
-
 /* <str> values: driver names, PCI addresses, and client names, which the
  * kernel limits to printable ASCII (drm_file.c, DRM_IOCTL_SET_CLIENT_NAME).
  * Anything else is junk, and would not be valid JSON text either. */
@@ -194,10 +178,10 @@ static void take_prefixed(json_t *c, const struct prefix_rule *rule,
 
 	if (!*name || !parse_value(val, rule->kind, &v))
 		return;
-	json_t *obj = child_object(c, rule->obj);
+	json_t *obj = gp_json_child(c, rule->obj);
 	if (obj && rule->field)
-		obj = child_object(obj, name);
-	set_uint(obj, rule->field ? rule->field : name, v);
+		obj = gp_json_child(obj, name);
+	gp_json_set_u64(obj, rule->field ? rule->field : name, v);
 }
 
 /* Keys outside the spec are kept when numeric: amdgpu's
@@ -212,7 +196,7 @@ static void take_other(json_t *c, const char *key, const char *val)
 	if (!strchr(key, '-') && strcmp(key, "pasid") != 0)
 		return;
 	if (parse_value(val, U_ANY, &v))
-		set_uint(child_object(c, "other"), key, v);
+		gp_json_set_u64(gp_json_child(c, "other"), key, v);
 }
 
 static void take_key(struct parse_ctx *ctx, const char *key, const char *val)
@@ -235,7 +219,7 @@ static void take_key(struct parse_ctx *ctx, const char *key, const char *val)
 	}
 	if (!strcmp(key, "drm-client-id")) {
 		if (parse_value(val, U_COUNT, &v))
-			set_uint(c, "client_id", v);
+			gp_json_set_u64(c, "client_id", v);
 		return;
 	}
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {

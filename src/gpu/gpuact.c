@@ -326,29 +326,6 @@ static void read_drm(struct gp_gpuact *r, const json_t *gpumem, double dt,
 }
 
 /* ------------------------------------------------------------------ */
-/* KFD (kfd.c)                                                         */
-/* ------------------------------------------------------------------ */
-
-static void read_kfd(struct gp_gpuact *r, double dt, struct gp_gpu_activity *a)
-{
-	struct gp_kfd_act k;
-
-	gp_kfd_act_read(r->o.root, r->o.pid, dt, &r->kfd, &k);
-	a->have_kfd = k.have;
-	a->kfd_evicted_ms = k.evicted_ms;
-	a->kfd_evicted_ms_delta = k.evicted_ms_delta;
-	a->have_cu_occupancy = k.have_cu_occupancy;
-	a->cu_occupancy = k.cu_occupancy;
-	a->have_sdma = k.have_sdma;
-	a->sdma_busy_pct = k.sdma_busy_pct;
-	a->have_kfd_faults = k.have_faults;
-	a->kfd_faults = k.faults;
-	a->kfd_page_in = k.page_in;
-	a->kfd_page_out = k.page_out;
-	snprintf(a->why_kfd, sizeof a->why_kfd, "%s", k.why);
-}
-
-/* ------------------------------------------------------------------ */
 /* amdgpu gpu_busy_percent                                             */
 /* ------------------------------------------------------------------ */
 
@@ -604,7 +581,7 @@ int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 		gpumem = own;
 	}
 	read_drm(r, gpumem, a->dt, a);
-	read_kfd(r, a->dt, a);
+	gp_kfd_act_read(r->o.root, r->o.pid, a->dt, &r->kfd, a);
 	read_gpu_busy(r, gpumem, a);
 	read_nvml(r, gpumem, a);
 	json_decref(own);

@@ -2,7 +2,9 @@
  * (memory) and gpuact.c (activity), which read the directory each with
  * its own copy of the helpers (issue 19, item 5). */
 #include "config.h"
+#include "result.h"
 #include "kfd.h"
+#include "gpuact.h"
 #include "parse.h"
 #include "satmath.h"
 
@@ -13,24 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static json_t *child_object(json_t *parent, const char *name)
-{
-	json_t *o = json_object_get(parent, name);
-	if (json_is_object(o))
-		return o;
-	o = json_object();
-	if (json_object_set_new(parent, name, o))
-		return NULL;
-	return o;
-}
-
-static void set_uint(json_t *obj, const char *key, uint64_t v)
-{
-	if (obj)
-		json_object_set_new(obj, key, json_integer((json_int_t)v));
-}
-
 
 static bool read_u64_at(int dirfd, const char *name, uint64_t *v)
 {
@@ -104,7 +88,7 @@ static struct gp_kfd_gpu *kfd_slot(struct gp_kfd_gpu *k, size_t *n, size_t cap,
  *   counters_<gpuid>/faults, page_in, page_out   SVM (HMM) counters
  *   sdma_<gpuid>                SDMA busy time, µs, cumulative */
 static void kfd_stats_dir(int pdfd, const char *name, const char *id,
-			  struct gp_kfd_act *out)
+			  struct gp_gpu_activity *a)
 {
 	int d = openat(pdfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	uint64_t v;
@@ -114,27 +98,27 @@ static void kfd_stats_dir(int pdfd, const char *name, const char *id,
 		return;
 	if (!strncmp(name, "stats_", 6)) {
 		if (read_u64_at(d, "evicted_ms", &v))
-			out->evicted_ms += v;
+			a->kfd_evicted_ms += v;
 		if (read_u64_at(d, "cu_occupancy", &v)) {
-			out->have_cu_occupancy = true;
-			out->cu_occupancy += v;
+			a->have_cu_occupancy = true;
+			a->cu_occupancy += v;
 		}
 	} else {
 		bool any = false;
 		if (read_u64_at(d, "faults", &v))
-			out->faults += v, any = true;
+			a->kfd_faults += v, any = true;
 		if (read_u64_at(d, "page_in", &v))
-			out->page_in += v, any = true;
+			a->kfd_page_in += v, any = true;
 		if (read_u64_at(d, "page_out", &v))
-			out->page_out += v, any = true;
+			a->kfd_page_out += v, any = true;
 		if (any)
-			out->have_faults = true;
+			a->have_kfd_faults = true;
 	}
 	close(d);
 }
 
 void gp_kfd_act_read(const struct gp_root *root, int pid, double dt,
-		     struct gp_kfd_state *st, struct gp_kfd_act *out)
+		     struct gp_kfd_state *st, struct gp_gpu_activity *a)
 {
 	char path[80];
 	struct dirent *de;
@@ -143,7 +127,6 @@ void gp_kfd_act_read(const struct gp_root *root, int pid, double dt,
 	double sdma_us = 0;
 	bool sdma_both = false;
 
-	memset(out, 0, sizeof *out);
 	snprintf(path, sizeof path, "/sys/class/kfd/kfd/proc/%d", pid);
 	int dfd = gp_open(root, path, O_DIRECTORY);
 	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -153,24 +136,24 @@ void gp_kfd_act_read(const struct gp_root *root, int pid, double dt,
 			close(dfd);
 		int k = gp_open(root, "/sys/class/kfd/kfd/proc", O_DIRECTORY);
 		if (k < 0)
-			snprintf(out->why, sizeof out->why, "no /sys/class/kfd/kfd/proc (amdkfd not loaded)");
+			snprintf(a->why_kfd, sizeof a->why_kfd, "no /sys/class/kfd/kfd/proc (amdkfd not loaded)");
 		else if (e == EACCES || e == EPERM)
-			snprintf(out->why, sizeof out->why, "%s: %s", path, strerror(e));
+			snprintf(a->why_kfd, sizeof a->why_kfd, "%s: %s", path, strerror(e));
 		else
-			snprintf(out->why, sizeof out->why, "no %s: not a KFD (ROCm) process", path);
+			snprintf(a->why_kfd, sizeof a->why_kfd, "no %s: not a KFD (ROCm) process", path);
 		if (k >= 0)
 			close(k);
 		st->have_prev = false;
 		return;
 	}
-	out->have = true;
+	a->have_kfd = true;
 	while ((de = readdir(dir))) {
 		const char *id;
 		uint64_t v;
 
 		if ((id = gpuid_after(de->d_name, "stats_")) ||
 		    (id = gpuid_after(de->d_name, "counters_")))
-			kfd_stats_dir(dirfd(dir), de->d_name, id, out);
+			kfd_stats_dir(dirfd(dir), de->d_name, id, a);
 		else if ((id = gpuid_after(de->d_name, "sdma_")) &&
 			 read_u64_at(dirfd(dir), de->d_name, &v)) {
 			struct gp_kfd_gpu *n = kfd_slot(now, &nnow, 16, id);
@@ -187,12 +170,12 @@ void gp_kfd_act_read(const struct gp_root *root, int pid, double dt,
 	}
 	closedir(dir);
 	if (sdma_both && dt > 0) {
-		out->have_sdma = true;
-		out->sdma_busy_pct = sdma_us / (dt * 1e6) * 100.0;
+		a->have_sdma = true;
+		a->sdma_busy_pct = sdma_us / (dt * 1e6) * 100.0;
 	}
-	if (st->have_prev && out->evicted_ms >= st->evicted_ms_prev)
-		out->evicted_ms_delta = out->evicted_ms - st->evicted_ms_prev;
-	st->evicted_ms_prev = out->evicted_ms;
+	if (st->have_prev && a->kfd_evicted_ms >= st->evicted_ms_prev)
+		a->kfd_evicted_ms_delta = a->kfd_evicted_ms - st->evicted_ms_prev;
+	st->evicted_ms_prev = a->kfd_evicted_ms;
 	st->have_prev = true;
 	memcpy(st->gpu, now, nnow * sizeof now[0]);
 	st->n = nnow;
@@ -216,16 +199,16 @@ static void kfd_entry(int dfd, const char *name, json_t *kfd,
 	if ((id = gpuid_after(name, "vram_"))) {
 		if (!read_u64_at(dfd, name, &v))
 			return;
-		set_uint(child_object(kfd, "vram"), id, v);
+		gp_json_set_u64(gp_json_child(kfd, "vram"), id, v);
 		tot->kfd_vram_bytes = gp_sat_add(tot->kfd_vram_bytes, v);
 	} else if ((id = gpuid_after(name, "sdma_"))) {
 		/* Each read schedules a kernel work item that samples
 		 * the SDMA counters (kfd_procfs_show): fine at 20 Hz. */
 		if (read_u64_at(dfd, name, &v))
-			set_uint(child_object(kfd, "sdma_us"), id, v);
+			gp_json_set_u64(gp_json_child(kfd, "sdma_us"), id, v);
 	} else if (!strcmp(name, "pasid")) {
 		if (read_u64_at(dfd, name, &v))
-			set_uint(kfd, "pasid", v);
+			gp_json_set_u64(kfd, "pasid", v);
 	}
 }
 
@@ -243,7 +226,7 @@ json_t *gp_kfd_mem_read(const struct gp_root *root, int pid, struct gp_gpu_total
 		return NULL;
 	}
 	json_t *kfd = json_object();
-	child_object(kfd, "vram");
+	gp_json_child(kfd, "vram");
 	while ((de = readdir(dir)))
 		kfd_entry(dirfd(dir), de->d_name, kfd, tot);
 	closedir(dir);

@@ -13,8 +13,6 @@
 #include "procfs.h"
 #include "gpujson.h"
 
-#define GP_KFD_WHY 192
-
 /* sample.gpu.kfd of pid: {"vram":{"<gpuid>":B}, "sdma_us":{"<gpuid>":N},
  * "pasid":N}, its VRAM added to tot (kfd_seen, kfd_vram_bytes); NULL when
  * pid is no KFD process. */
@@ -33,21 +31,12 @@ struct gp_kfd_state {
 	uint64_t evicted_ms_prev;
 };
 
-/* One read of its activity, dt seconds after the previous. */
-struct gp_kfd_act {
-	bool have;			/* the directory was read */
-	uint64_t evicted_ms;		/* stats_<gpu>/evicted_ms, sum, cumulative */
-	uint64_t evicted_ms_delta;	/* since the previous read */
-	bool have_cu_occupancy;
-	uint64_t cu_occupancy;		/* stats_<gpu>/cu_occupancy, sum */
-	bool have_sdma;
-	double sdma_busy_pct;		/* Δsdma_<gpu> µs / Δt, sum over GPUs */
-	bool have_faults;
-	uint64_t faults, page_in, page_out;	/* counters_<gpu>/ */
-	char why[GP_KFD_WHY];		/* !have: why */
-};
-
+/* pid's KFD activity, dt seconds after its previous read (st), into
+ * a's KFD fields (gpuact.h: have_kfd, kfd_evicted_ms, cu_occupancy,
+ * sdma_busy_pct, the SVM counters; why_kfd when the directory is not
+ * there), which the caller zeroed. */
+struct gp_gpu_activity;
 void gp_kfd_act_read(const struct gp_root *root, int pid, double dt,
-		     struct gp_kfd_state *st, struct gp_kfd_act *out);
+		     struct gp_kfd_state *st, struct gp_gpu_activity *a);
 
 #endif
