@@ -4,6 +4,8 @@
 #include "result.h"
 #include "drm.h"
 #include "grow.h"
+#include "gpuact.h"
+#include "satmath.h"
 #include "parse.h"
 
 #include <dirent.h>
@@ -547,3 +549,225 @@ void gp_drm_read(struct gp_drm_reader *r, json_t *arr, struct gp_gpu_totals *tot
 	tot->drm_seen = tot->drm_clients > 0;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* DRM engine time                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Same identity as the clients' de-duplication (client_key): one drm_file per
+ * driver/pdev/client-id (drm-usage-stats.rst, drm-client-id). */
+static void eng_key(const json_t *c, const char *engine, char *key, size_t cap)
+{
+	const char *drv = json_string_value(json_object_get(c, "driver"));
+	const char *pdev = json_string_value(json_object_get(c, "pdev"));
+	json_t *id = json_object_get(c, "client_id");
+	json_t *fds = json_object_get(c, "fds");
+
+	if (json_is_integer(id))
+		snprintf(key, cap, "%s/%s/id:%lld/%s", drv ? drv : "",
+			 pdev ? pdev : "", (long long)json_integer_value(id),
+			 engine);
+	else
+		snprintf(key, cap, "%s/%s/fd:%lld/%s", drv ? drv : "",
+			 pdev ? pdev : "",
+			 (long long)json_integer_value(json_array_get(fds, 0)),
+			 engine);
+}
+
+/* Engine group totals of one read: name -> Δns summed over clients,
+ * with the capacity (drm-engine-capacity-<e>: engines in the group;
+ * "the default is one"). */
+struct eng_sum {
+	char name[32];
+	uint64_t delta_ns;
+	uint64_t capacity;
+	bool both;		/* some client had it at both reads */
+};
+
+static struct eng_sum *eng_sum_slot(struct eng_sum *s, size_t *n, size_t cap,
+				    const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(s[i].name, name))
+			return &s[i];
+	if (*n == cap)
+		return NULL;
+	struct eng_sum *e = &s[(*n)++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->name, sizeof e->name, "%s", name);
+	e->capacity = 1;
+	return e;
+}
+
+static const struct gp_drm_eng *eng_find(const struct gp_drm_eng *p, size_t n,
+				       const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(p[i].key, key))
+			return &p[i];
+	return NULL;
+}
+
+/* Collects the engine counters of a "drm" array; with prev, sums the
+ * deltas of clients present in both per engine.  Returns the new
+ * counters (malloc'd, *nout). */
+static struct gp_drm_eng *eng_collect(const json_t *drm, const struct gp_drm_eng *prev,
+				    size_t nprev, struct eng_sum *sum,
+				    size_t *nsum, size_t sumcap, size_t *nout,
+				    uint64_t *total_ns, bool *amdgpu)
+{
+	size_t i, cap = 0;
+	json_t *c;
+	struct gp_drm_eng *out = NULL;
+
+	*nout = 0;
+	json_array_foreach(drm, i, c) {
+		json_t *eng = json_object_get(c, "engine_ns");
+		json_t *capo = json_object_get(c, "engine_capacity");
+		const char *drv = json_string_value(json_object_get(c, "driver"));
+		const char *e;
+		json_t *v;
+
+		if (drv && !strcmp(drv, "amdgpu"))
+			*amdgpu = true;
+		json_object_foreach(eng, e, v) {
+			uint64_t ns, capn = 1;
+
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				continue;
+			ns = (uint64_t)json_integer_value(v);
+			*total_ns = gp_sat_add(*total_ns, ns);
+			if (*nout == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				void *nb = realloc(out, nc * sizeof *out);
+				if (!nb)
+					break;
+				out = nb;
+				cap = nc;
+			}
+			struct gp_drm_eng *o = &out[(*nout)++];
+			eng_key(c, e, o->key, sizeof o->key);
+			o->ns = ns;
+			struct eng_sum *s = eng_sum_slot(sum, nsum, sumcap, e);
+			if (!s)
+				continue;
+			if (gp_json_get_u64(capo, e, &capn) && capn > s->capacity)
+				s->capacity = capn;
+			const struct gp_drm_eng *p = prev ? eng_find(prev, nprev, o->key)
+							: NULL;
+			/* A counter that went back is a new client on a
+			 * reused id: no delta. */
+			if (p && ns >= p->ns) {
+				s->delta_ns += ns - p->ns;
+				s->both = true;
+			}
+		}
+	}
+	return out;
+}
+
+static bool eng_best(const struct eng_sum *sum, size_t n, double dt,
+		     double *busy, char *engine, size_t cap)
+{
+	bool any = false;
+
+	*busy = 0;
+	if (cap)
+		engine[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (!sum[i].both || dt <= 0)
+			continue;
+		double pct = (double)sum[i].delta_ns / (dt * 1e9) /
+			     (double)sum[i].capacity * 100.0;
+		/* Engine time is accounted when a job completes (amdgpu:
+		 * at fence signal), so a job that spans two reads lands
+		 * in one: clamp, do not report 180%. */
+		if (pct > 100.0)
+			pct = 100.0;
+		if (!any || pct > *busy) {
+			*busy = pct;
+			snprintf(engine, cap, "%s", sum[i].name);
+		}
+		any = true;
+	}
+	return any;
+}
+
+bool gp_drm_engine_busy(const json_t *prev, const json_t *cur, double dt,
+			   double *busy_pct, char *engine, size_t cap)
+{
+	struct eng_sum sum[32];
+	size_t nsum = 0, np = 0, nc = 0;
+	uint64_t tot = 0;
+	bool amd = false;
+	struct gp_drm_eng *p = eng_collect(json_object_get(prev, "drm"), NULL, 0,
+					 sum, &nsum, 32, &np, &tot, &amd);
+	nsum = 0;
+	struct gp_drm_eng *c = eng_collect(json_object_get(cur, "drm"), p, np,
+					 sum, &nsum, 32, &nc, &tot, &amd);
+	bool ok = eng_best(sum, nsum, dt, busy_pct, engine, cap);
+
+	free(p);
+	free(c);
+	return ok;
+}
+
+/* amdgpu's drm-engine-<ip> is amdgpu_ctx_mgr_usage() (amdgpu_fdinfo.c,
+ * amdgpu_show_fdinfo): the summed fence times of the jobs of the file's
+ * amdgpu_ctx entities, i.e. work submitted through the DRM_AMDGPU_CS
+ * ioctl and the GPU scheduler.  KFD compute queues (what HIP/ROCr uses:
+ * user-mode AQL queues, doorbells rung from user space, mapped by the
+ * hardware scheduler) create no amdgpu_ctx job and no fence, so HIP
+ * kernels are not counted: an amdgpu client with a flat engine time says
+ * nothing about compute.  (Checked against torvalds/linux
+ * drivers/gpu/drm/amd/amdgpu/amdgpu_fdinfo.c and amdgpu_ctx.c; the
+ * documented meaning of drm-engine-<e> is "time spent by the GPU engine
+ * executing workloads belonging to this client",
+ * Documentation/gpu/drm-usage-stats.rst.) */
+void gp_drm_activity(const json_t *drm, int pid, bool live, bool have_prev, double dt,
+		     struct gp_drm_engines *st, struct gp_gpu_activity *a)
+{
+	struct eng_sum sum[32];
+	size_t nsum = 0, nnew = 0, i;
+	bool amd = false;
+	json_t *c;
+
+	if (!json_is_array(drm) || json_array_size(drm) == 0) {
+		snprintf(a->why_drm, sizeof a->why_drm,
+			 "no DRM client in /proc/%d/fdinfo (no DRM fd%s)",
+			 pid, live ? "" : " in the recorded tree");
+		gp_drm_engines_free(st);
+		return;
+	}
+	struct gp_drm_eng *now = eng_collect(drm, st->eng, st->n, sum, &nsum, 32,
+					   &nnew, &a->engine_ns, &amd);
+	a->engine_kfd_blind = amd;
+	json_array_foreach(drm, i, c) {
+		uint64_t ev;
+		if (gp_json_get_u64(json_object_get(c, "other"), "amd-evicted-vram", &ev)) {
+			a->have_drm_evicted = true;
+			a->drm_evicted_vram_bytes += ev;	/* KiB scaled by gpumem */
+		}
+	}
+	const char *w = "";
+	if (nnew == 0)
+		w = "DRM clients without drm-engine-* keys";
+	else if (!have_prev || !st->eng)
+		w = "first read: engine busy needs two";
+	else if (!eng_best(sum, nsum, dt, &a->engine_busy_pct, a->engine,
+			   sizeof a->engine))
+		w = "no DRM client with engine time at both reads";
+	else
+		a->have_drm_engine = true;
+	snprintf(a->why_drm, sizeof a->why_drm, "%s", w);
+	free(st->eng);
+	st->eng = now;
+	st->n = nnew;
+}
+
+void gp_drm_engines_free(struct gp_drm_engines *st)
+{
+	free(st->eng);
+	st->eng = NULL;
+	st->n = 0;
+}

@@ -39,4 +39,33 @@ void gp_drm_reader_free(struct gp_drm_reader *r);
  * simply adds none. */
 void gp_drm_read(struct gp_drm_reader *r, json_t *arr, struct gp_gpu_totals *tot);
 
+/* ---- engine time (drm-engine-<e>), as busy % between two reads ---- */
+
+/* One engine counter of one DRM client at the previous read. */
+struct gp_drm_eng {
+	char key[320];		/* driver/pdev/client-id/engine */
+	uint64_t ns;
+};
+/* A process's counters at its previous read; zero-initialise. */
+struct gp_drm_engines {
+	struct gp_drm_eng *eng;
+	size_t n;
+};
+void gp_drm_engines_free(struct gp_drm_engines *st);
+
+/* From drm (a "drm" array of gp_drm_read, this read's), dt seconds after
+ * the previous read (have_prev) whose counters st keeps: a's DRM fields
+ * (gpuact.h: have_drm_engine, engine_busy_pct, engine, engine_ns,
+ * engine_kfd_blind, the amdgpu evictions; why_drm), which the caller
+ * zeroed.  live: the root is the running system (for the reasons). */
+struct gp_gpu_activity;
+void gp_drm_activity(const json_t *drm, int pid, bool live, bool have_prev, double dt,
+		     struct gp_drm_engines *st, struct gp_gpu_activity *a);
+
+/* Pure: DRM engine busy between two sample.gpu objects (their "drm"
+ * arrays) dt seconds apart.  Returns false when no client has an engine
+ * counter in both.  For tests and replays of saved samples. */
+bool gp_drm_engine_busy(const json_t *prev, const json_t *cur, double dt,
+			double *busy_pct, char *engine, size_t cap);
+
 #endif

@@ -4,6 +4,8 @@
 #include "gpuact.h"
 #include "gpumem.h"
 #include "kfd.h"
+#include "drm.h"
+#include "result.h"
 #include "nvml.h"
 #include "parse.h"
 
@@ -17,12 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* One engine counter of one DRM client at the previous read. */
-struct eng_prev {
-	char key[320];		/* driver/pdev/client-id/engine */
-	uint64_t ns;
-};
 
 /* One amdgpu card's power floor (read_card). */
 struct amd_floor {
@@ -38,8 +34,7 @@ struct gp_gpuact {
 	bool own_house;
 	struct gp_nvml *nvml;		/* the house's */
 	struct gp_nvml_seen seen;
-	struct eng_prev *eng;
-	size_t neng;
+	struct gp_drm_engines eng;	/* DRM engine counters at the last read */
 	struct gp_kfd_state kfd;
 	bool have_prev;
 	double t_prev;
@@ -85,7 +80,7 @@ void gp_gpuact_free(struct gp_gpuact *r)
 	gp_gpu_reader_free(r->mem);
 	if (r->own_house)
 		gp_gpu_house_free(r->house);
-	free(r->eng);
+	gp_drm_engines_free(&r->eng);
 	free(r);
 }
 
@@ -98,231 +93,6 @@ static void why(char *dst, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(dst, GP_GPUACT_WHY, fmt, ap);
 	va_end(ap);
-}
-
-static bool jget_u64(const json_t *o, const char *k, uint64_t *v)
-{
-	json_t *j = json_object_get(o, k);
-
-	if (!json_is_integer(j) || json_integer_value(j) < 0)
-		return false;
-	*v = (uint64_t)json_integer_value(j);
-	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* DRM engine time                                                     */
-/* ------------------------------------------------------------------ */
-
-/* Same identity as gpumem's de-duplication: one drm_file per
- * driver/pdev/client-id (drm-usage-stats.rst, drm-client-id). */
-static void eng_key(const json_t *c, const char *engine, char *key, size_t cap)
-{
-	const char *drv = json_string_value(json_object_get(c, "driver"));
-	const char *pdev = json_string_value(json_object_get(c, "pdev"));
-	json_t *id = json_object_get(c, "client_id");
-	json_t *fds = json_object_get(c, "fds");
-
-	if (json_is_integer(id))
-		snprintf(key, cap, "%s/%s/id:%lld/%s", drv ? drv : "",
-			 pdev ? pdev : "", (long long)json_integer_value(id),
-			 engine);
-	else
-		snprintf(key, cap, "%s/%s/fd:%lld/%s", drv ? drv : "",
-			 pdev ? pdev : "",
-			 (long long)json_integer_value(json_array_get(fds, 0)),
-			 engine);
-}
-
-/* Engine group totals of one read: name -> Δns summed over clients,
- * with the capacity (drm-engine-capacity-<e>: engines in the group;
- * "the default is one"). */
-struct eng_sum {
-	char name[32];
-	uint64_t delta_ns;
-	uint64_t capacity;
-	bool both;		/* some client had it at both reads */
-};
-
-static struct eng_sum *eng_sum_slot(struct eng_sum *s, size_t *n, size_t cap,
-				    const char *name)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp(s[i].name, name))
-			return &s[i];
-	if (*n == cap)
-		return NULL;
-	struct eng_sum *e = &s[(*n)++];
-	memset(e, 0, sizeof *e);
-	snprintf(e->name, sizeof e->name, "%s", name);
-	e->capacity = 1;
-	return e;
-}
-
-static const struct eng_prev *eng_find(const struct eng_prev *p, size_t n,
-				       const char *key)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(p[i].key, key))
-			return &p[i];
-	return NULL;
-}
-
-/* Collects the engine counters of a "drm" array; with prev, sums the
- * deltas of clients present in both per engine.  Returns the new
- * counters (malloc'd, *nout). */
-static struct eng_prev *eng_collect(const json_t *drm, const struct eng_prev *prev,
-				    size_t nprev, struct eng_sum *sum,
-				    size_t *nsum, size_t sumcap, size_t *nout,
-				    uint64_t *total_ns, bool *amdgpu)
-{
-	size_t i, cap = 0;
-	json_t *c;
-	struct eng_prev *out = NULL;
-
-	*nout = 0;
-	json_array_foreach(drm, i, c) {
-		json_t *eng = json_object_get(c, "engine_ns");
-		json_t *capo = json_object_get(c, "engine_capacity");
-		const char *drv = json_string_value(json_object_get(c, "driver"));
-		const char *e;
-		json_t *v;
-
-		if (drv && !strcmp(drv, "amdgpu"))
-			*amdgpu = true;
-		json_object_foreach(eng, e, v) {
-			uint64_t ns, capn = 1;
-
-			if (!json_is_integer(v) || json_integer_value(v) < 0)
-				continue;
-			ns = (uint64_t)json_integer_value(v);
-			*total_ns = gp_sat_add(*total_ns, ns);
-			if (*nout == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				void *nb = realloc(out, nc * sizeof *out);
-				if (!nb)
-					break;
-				out = nb;
-				cap = nc;
-			}
-			struct eng_prev *o = &out[(*nout)++];
-			eng_key(c, e, o->key, sizeof o->key);
-			o->ns = ns;
-			struct eng_sum *s = eng_sum_slot(sum, nsum, sumcap, e);
-			if (!s)
-				continue;
-			if (jget_u64(capo, e, &capn) && capn > s->capacity)
-				s->capacity = capn;
-			const struct eng_prev *p = prev ? eng_find(prev, nprev, o->key)
-							: NULL;
-			/* A counter that went back is a new client on a
-			 * reused id: no delta. */
-			if (p && ns >= p->ns) {
-				s->delta_ns += ns - p->ns;
-				s->both = true;
-			}
-		}
-	}
-	return out;
-}
-
-static bool eng_best(const struct eng_sum *sum, size_t n, double dt,
-		     double *busy, char *engine, size_t cap)
-{
-	bool any = false;
-
-	*busy = 0;
-	if (cap)
-		engine[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (!sum[i].both || dt <= 0)
-			continue;
-		double pct = (double)sum[i].delta_ns / (dt * 1e9) /
-			     (double)sum[i].capacity * 100.0;
-		/* Engine time is accounted when a job completes (amdgpu:
-		 * at fence signal), so a job that spans two reads lands
-		 * in one: clamp, do not report 180%. */
-		if (pct > 100.0)
-			pct = 100.0;
-		if (!any || pct > *busy) {
-			*busy = pct;
-			snprintf(engine, cap, "%s", sum[i].name);
-		}
-		any = true;
-	}
-	return any;
-}
-
-bool gp_gpuact_engine_busy(const json_t *prev, const json_t *cur, double dt,
-			   double *busy_pct, char *engine, size_t cap)
-{
-	struct eng_sum sum[32];
-	size_t nsum = 0, np = 0, nc = 0;
-	uint64_t tot = 0;
-	bool amd = false;
-	struct eng_prev *p = eng_collect(json_object_get(prev, "drm"), NULL, 0,
-					 sum, &nsum, 32, &np, &tot, &amd);
-	nsum = 0;
-	struct eng_prev *c = eng_collect(json_object_get(cur, "drm"), p, np,
-					 sum, &nsum, 32, &nc, &tot, &amd);
-	bool ok = eng_best(sum, nsum, dt, busy_pct, engine, cap);
-
-	free(p);
-	free(c);
-	return ok;
-}
-
-/* amdgpu's drm-engine-<ip> is amdgpu_ctx_mgr_usage() (amdgpu_fdinfo.c,
- * amdgpu_show_fdinfo): the summed fence times of the jobs of the file's
- * amdgpu_ctx entities, i.e. work submitted through the DRM_AMDGPU_CS
- * ioctl and the GPU scheduler.  KFD compute queues (what HIP/ROCr uses:
- * user-mode AQL queues, doorbells rung from user space, mapped by the
- * hardware scheduler) create no amdgpu_ctx job and no fence, so HIP
- * kernels are not counted: an amdgpu client with a flat engine time says
- * nothing about compute.  (Checked against torvalds/linux
- * drivers/gpu/drm/amd/amdgpu/amdgpu_fdinfo.c and amdgpu_ctx.c; the
- * documented meaning of drm-engine-<e> is "time spent by the GPU engine
- * executing workloads belonging to this client",
- * Documentation/gpu/drm-usage-stats.rst.) */
-static void read_drm(struct gp_gpuact *r, const json_t *gpumem, double dt,
-		     struct gp_gpu_activity *a)
-{
-	json_t *drm = json_object_get(gpumem, "drm");
-	struct eng_sum sum[32];
-	size_t nsum = 0, nnew = 0, i;
-	bool amd = false;
-	json_t *c;
-
-	if (!json_is_array(drm) || json_array_size(drm) == 0) {
-		why(a->why_drm, "no DRM client in /proc/%d/fdinfo (no DRM fd%s)",
-		    r->o.pid, r->o.root->live ? "" : " in the recorded tree");
-		free(r->eng);
-		r->eng = NULL;
-		r->neng = 0;
-		return;
-	}
-	struct eng_prev *now = eng_collect(drm, r->eng, r->neng, sum, &nsum, 32,
-					   &nnew, &a->engine_ns, &amd);
-	a->engine_kfd_blind = amd;
-	json_array_foreach(drm, i, c) {
-		uint64_t ev;
-		if (jget_u64(json_object_get(c, "other"), "amd-evicted-vram", &ev)) {
-			a->have_drm_evicted = true;
-			a->drm_evicted_vram_bytes += ev;	/* KiB scaled by gpumem */
-		}
-	}
-	if (nnew == 0)
-		why(a->why_drm, "DRM clients without drm-engine-* keys");
-	else if (!r->have_prev || !r->eng)
-		why(a->why_drm, "first read: engine busy needs two");
-	else if (!eng_best(sum, nsum, dt, &a->engine_busy_pct, a->engine,
-			   sizeof a->engine))
-		why(a->why_drm, "no DRM client with engine time at both reads");
-	else
-		a->have_drm_engine = true;
-	free(r->eng);
-	r->eng = now;
-	r->neng = nnew;
 }
 
 /* ------------------------------------------------------------------ */
@@ -474,7 +244,7 @@ static unsigned long long nvml_own_gpus(struct gp_gpuact *r, const json_t *gpume
 		rows = mine;
 	}
 	json_array_foreach(rows, i, row)
-		if (jget_u64(row, "index", &idx) && idx < 64)
+		if (gp_json_get_u64(row, "index", &idx) && idx < 64)
 			mask |= 1ull << idx;
 	json_decref(mine);
 	return mask;
@@ -580,7 +350,8 @@ int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 		}
 		gpumem = own;
 	}
-	read_drm(r, gpumem, a->dt, a);
+	gp_drm_activity(json_object_get(gpumem, "drm"), r->o.pid, r->o.root->live,
+			r->have_prev, a->dt, &r->eng, a);
 	gp_kfd_act_read(r->o.root, r->o.pid, a->dt, &r->kfd, a);
 	read_gpu_busy(r, gpumem, a);
 	read_nvml(r, gpumem, a);

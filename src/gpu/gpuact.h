@@ -29,6 +29,7 @@
 #include "nvml.h"
 #include "amdsys.h"
 #include "house.h"
+#include "drm.h"
 
 enum {
 	GP_GPUACT_NO_NVML = 1,	/* never load NVML (trace --no-nvml) */
@@ -139,12 +140,6 @@ void gp_gpuact_free(struct gp_gpuact *r);
  * with errno only when memory runs out. */
 int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 		   struct gp_gpu_activity *out);
-
-/* Pure: DRM engine busy between two gp_gpu_read objects (their "drm"
- * arrays) dt seconds apart.  Returns false when no client has an engine
- * counter in both.  For tests and replays of saved samples. */
-bool gp_gpuact_engine_busy(const json_t *prev, const json_t *cur, double dt,
-			   double *busy_pct, char *engine, size_t cap);
 
 /* The JSON of sample.gpu.activity (doc in the source, gpuact.c).
  * with_absent: add "absent" (write it when a->absent_changed). */

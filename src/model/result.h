@@ -67,4 +67,6 @@ json_t *gp_json_child(json_t *parent, const char *name);
 /* obj[key] = v, a JSON integer (the readers keep v <= INT64_MAX); no-op
  * when obj is NULL. */
 void gp_json_set_u64(json_t *obj, const char *key, uint64_t v);
+/* o[k] when it is a non-negative JSON integer. */
+bool gp_json_get_u64(const json_t *o, const char *k, uint64_t *v);
 #endif

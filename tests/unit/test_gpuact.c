@@ -135,10 +135,10 @@ static void test_amd_two_samples(void **state UNUSED)
 	g0 = gpumem_of(&r0, 5151);
 	double busy;
 	char eng[32];
-	assert_true(gp_gpuact_engine_busy(g0, g, 2.0, &busy, eng, sizeof eng));
+	assert_true(gp_drm_engine_busy(g0, g, 2.0, &busy, eng, sizeof eng));
 	assert_true(fabs(busy - 45.0) < 1e-6);
 	assert_string_equal(eng, "compute");
-	assert_false(gp_gpuact_engine_busy(NULL, g, 1.0, &busy, eng, sizeof eng));
+	assert_false(gp_drm_engine_busy(NULL, g, 1.0, &busy, eng, sizeof eng));
 	json_decref(g0);
 	gp_root_close(&r0);
 
