@@ -53,6 +53,8 @@ if [ -z "${NO_XID:-}" ]; then
 fi
 # NVML's cost: gpuprobe's own CPU time tracing a GEMM loop by PID, with and
 # without NVML (getrusage of the tracer alone: the target is not its child).
+# One run each, as recorded on 2026-12-04; bench/h200-nvml-cost.sh repeats
+# them, adds a tree of four GEMM processes and prints ms per GPU per second.
 $W gemm 100 > "$R/cost-target.out" 2>&1 &
 T=$!
 until grep -q '^ready' "$R/cost-target.out"; do sleep 0.2; done

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "gpuact.h"
 #include "gpumem.h"
+#include "house.h"
 #include "kmsg.h"
 #include "nvml.h"
 
@@ -88,8 +89,12 @@ int main(int argc, char **argv)
 		       (now(CLOCK_MONOTONIC) - w0) * 1e3);
 		gp_kmsg_close(km);
 	}
-	struct gp_gpu_reader *m = gp_gpu_reader_new(&root, pid, GP_GPU_NO_NVML);
-	struct gp_gpuact_opts o = { .root = &root, .pid = pid, .nvml = nv, .nvml_lib = lib };
+	/* The readers share a house, as a trace's do (its own NVML handle:
+	 * the calls timed above are on nv). */
+	struct gp_gpu_house_opts ho = { .root = &root, .nvml_lib = lib };
+	struct gp_gpu_house *house = gp_gpu_house_new(&ho);
+	struct gp_gpu_reader *m = gp_gpu_reader_new(house, pid, GP_GPU_NO_NVML);
+	struct gp_gpuact_opts o = { .house = house, .pid = pid };
 	struct gp_gpuact *r = gp_gpuact_new(&o);
 	struct gp_nvml_seen seen;
 	struct gp_nvml_dev_act d[GP_NVML_MAX_GPUS];
@@ -133,6 +138,7 @@ int main(int argc, char **argv)
 	printf("GPUs: %u\n", gp_nvml_count(nv));
 	gp_gpuact_free(r);
 	gp_gpu_reader_free(m);
+	gp_gpu_house_free(house);
 	gp_nvml_close(nv);
 	gp_root_close(&root);
 	return 0;

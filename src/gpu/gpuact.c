@@ -1,7 +1,11 @@
 /* GPU activity per process and sample: see gpuact.h. */
 #include "config.h"
+#include "satmath.h"
 #include "gpuact.h"
 #include "gpumem.h"
+#include "kfd.h"
+#include "drm.h"
+#include "result.h"
 #include "nvml.h"
 #include "parse.h"
 
@@ -16,19 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One engine counter of one DRM client at the previous read. */
-struct eng_prev {
-	char key[320];		/* driver/pdev/client-id/engine */
-	uint64_t ns;
-};
-
-/* One KFD GPU's cumulative counters at the previous read. */
-struct kfd_prev {
-	char id[16];
-	uint64_t sdma_us;
-	bool have_sdma;
-};
-
 /* One amdgpu card's power floor (read_card). */
 struct amd_floor {
 	char key[320];		/* its device directory */
@@ -39,16 +30,12 @@ struct amd_floor {
 struct gp_gpuact {
 	struct gp_gpuact_opts o;
 	struct gp_gpu_reader *mem;	/* DRM fdinfo when no gpumem is given */
-	struct gp_nvml *nvml;
-	bool own_nvml, nvml_tried;
-	char nvml_why[GP_GPUACT_WHY];
+	struct gp_gpu_house *house;	/* the trace's (o.house), or its own */
+	bool own_house;
+	struct gp_nvml *nvml;		/* the house's */
 	struct gp_nvml_seen seen;
-	struct eng_prev *eng;
-	size_t neng;
-	struct kfd_prev kfd[16];
-	size_t nkfd;
-	bool have_kfd_prev;
-	uint64_t evicted_ms_prev;
+	struct gp_drm_engines eng;	/* DRM engine counters at the last read */
+	struct gp_kfd_state kfd;
 	bool have_prev;
 	double t_prev;
 	char why_prev[5][GP_GPUACT_WHY];
@@ -71,7 +58,18 @@ struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o)
 	if (!r)
 		return NULL;
 	r->o = *o;
-	r->nvml = o->nvml;
+	r->house = o->house;
+	if (!r->house) {
+		struct gp_gpu_house_opts ho = { .root = o->root, .nvml_lib = o->nvml_lib,
+			.flags = o->flags & GP_GPUACT_NO_NVML ? GP_HOUSE_NO_NVML : 0 };
+		r->house = gp_gpu_house_new(&ho);
+		r->own_house = true;
+		if (!r->house) {
+			free(r);
+			return NULL;
+		}
+	}
+	r->o.root = gp_gpu_house_root(r->house);
 	return r;
 }
 
@@ -80,9 +78,9 @@ void gp_gpuact_free(struct gp_gpuact *r)
 	if (!r)
 		return;
 	gp_gpu_reader_free(r->mem);
-	if (r->own_nvml)
-		gp_nvml_close(r->nvml);
-	free(r->eng);
+	if (r->own_house)
+		gp_gpu_house_free(r->house);
+	gp_drm_engines_free(&r->eng);
 	free(r);
 }
 
@@ -97,474 +95,9 @@ static void why(char *dst, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool jget_u64(const json_t *o, const char *k, uint64_t *v)
-{
-	json_t *j = json_object_get(o, k);
-
-	if (!json_is_integer(j) || json_integer_value(j) < 0)
-		return false;
-	*v = (uint64_t)json_integer_value(j);
-	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* DRM engine time                                                     */
-/* ------------------------------------------------------------------ */
-
-/* Same identity as gpumem's de-duplication: one drm_file per
- * driver/pdev/client-id (drm-usage-stats.rst, drm-client-id). */
-static void eng_key(const json_t *c, const char *engine, char *key, size_t cap)
-{
-	const char *drv = json_string_value(json_object_get(c, "driver"));
-	const char *pdev = json_string_value(json_object_get(c, "pdev"));
-	json_t *id = json_object_get(c, "client_id");
-	json_t *fds = json_object_get(c, "fds");
-
-	if (json_is_integer(id))
-		snprintf(key, cap, "%s/%s/id:%lld/%s", drv ? drv : "",
-			 pdev ? pdev : "", (long long)json_integer_value(id),
-			 engine);
-	else
-		snprintf(key, cap, "%s/%s/fd:%lld/%s", drv ? drv : "",
-			 pdev ? pdev : "",
-			 (long long)json_integer_value(json_array_get(fds, 0)),
-			 engine);
-}
-
-/* Engine group totals of one read: name -> Δns summed over clients,
- * with the capacity (drm-engine-capacity-<e>: engines in the group;
- * "the default is one"). */
-struct eng_sum {
-	char name[32];
-	uint64_t delta_ns;
-	uint64_t capacity;
-	bool both;		/* some client had it at both reads */
-};
-
-static struct eng_sum *eng_sum_slot(struct eng_sum *s, size_t *n, size_t cap,
-				    const char *name)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp(s[i].name, name))
-			return &s[i];
-	if (*n == cap)
-		return NULL;
-	struct eng_sum *e = &s[(*n)++];
-	memset(e, 0, sizeof *e);
-	snprintf(e->name, sizeof e->name, "%s", name);
-	e->capacity = 1;
-	return e;
-}
-
-static const struct eng_prev *eng_find(const struct eng_prev *p, size_t n,
-				       const char *key)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(p[i].key, key))
-			return &p[i];
-	return NULL;
-}
-
-/* Collects the engine counters of a "drm" array; with prev, sums the
- * deltas of clients present in both per engine.  Returns the new
- * counters (malloc'd, *nout). */
-static struct eng_prev *eng_collect(const json_t *drm, const struct eng_prev *prev,
-				    size_t nprev, struct eng_sum *sum,
-				    size_t *nsum, size_t sumcap, size_t *nout,
-				    uint64_t *total_ns, bool *amdgpu)
-{
-	size_t i, cap = 0;
-	json_t *c;
-	struct eng_prev *out = NULL;
-
-	*nout = 0;
-	json_array_foreach(drm, i, c) {
-		json_t *eng = json_object_get(c, "engine_ns");
-		json_t *capo = json_object_get(c, "engine_capacity");
-		const char *drv = json_string_value(json_object_get(c, "driver"));
-		const char *e;
-		json_t *v;
-
-		if (drv && !strcmp(drv, "amdgpu"))
-			*amdgpu = true;
-		json_object_foreach(eng, e, v) {
-			uint64_t ns, capn = 1;
-
-			if (!json_is_integer(v) || json_integer_value(v) < 0)
-				continue;
-			ns = (uint64_t)json_integer_value(v);
-			if (*total_ns <= UINT64_MAX - ns)
-				*total_ns += ns;
-			if (*nout == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				void *nb = realloc(out, nc * sizeof *out);
-				if (!nb)
-					break;
-				out = nb;
-				cap = nc;
-			}
-			struct eng_prev *o = &out[(*nout)++];
-			eng_key(c, e, o->key, sizeof o->key);
-			o->ns = ns;
-			struct eng_sum *s = eng_sum_slot(sum, nsum, sumcap, e);
-			if (!s)
-				continue;
-			if (jget_u64(capo, e, &capn) && capn > s->capacity)
-				s->capacity = capn;
-			const struct eng_prev *p = prev ? eng_find(prev, nprev, o->key)
-							: NULL;
-			/* A counter that went back is a new client on a
-			 * reused id: no delta. */
-			if (p && ns >= p->ns) {
-				s->delta_ns += ns - p->ns;
-				s->both = true;
-			}
-		}
-	}
-	return out;
-}
-
-static bool eng_best(const struct eng_sum *sum, size_t n, double dt,
-		     double *busy, char *engine, size_t cap)
-{
-	bool any = false;
-
-	*busy = 0;
-	if (cap)
-		engine[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (!sum[i].both || dt <= 0)
-			continue;
-		double pct = (double)sum[i].delta_ns / (dt * 1e9) /
-			     (double)sum[i].capacity * 100.0;
-		/* Engine time is accounted when a job completes (amdgpu:
-		 * at fence signal), so a job that spans two reads lands
-		 * in one: clamp, do not report 180%. */
-		if (pct > 100.0)
-			pct = 100.0;
-		if (!any || pct > *busy) {
-			*busy = pct;
-			snprintf(engine, cap, "%s", sum[i].name);
-		}
-		any = true;
-	}
-	return any;
-}
-
-bool gp_gpuact_engine_busy(const json_t *prev, const json_t *cur, double dt,
-			   double *busy_pct, char *engine, size_t cap)
-{
-	struct eng_sum sum[32];
-	size_t nsum = 0, np = 0, nc = 0;
-	uint64_t tot = 0;
-	bool amd = false;
-	struct eng_prev *p = eng_collect(json_object_get(prev, "drm"), NULL, 0,
-					 sum, &nsum, 32, &np, &tot, &amd);
-	nsum = 0;
-	struct eng_prev *c = eng_collect(json_object_get(cur, "drm"), p, np,
-					 sum, &nsum, 32, &nc, &tot, &amd);
-	bool ok = eng_best(sum, nsum, dt, busy_pct, engine, cap);
-
-	free(p);
-	free(c);
-	return ok;
-}
-
-/* amdgpu's drm-engine-<ip> is amdgpu_ctx_mgr_usage() (amdgpu_fdinfo.c,
- * amdgpu_show_fdinfo): the summed fence times of the jobs of the file's
- * amdgpu_ctx entities, i.e. work submitted through the DRM_AMDGPU_CS
- * ioctl and the GPU scheduler.  KFD compute queues (what HIP/ROCr uses:
- * user-mode AQL queues, doorbells rung from user space, mapped by the
- * hardware scheduler) create no amdgpu_ctx job and no fence, so HIP
- * kernels are not counted: an amdgpu client with a flat engine time says
- * nothing about compute.  (Checked against torvalds/linux
- * drivers/gpu/drm/amd/amdgpu/amdgpu_fdinfo.c and amdgpu_ctx.c; the
- * documented meaning of drm-engine-<e> is "time spent by the GPU engine
- * executing workloads belonging to this client",
- * Documentation/gpu/drm-usage-stats.rst.) */
-static void read_drm(struct gp_gpuact *r, const json_t *gpumem, double dt,
-		     struct gp_gpu_activity *a)
-{
-	json_t *drm = json_object_get(gpumem, "drm");
-	struct eng_sum sum[32];
-	size_t nsum = 0, nnew = 0, i;
-	bool amd = false;
-	json_t *c;
-
-	if (!json_is_array(drm) || json_array_size(drm) == 0) {
-		why(a->why_drm, "no DRM client in /proc/%d/fdinfo (no DRM fd%s)",
-		    r->o.pid, r->o.root->live ? "" : " in the recorded tree");
-		free(r->eng);
-		r->eng = NULL;
-		r->neng = 0;
-		return;
-	}
-	struct eng_prev *now = eng_collect(drm, r->eng, r->neng, sum, &nsum, 32,
-					   &nnew, &a->engine_ns, &amd);
-	a->engine_kfd_blind = amd;
-	json_array_foreach(drm, i, c) {
-		uint64_t ev;
-		if (jget_u64(json_object_get(c, "other"), "amd-evicted-vram", &ev)) {
-			a->have_drm_evicted = true;
-			a->drm_evicted_vram_bytes += ev;	/* KiB scaled by gpumem */
-		}
-	}
-	if (nnew == 0)
-		why(a->why_drm, "DRM clients without drm-engine-* keys");
-	else if (!r->have_prev || !r->eng)
-		why(a->why_drm, "first read: engine busy needs two");
-	else if (!eng_best(sum, nsum, dt, &a->engine_busy_pct, a->engine,
-			   sizeof a->engine))
-		why(a->why_drm, "no DRM client with engine time at both reads");
-	else
-		a->have_drm_engine = true;
-	free(r->eng);
-	r->eng = now;
-	r->neng = nnew;
-}
-
-/* ------------------------------------------------------------------ */
-/* KFD: /sys/class/kfd/kfd/proc/<pid>/ (amdkfd kfd_process.c)          */
-/* ------------------------------------------------------------------ */
-
-static bool read_u64_at(int dirfd, const char *name, uint64_t *v)
-{
-	char buf[64];
-	const char *end;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0)
-		return false;
-	ssize_t n = gp_pread_all(fd, buf, sizeof buf);
-	close(fd);
-	if (n <= 0 || !gp_parse_u64(buf, v, &end))
-		return false;
-	while (*end == ' ' || *end == '\n')
-		end++;
-	return *end == '\0' && *v <= (uint64_t)INT64_MAX;
-}
-
-static const char *gpuid_after(const char *name, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	if (strncmp(name, prefix, n) || name[n] < '0' || name[n] > '9')
-		return NULL;
-	for (const char *p = name + n; *p; p++)
-		if (*p < '0' || *p > '9')
-			return NULL;
-	return name + n;
-}
-
-/* The index of GPU id in k[0..n), or n. */
-static size_t kfd_index(const struct kfd_prev *k, size_t n, const char *id)
-{
-	size_t i = 0;
-	while (i < n && strcmp(k[i].id, id))
-		i++;
-	return i;
-}
-
-static const struct kfd_prev *kfd_find(const struct kfd_prev *k, size_t n,
-				      const char *id)
-{
-	size_t i = kfd_index(k, n, id);
-	return i < n ? &k[i] : NULL;
-}
-
-/* GPU id's entry in k[0..*n), added (zeroed) when new; NULL when k is full. */
-static struct kfd_prev *kfd_slot(struct kfd_prev *k, size_t *n, size_t cap,
-				 const char *id)
-{
-	size_t i = kfd_index(k, *n, id);
-	if (i == *n) {
-		if (*n == cap)
-			return NULL;
-		k[i] = (struct kfd_prev){ 0 };
-		snprintf(k[i].id, sizeof k[i].id, "%s", id);
-		(*n)++;
-	}
-	return &k[i];
-}
-
-/* Per GPU the process opened (kfd_procfs_add_sysfs_stats and
- * _counters, kfd_process.c):
- *   stats_<gpuid>/evicted_ms    time its queues spent evicted, ms
- *                               (jiffies64_to_msecs of
- *                               evict_duration_counter): memory
- *                               evictions stop every queue of the
- *                               process, the slowness of seed-like loads
- *   stats_<gpuid>/cu_occupancy  CUs its waves occupy now (GFX9+; each
- *                               read walks the queues' wave slots)
- *   counters_<gpuid>/faults, page_in, page_out   SVM (HMM) counters
- *   sdma_<gpuid>                SDMA busy time, µs, cumulative */
-static void kfd_stats_dir(int pdfd, const char *name, const char *id,
-			  struct gp_gpu_activity *a)
-{
-	int d = openat(pdfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	uint64_t v;
-
-	(void)id;
-	if (d < 0)
-		return;
-	if (!strncmp(name, "stats_", 6)) {
-		if (read_u64_at(d, "evicted_ms", &v))
-			a->kfd_evicted_ms += v;
-		if (read_u64_at(d, "cu_occupancy", &v)) {
-			a->have_cu_occupancy = true;
-			a->cu_occupancy += v;
-		}
-	} else {
-		bool any = false;
-		if (read_u64_at(d, "faults", &v))
-			a->kfd_faults += v, any = true;
-		if (read_u64_at(d, "page_in", &v))
-			a->kfd_page_in += v, any = true;
-		if (read_u64_at(d, "page_out", &v))
-			a->kfd_page_out += v, any = true;
-		if (any)
-			a->have_kfd_faults = true;
-	}
-	close(d);
-}
-
-static void read_kfd(struct gp_gpuact *r, double dt, struct gp_gpu_activity *a)
-{
-	char path[80];
-	struct dirent *de;
-	struct kfd_prev now[16];
-	size_t nnow = 0;
-	double sdma_us = 0;
-	bool sdma_both = false;
-
-	snprintf(path, sizeof path, "/sys/class/kfd/kfd/proc/%d", r->o.pid);
-	int dfd = gp_open(r->o.root, path, O_DIRECTORY);
-	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!dir) {
-		int e = errno;
-		if (dfd >= 0)
-			close(dfd);
-		int k = gp_open(r->o.root, "/sys/class/kfd/kfd/proc", O_DIRECTORY);
-		if (k < 0)
-			why(a->why_kfd, "no /sys/class/kfd/kfd/proc (amdkfd not loaded)");
-		else if (e == EACCES || e == EPERM)
-			why(a->why_kfd, "%s: %s", path, strerror(e));
-		else
-			why(a->why_kfd, "no %s: not a KFD (ROCm) process", path);
-		if (k >= 0)
-			close(k);
-		r->have_kfd_prev = false;
-		return;
-	}
-	a->have_kfd = true;
-	while ((de = readdir(dir))) {
-		const char *id;
-		uint64_t v;
-
-		if ((id = gpuid_after(de->d_name, "stats_")) ||
-		    (id = gpuid_after(de->d_name, "counters_")))
-			kfd_stats_dir(dirfd(dir), de->d_name, id, a);
-		else if ((id = gpuid_after(de->d_name, "sdma_")) &&
-			 read_u64_at(dirfd(dir), de->d_name, &v)) {
-			struct kfd_prev *n = kfd_slot(now, &nnow, 16, id);
-			if (!n)
-				continue;
-			n->sdma_us = v;
-			n->have_sdma = true;
-			const struct kfd_prev *p = kfd_find(r->kfd, r->nkfd, id);
-			if (p && p->have_sdma && v >= p->sdma_us) {
-				sdma_us += (double)(v - p->sdma_us);
-				sdma_both = true;
-			}
-		}
-	}
-	closedir(dir);
-	if (sdma_both && dt > 0) {
-		a->have_sdma = true;
-		a->sdma_busy_pct = sdma_us / (dt * 1e6) * 100.0;
-	}
-	if (r->have_kfd_prev && a->kfd_evicted_ms >= r->evicted_ms_prev)
-		a->kfd_evicted_ms_delta = a->kfd_evicted_ms - r->evicted_ms_prev;
-	r->evicted_ms_prev = a->kfd_evicted_ms;
-	r->have_kfd_prev = true;
-	memcpy(r->kfd, now, nnow * sizeof now[0]);
-	r->nkfd = nnow;
-}
-
 /* ------------------------------------------------------------------ */
 /* amdgpu gpu_busy_percent                                             */
 /* ------------------------------------------------------------------ */
-
-/* amdgpu gpu_metrics (amdgpu_pm.c, "gpu_metrics: ... a snapshot of all
- * the metrics the SMU firmware exposes"): a binary blob, a
- * struct gpu_metrics_vX_Y of Linux drivers/gpu/drm/amd/include/
- * kgd_pp_interface.h, after its 4-byte struct metrics_table_header
- * {u16 structure_size; u8 format_revision; u8 content_revision}.
- * Format 1 is a dGPU's.  Byte offsets of the three u16 fields read here,
- * worked out from those declarations with the x86-64 ABI's alignment
- * (u64 on 8 bytes), little-endian:
- *
- *   revision  average_gfx_activity  average_umc_activity  average_socket_power
- *   1.0           28                    30                    34
- *   1.1-1.3       16                    18                    22
- *
- * v1_0 puts the u64 system_clock_counter right after the header (so 4
- * bytes of padding, then it at 8, six u16 temperatures at 16..27);
- * v1_1, v1_2 and v1_3 start with the six temperatures at 4 and move the
- * timestamp after energy_accumulator.  Activities are %, socket power W.
- * A field the firmware does not fill reads 0xFFFF.  v1_4 and later
- * (MI300) and format 2 (APUs) are laid out otherwise: not read, and
- * said so. */
-#define AMD_METRICS_NA 0xFFFFu
-
-static unsigned le16(const unsigned char *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
-
-bool gp_amd_metrics_parse(const unsigned char *buf, size_t n,
-			  struct gp_amd_metrics *m, char *whybuf, size_t cap)
-{
-	memset(m, 0, sizeof *m);
-	if (cap)
-		whybuf[0] = '\0';
-	if (n < 4) {
-		snprintf(whybuf, cap, "gpu_metrics: %zu bytes, no header", n);
-		return false;
-	}
-	unsigned size = le16(buf);
-	m->format_revision = buf[2];
-	m->content_revision = buf[3];
-	size_t gfx, end;
-	if (m->format_revision == 1 && m->content_revision == 0)
-		gfx = 28;
-	else if (m->format_revision == 1 && m->content_revision <= 3)
-		gfx = 16;
-	else {
-		snprintf(whybuf, cap, "gpu_metrics v%u.%u: a layout this gpuprobe does not read (1.0-1.3)",
-			 m->format_revision, m->content_revision);
-		return false;
-	}
-	end = gfx + 8;	/* gfx, umc, mm, socket power: four u16 */
-	if (size < end || size > n) {
-		snprintf(whybuf, cap, "gpu_metrics v%u.%u: structure_size %u, %zu bytes read (the fields end at %zu)",
-			 m->format_revision, m->content_revision, size, n, end);
-		return false;
-	}
-	unsigned gv = le16(buf + gfx), uv = le16(buf + gfx + 2), pv = le16(buf + gfx + 6);
-	m->have_gfx = gv != AMD_METRICS_NA;
-	m->gfx_pct = m->have_gfx ? gv : 0;
-	m->have_umc = uv != AMD_METRICS_NA;
-	m->umc_pct = m->have_umc ? uv : 0;
-	m->have_power = pv != AMD_METRICS_NA;
-	m->power_w = m->have_power ? pv : 0;
-	if (!m->have_gfx && !m->have_umc && !m->have_power) {
-		snprintf(whybuf, cap, "gpu_metrics v%u.%u: activity and socket power not available (0xFFFF)",
-			 m->format_revision, m->content_revision);
-		return false;
-	}
-	return true;
-}
 
 /* The floor of the card whose device directory is key: its slot, added
  * when new (NULL when full). */
@@ -582,22 +115,17 @@ static struct amd_floor *amd_floor_slot(struct gp_gpuact *r, const char *key, bo
 }
 
 /* One card: dir is its device directory ("/sys/bus/pci/devices/<pdev>"
- * or "/sys/class/drm/cardN/device").  Reads gpu_busy_percent and
- * gpu_metrics; the card with the highest gpu_busy_percent so far (the
+ * or "/sys/class/drm/cardN/device"), read by the house once a tick
+ * (amdsys.h).  The card with the highest gpu_busy_percent so far (the
  * first on a tie) gives the device fields. */
 static void read_card(struct gp_gpuact *r, const char *dir, bool all_cards,
 		      struct gp_gpu_activity *a)
 {
-	char path[360], buf[32], mwhy[GP_GPUACT_WHY];
-	unsigned char mb[4096];
-	uint64_t v;
-	struct gp_amd_metrics m;
+	const struct gp_amd_card *c = gp_amd_card_read(gp_gpu_house_cards(r->house), dir);
 
-	memset(&m, 0, sizeof m);
-	snprintf(path, sizeof path, "%s/gpu_busy_percent", dir);
-	if (gp_read_file(r->o.root, path, buf, sizeof buf) <= 0 ||
-	    sscanf(buf, "%" SCNu64, &v) != 1 || v > 100)
+	if (!c)
 		return;
+	unsigned v = c->busy_pct;
 	bool first = !a->have_gpu_busy, best = first || (double)v > a->gpu_busy_pct;
 	if (best)
 		a->gpu_busy_pct = (double)v;
@@ -605,37 +133,32 @@ static void read_card(struct gp_gpuact *r, const char *dir, bool all_cards,
 	if (all_cards)
 		a->gpu_busy_all_cards = true;
 
-	snprintf(path, sizeof path, "%s/gpu_metrics", dir);
-	ssize_t n = gp_read_file(r->o.root, path, (char *)mb, sizeof mb);
-	bool ok = false;
-	if (n < 0)
-		why(mwhy, "no %s", path);
-	else
-		ok = gp_amd_metrics_parse(mb, (size_t)n, &m, mwhy, sizeof mwhy);
+	bool ok = c->metrics_ok;
+	const struct gp_amd_metrics *m = &c->m;
 	/* The floor: this process a KFD process with no wave resident, the
 	 * card idle by its own count.  Not the lowest power ever (a card no
 	 * process holds may sit in a deeper state, as NVML's floor found). */
 	struct amd_floor *f = NULL;
-	if (ok && m.have_power && v == 0 && a->have_kfd && a->have_cu_occupancy &&
+	if (ok && m->have_power && v == 0 && a->have_kfd && a->have_cu_occupancy &&
 	    a->cu_occupancy == 0) {
 		f = amd_floor_slot(r, dir, true);
-		if (f && (!f->set || m.power_w < f->w)) {
+		if (f && (!f->set || m->power_w < f->w)) {
 			f->set = true;
-			f->w = m.power_w;
+			f->w = m->power_w;
 		}
 	}
 	if (!best)
 		return;
-	a->have_gfx_activity = ok && m.have_gfx;
-	a->gfx_activity_pct = m.gfx_pct;
-	a->have_umc_activity = ok && m.have_umc;
-	a->umc_activity_pct = m.umc_pct;
-	a->have_socket_power = ok && m.have_power;
-	a->socket_power_w = m.power_w;
+	a->have_gfx_activity = ok && m->have_gfx;
+	a->gfx_activity_pct = m->gfx_pct;
+	a->have_umc_activity = ok && m->have_umc;
+	a->umc_activity_pct = m->umc_pct;
+	a->have_socket_power = ok && m->have_power;
+	a->socket_power_w = m->power_w;
 	f = amd_floor_slot(r, dir, false);
 	a->have_amd_floor = a->have_socket_power && f && f->set;
 	a->amd_floor_w = a->have_amd_floor ? f->w : 0;
-	snprintf(a->why_gpu_metrics, sizeof a->why_gpu_metrics, "%s", ok ? "" : mwhy);
+	snprintf(a->why_gpu_metrics, sizeof a->why_gpu_metrics, "%s", ok ? "" : c->why);
 }
 
 /* amdgpu_pm.c: "gpu_busy_percent: ... how busy the GPU is as a
@@ -691,27 +214,11 @@ static void read_gpu_busy(struct gp_gpuact *r, const json_t *gpumem,
 
 static bool nvml_ready(struct gp_gpuact *r, struct gp_gpu_activity *a)
 {
-	if (r->nvml)
-		return true;
-	if (!r->nvml_tried) {
-		r->nvml_tried = true;
-		if (r->o.flags & GP_GPUACT_NO_NVML)
-			why(r->nvml_why, "not loaded (--no-nvml)");
-		else if (!r->o.root->live)
-			why(r->nvml_why, "recorded tree: NVML answers only live");
-		else {
-			const char *lib = r->o.nvml_lib;
-			char w[GP_GPUACT_WHY - 32];
-			if (!lib)
-				lib = getenv("GPUPROBE_NVML_LIB");
-			r->nvml = gp_nvml_open(lib, w, sizeof w);
-			r->own_nvml = r->nvml != NULL;
-			if (!r->nvml)
-				why(r->nvml_why, "%s", w);
-		}
-	}
+	const char *w;
+
+	r->nvml = gp_gpu_house_nvml(r->house, &w);
 	if (!r->nvml)
-		snprintf(a->why_nvml, sizeof a->why_nvml, "%s", r->nvml_why);
+		snprintf(a->why_nvml, sizeof a->why_nvml, "%s", w);
 	return r->nvml != NULL;
 }
 
@@ -737,7 +244,7 @@ static unsigned long long nvml_own_gpus(struct gp_gpuact *r, const json_t *gpume
 		rows = mine;
 	}
 	json_array_foreach(rows, i, row)
-		if (jget_u64(row, "index", &idx) && idx < 64)
+		if (gp_json_get_u64(row, "index", &idx) && idx < 64)
 			mask |= 1ull << idx;
 	json_decref(mine);
 	return mask;
@@ -832,18 +339,20 @@ int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 	memset(a, 0, sizeof *a);
 	a->t = t;
 	a->dt = r->have_prev ? t - r->t_prev : 0;
+	gp_gpu_house_tick(r->house, t);
 	if (!gpumem) {
 		struct gp_gpu_totals tot;
 		if (!r->mem)
-			r->mem = gp_gpu_reader_new(r->o.root, r->o.pid, GP_GPU_NO_NVML);
+			r->mem = gp_gpu_reader_new(r->house, r->o.pid, GP_GPU_NO_NVML);
 		if (!r->mem || gp_gpu_read(r->mem, &own, &tot) < 0) {
 			errno = ENOMEM;
 			return -1;
 		}
 		gpumem = own;
 	}
-	read_drm(r, gpumem, a->dt, a);
-	read_kfd(r, a->dt, a);
+	gp_drm_activity(json_object_get(gpumem, "drm"), r->o.pid, r->o.root->live,
+			r->have_prev, a->dt, &r->eng, a);
+	gp_kfd_act_read(r->o.root, r->o.pid, a->dt, &r->kfd, a);
 	read_gpu_busy(r, gpumem, a);
 	read_nvml(r, gpumem, a);
 	json_decref(own);

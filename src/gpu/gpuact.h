@@ -27,24 +27,28 @@
 
 #include "procfs.h"
 #include "nvml.h"
+#include "amdsys.h"
+#include "house.h"
+#include "drm.h"
 
 enum {
 	GP_GPUACT_NO_NVML = 1,	/* never load NVML (trace --no-nvml) */
 };
 
 struct gp_gpuact_opts {
-	const struct gp_root *root;	/* must outlive the reader */
+	/* The trace's house (gpu/house.h), shared with every other reader
+	 * of the trace; must outlive the reader.  NULL: the reader makes its
+	 * own from root, nvml_lib and flags (a tool of one reader). */
+	struct gp_gpu_house *house;
+	const struct gp_root *root;	/* without a house: must outlive the reader */
 	int pid;
-	/* NULL: $GPUPROBE_NVML_LIB when set (tests point it at
-	 * tests/gpu/libnvidia-ml.so.1), else "libnvidia-ml.so.1". */
+	/* Without a house: NULL for $GPUPROBE_NVML_LIB when set (tests point
+	 * it at tests/gpu/libnvidia-ml.so.1), else "libnvidia-ml.so.1". */
 	const char *nvml_lib;
-	/* A loaded NVML to share between readers (not closed by them), or
-	 * NULL: the reader loads its own on first read. */
-	struct gp_nvml *nvml;
 	unsigned flags;
 };
 
-#define GP_GPUACT_WHY 192
+#define GP_GPUACT_WHY GP_AMD_WHY
 
 /* One read.  A have_* false means "not known", never "idle"; its why_*
  * says why.  Percentages are 0-100 (engine and SDMA per engine group). */
@@ -125,37 +129,17 @@ struct gp_gpu_activity {
 
 struct gp_gpuact;
 
-/* The fields of an amdgpu gpu_metrics blob the work judgement uses;
- * have_* false: the field reads 0xFFFF (not available). */
-struct gp_amd_metrics {
-	unsigned format_revision, content_revision;
-	bool have_gfx, have_umc, have_power;
-	unsigned gfx_pct, umc_pct, power_w;
-};
-
-/* Parses buf[0..n) (the bytes of /sys/class/drm/cardN/device/gpu_metrics).
- * true when it is a known layout (format 1, content 0..3) whose
- * structure_size covers the fields and no more than n; false with why. */
-bool gp_amd_metrics_parse(const unsigned char *buf, size_t n,
-			  struct gp_amd_metrics *m, char *why, size_t cap);
-
 /* NULL on allocation failure only. */
 struct gp_gpuact *gp_gpuact_new(const struct gp_gpuact_opts *o);
 void gp_gpuact_free(struct gp_gpuact *r);
 
 /* Reads the activity at time t (seconds, the caller's clock: the
- * sampler's t).  gpumem: the object gp_gpu_read returned for the same
+ * sampler's t; the house's tick, gp_gpu_house_tick).  gpumem: the object gp_gpu_read returned for the same
  * pid this sample (its "drm" clients and "nvml" rows are used, not read
  * again), or NULL: the reader reads DRM fdinfo itself.  Returns 0; -1
  * with errno only when memory runs out. */
 int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 		   struct gp_gpu_activity *out);
-
-/* Pure: DRM engine busy between two gp_gpu_read objects (their "drm"
- * arrays) dt seconds apart.  Returns false when no client has an engine
- * counter in both.  For tests and replays of saved samples. */
-bool gp_gpuact_engine_busy(const json_t *prev, const json_t *cur, double dt,
-			   double *busy_pct, char *engine, size_t cap);
 
 /* The JSON of sample.gpu.activity (doc in the source, gpuact.c).
  * with_absent: add "absent" (write it when a->absent_changed). */

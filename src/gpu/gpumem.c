@@ -1,665 +1,53 @@
 #include "config.h"
+#include "satmath.h"
 #include "gpumem.h"
-#include "grow.h"
+#include "drm.h"
+#include "kfd.h"
+#include "house.h"
 #include "nvml.h"
 #include "parse.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------ */
-/* Values                                                              */
-/* ------------------------------------------------------------------ */
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* A value token ends at a blank or the end of the line: the spec forbids
- * whitespace inside keys and values (drm-usage-stats.rst, "File format
- * specification"). */
-static size_t token_len(const char *s)
-{
-	size_t n = 0;
-	while (s[n] && s[n] != '\n' && s[n] != ' ' && s[n] != '\t' &&
-	       s[n] != '\r')
-		n++;
-	return n;
-}
-
-static bool rest_is_blank(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\r')
-		s++;
-	return *s == '\0' || *s == '\n';
-}
-
-enum unit_kind {
-	U_COUNT,	/* no unit allowed: client id, capacity, cycles */
-	U_BYTES,	/* drm-*-<region>: bytes, "KiB" or "MiB" */
-	U_NS,		/* drm-engine-<e>: "ns" */
-	U_HZ,		/* drm-maxfreq-<e>: "Hz", "KHz" or "MHz" */
-	U_ANY,		/* unknown key: any unit we can name */
-};
-
-struct unit {
-	const char *name;
-	enum unit_kind kind;
-	uint64_t mul;
-};
-
-/* drm-usage-stats.rst allows "KiB" and "MiB" for memory and "Hz|MHz|KHz"
- * for drm-maxfreq; "kB" and "GiB" are accepted too (the /proc habit, and
- * tomorrow's GPUs).  A number with a unit not listed is not parsed: its
- * meaning is unknown. */
-static const struct unit units[] = {
-	{ "B",   U_BYTES, 1 },
-	{ "KiB", U_BYTES, 1ull << 10 },
-	{ "kB",  U_BYTES, 1ull << 10 },
-	{ "MiB", U_BYTES, 1ull << 20 },
-	{ "GiB", U_BYTES, 1ull << 30 },
-	{ "ns",  U_NS,    1 },
-	{ "Hz",  U_HZ,    1 },
-	{ "KHz", U_HZ,    1000 },
-	{ "kHz", U_HZ,    1000 },
-	{ "MHz", U_HZ,    1000000 },
-	{ "GHz", U_HZ,    1000000000 },
-};
-
-static bool unit_mul(const char *u, size_t ulen, enum unit_kind kind,
-		     uint64_t *mul)
-{
-	if (ulen == 0) {
-		*mul = 1;	/* "Default unit shall be bytes" (and ns, Hz) */
-		return true;
-	}
-	if (kind == U_COUNT)
-		return false;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (kind != U_ANY && units[i].kind != kind)
-			continue;
-		if (gp_key_is(u, ulen, units[i].name)) {
-			*mul = units[i].mul;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* "<uint>[ <unit>]" to end of line, scaled to bytes/ns/Hz.  Refuses
- * overflow, junk after the unit, and anything over INT64_MAX: jansson
- * integers are signed 64-bit, and the JSON and the totals must agree. */
-static bool parse_value(const char *val, enum unit_kind kind, uint64_t *out)
-{
-	const char *end;
-	uint64_t v, mul;
-
-	if (!gp_parse_u64(val, &v, &end))
-		return false;
-	while (*end == ' ' || *end == '\t')
-		end++;
-	size_t ulen = token_len(end);
-	if (!unit_mul(end, ulen, kind, &mul) || !rest_is_blank(end + ulen))
-		return false;
-	if (v > (uint64_t)INT64_MAX / mul)
-		return false;
-	*out = v * mul;
-	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* DRM fdinfo: Documentation/gpu/drm-usage-stats.rst                   */
-/* ------------------------------------------------------------------ */
-
-/* Keys of the form drm-<what>-<name>.  Order matters: a longer prefix
- * comes before the shorter one it extends ("drm-engine-capacity-" before
- * "drm-engine-", "drm-total-cycles-" before "drm-total-"). */
-struct prefix_rule {
-	const char *prefix;
-	const char *obj;	/* member of the client object */
-	const char *field;	/* "memory": member of the region object */
-	enum unit_kind kind;
-	bool full_key;		/* name the entry by the whole key */
-};
-
-static const struct prefix_rule rules[] = {
-	/* "drm-engine-capacity-<str>: <uint>": engines in the group */
-	{ "drm-engine-capacity-", "engine_capacity", NULL, U_COUNT, false },
-	/* "drm-engine-<str>: <uint> ns": busy time */
-	{ "drm-engine-",          "engine_ns",       NULL, U_NS,    false },
-	/* "drm-total-cycles-<str>": cycles elapsed, drm-cycles' clock */
-	{ "drm-total-cycles-",    "total_cycles",    NULL, U_COUNT, false },
-	{ "drm-cycles-",          "cycles",          NULL, U_COUNT, false },
-	{ "drm-maxfreq-",         "maxfreq_hz",      NULL, U_HZ,    false },
-	/* "drm-{total,shared,resident,purgeable,active}-<region>" */
-	{ "drm-total-",           "memory", "total",     U_BYTES, false },
-	{ "drm-resident-",        "memory", "resident",  U_BYTES, false },
-	{ "drm-shared-",          "memory", "shared",    U_BYTES, false },
-	{ "drm-purgeable-",       "memory", "purgeable", U_BYTES, false },
-	{ "drm-active-",          "memory", "active",    U_BYTES, false },
-	/* "drm-memory-<region>": the first spec's key, deprecated for
-	 * drm-resident-<region>; amdgpu still writes it beside the new ones
-	 * (amdgpu_fdinfo.c, "Legacy amdgpu keys") */
-	{ "drm-memory-",          "legacy", NULL,        U_BYTES, true },
-};
-
-#define KEY_MAX 128
-#define STR_MAX 256
-
-struct parse_ctx {
-	json_t *client;
-	bool has_driver;
-};
-
-static json_t *child_object(json_t *parent, const char *name)
-{
-	json_t *o = json_object_get(parent, name);
-	if (json_is_object(o))
-		return o;
-	o = json_object();
-	if (json_object_set_new(parent, name, o))
-		return NULL;
-	return o;
-}
-
-static void set_uint(json_t *obj, const char *key, uint64_t v)
-{
-	if (obj)
-		json_object_set_new(obj, key, json_integer((json_int_t)v));
-}
-
-/* <str> values: driver names, PCI addresses, and client names, which the
- * kernel limits to printable ASCII (drm_file.c, DRM_IOCTL_SET_CLIENT_NAME).
- * Anything else is junk, and would not be valid JSON text either. */
-static bool take_string(json_t *c, const char *jkey, const char *val)
-{
-	size_t n = token_len(val);
-
-	if (n == 0 || n >= STR_MAX || !rest_is_blank(val + n))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)val[i] <= ' ' || (unsigned char)val[i] >= 0x7f)
-			return false;
-	return json_object_set_new(c, jkey, json_stringn(val, n)) == 0;
-}
-
-static void take_prefixed(json_t *c, const struct prefix_rule *rule,
-			  const char *key, const char *val)
-{
-	const char *name = rule->full_key ? key : key + strlen(rule->prefix);
-	uint64_t v;
-
-	if (!*name || !parse_value(val, rule->kind, &v))
-		return;
-	json_t *obj = child_object(c, rule->obj);
-	if (obj && rule->field)
-		obj = child_object(obj, name);
-	set_uint(obj, rule->field ? rule->field : name, v);
-}
-
-/* Keys outside the spec are kept when numeric: amdgpu's
- * amd-memory-visible-vram, amd-evicted-vram, amd-requested-* (KiB) and
- * "pasid" (amdgpu_fdinfo.c; the pasid ties the client to its KFD
- * process), panfrost's drm-curfreq-<e> (Hz), panthor-*-memory, ...
- * fdinfo's own pos/flags/mnt_id/ino are not GPU facts. */
-static void take_other(json_t *c, const char *key, const char *val)
-{
-	uint64_t v;
-
-	if (!strchr(key, '-') && strcmp(key, "pasid") != 0)
-		return;
-	if (parse_value(val, U_ANY, &v))
-		set_uint(child_object(c, "other"), key, v);
-}
-
-static void take_key(struct parse_ctx *ctx, const char *key, const char *val)
-{
-	json_t *c = ctx->client;
-	uint64_t v;
-
-	if (!strcmp(key, "drm-driver")) {
-		if (take_string(c, "driver", val))
-			ctx->has_driver = true;
-		return;
-	}
-	if (!strcmp(key, "drm-pdev")) {
-		take_string(c, "pdev", val);
-		return;
-	}
-	if (!strcmp(key, "drm-client-name")) {
-		take_string(c, "name", val);
-		return;
-	}
-	if (!strcmp(key, "drm-client-id")) {
-		if (parse_value(val, U_COUNT, &v))
-			set_uint(c, "client_id", v);
-		return;
-	}
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-		if (!strncmp(key, rules[i].prefix, strlen(rules[i].prefix))) {
-			take_prefixed(c, &rules[i], key, val);
-			return;
-		}
-	}
-	take_other(c, key, val);
-}
-
-static int fdinfo_kv(const char *key, size_t klen, const char *val, void *arg)
-{
-	char k[KEY_MAX];
-
-	/* "Colon character (`:`) must be used to delimit keys and values":
-	 * a line without one is not a key of the spec. */
-	if (key[klen] != ':' || klen >= sizeof k)
-		return 0;
-	/* "Neither keys or values are allowed to contain whitespace": nor
-	 * control bytes, which a JSON member name should not carry. */
-	for (size_t i = 0; i < klen; i++)
-		if ((unsigned char)key[i] <= ' ' || (unsigned char)key[i] >= 0x7f)
-			return 0;
-	memcpy(k, key, klen);
-	k[klen] = '\0';
-	take_key(arg, k, val);
-	return 0;
-}
-
-json_t *gp_fdinfo_parse(const char *text)
-{
-	struct parse_ctx ctx = { .client = NULL, .has_driver = false };
-
-	if (!text)
-		return NULL;
-	ctx.client = json_object();
-	if (!ctx.client)
-		return NULL;
-	/* gp_kv_each skips any run of blanks and tabs after the colon:
-	 * amdgpu writes "drm-memory-gtt: \t%llu KiB" (amdgpu_fdinfo.c). */
-	gp_kv_each(text, fdinfo_kv, &ctx);
-	/* "drm-driver" is the one mandatory key: without it, not DRM. */
-	if (!ctx.has_driver) {
-		json_decref(ctx.client);
-		return NULL;
-	}
-	return ctx.client;
-}
-
-/* xe names its device memory "vram0", "vram1" (xe-drm-usage-stats.rst);
- * amdgpu says "vram".  Both are device memory. */
-/* ------------------------------------------------------------------ */
-/* The reader                                                          */
-/* ------------------------------------------------------------------ */
-
-/* One fd of the target, as the last sample left it. */
-struct fd_slot {
-	int fd;
-	bool drm;
-	char *link;	/* readlink of /proc/PID/fd/N; NULL when not a link
-			 * (replay trees hold plain files) */
-	int info_fd;	/* /proc/PID/fdinfo/N kept open for a DRM fd, or -1 */
-};
-
 struct gp_gpu_reader {
+	struct gp_gpu_house *house;
 	const struct gp_root *root;
 	int pid;
 	unsigned flags;
-	int pid_dirfd;		/* /proc/PID, held: a reused pid reads as gone */
-	struct fd_slot *slots;	/* sorted by fd */
-	size_t nslots;
-	char *buf;
-	size_t bufcap;
-	char *nvml_lib;
-	bool nvml_tried;
-	struct gp_nvml *nvml;
+	struct gp_drm_reader *drm;
 };
 
-struct gp_gpu_reader *gp_gpu_reader_new_nvml(const struct gp_root *root,
-					     int pid, unsigned flags,
-					     const char *nvml_lib)
+struct gp_gpu_reader *gp_gpu_reader_new(struct gp_gpu_house *house, int pid,
+					unsigned flags)
 {
 	struct gp_gpu_reader *r = calloc(1, sizeof *r);
 
 	if (!r)
 		return NULL;
-	r->root = root;
+	r->house = house;
+	r->root = gp_gpu_house_root(house);
 	r->pid = pid;
 	r->flags = flags;
-	r->pid_dirfd = -1;
-	r->bufcap = 4096;	/* amdgpu's fdinfo is ~1 KiB, xe's ~1.5 KiB */
-	r->buf = malloc(r->bufcap);
-	r->nvml_lib = strdup(nvml_lib ? nvml_lib : "libnvidia-ml.so.1");
-	if (!r->buf || !r->nvml_lib) {
-		gp_gpu_reader_free(r);
+	r->drm = gp_drm_reader_new(r->root, pid);
+	if (!r->drm) {
+		free(r);
 		return NULL;
 	}
 	return r;
-}
-
-struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
-					unsigned flags)
-{
-	return gp_gpu_reader_new_nvml(root, pid, flags, NULL);
-}
-
-static void slots_free(struct fd_slot *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (s[i].info_fd >= 0)
-			close(s[i].info_fd);
-		free(s[i].link);
-	}
-	free(s);
 }
 
 void gp_gpu_reader_free(struct gp_gpu_reader *r)
 {
 	if (!r)
 		return;
-	slots_free(r->slots, r->nslots);
-	if (r->pid_dirfd >= 0)
-		close(r->pid_dirfd);
-	gp_nvml_close(r->nvml);
-	free(r->nvml_lib);
-	free(r->buf);
+	gp_drm_reader_free(r->drm);
 	free(r);
-}
-
-/* Whole text of an open fdinfo (pread from 0 regenerates it), in r->buf,
- * grown when full.  NULL when it cannot be read (the fd closed since). */
-static const char *read_text(struct gp_gpu_reader *r, int fd)
-{
-	for (;;) {
-		ssize_t n = gp_pread_all(fd, r->buf, r->bufcap);
-		if (n < 0)
-			return NULL;
-		if ((size_t)n < r->bufcap - 1 || r->bufcap >= (1u << 20))
-			return r->buf;
-		char *nb = realloc(r->buf, r->bufcap * 2);
-		if (!nb)
-			return r->buf;	/* a truncated text still parses */
-		r->buf = nb;
-		r->bufcap *= 2;
-	}
-}
-
-static bool name_to_fd(const char *name, int *fd)
-{
-	const char *end;
-	uint64_t v;
-
-	if (*name < '0' || *name > '9' || !gp_parse_u64(name, &v, &end) ||
-	    *end || v > INT_MAX)
-		return false;
-	*fd = (int)v;
-	return true;
-}
-
-static int slot_cmp(const void *a, const void *b)
-{
-	const struct fd_slot *x = a, *y = b;
-	return (x->fd > y->fd) - (x->fd < y->fd);
-}
-
-static bool slot_push(struct fd_slot **s, size_t *n, size_t *cap, int fd,
-		      int dirfd, const char *name)
-{
-	char link[4096];
-
-	if (!gp_grow(s, cap, *n + 1, sizeof **s, 64))
-		return false;
-	struct fd_slot *e = &(*s)[(*n)++];
-	e->fd = fd;
-	e->drm = false;
-	e->info_fd = -1;
-	e->link = NULL;
-	/* readlink only names the fd (d_path); unlike stat it never touches
-	 * the file's filesystem, which may be the very thing that hangs. */
-	ssize_t len = readlinkat(dirfd, name, link, sizeof link);
-	if (len > 0 && (size_t)len < sizeof link)
-		e->link = strndup(link, (size_t)len);
-	return true;
-}
-
-/* The fd numbers of the target now, sorted; -1 when the fd directory
- * cannot be listed (process gone, no permission). */
-static int list_fds(struct gp_gpu_reader *r, struct fd_slot **out, size_t *n)
-{
-	size_t cap = 0;
-	struct dirent *de;
-	int fd;
-
-	*out = NULL;
-	*n = 0;
-	int dfd = openat(r->pid_dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!dir) {
-		if (dfd >= 0)
-			close(dfd);
-		return -1;
-	}
-	while ((de = readdir(dir))) {
-		if (name_to_fd(de->d_name, &fd) &&
-		    !slot_push(out, n, &cap, fd, dirfd(dir), de->d_name))
-			break;
-	}
-	closedir(dir);
-	/* No fds (a zombie leader's fd/ is empty): *out is NULL, and
-	 * qsort(NULL, 0) is undefined (UBSan: nonnull argument). */
-	if (*n)
-		qsort(*out, *n, sizeof **out, slot_cmp);
-	return 0;
-}
-
-/* Links the kernel gives sockets and pipes: never a DRM device. */
-static bool link_not_drm(const char *link)
-{
-	return link && (!strncmp(link, "socket:[", 8) ||
-			!strncmp(link, "pipe:[", 6));
-}
-
-/* Decides from the last sample whether fd s needs its fdinfo read: an fd
- * whose link is unchanged keeps its verdict, and a DRM fd its open
- * fdinfo.  Returns false for a known non-DRM fd. */
-static bool slot_inherit(struct gp_gpu_reader *r, struct fd_slot *s)
-{
-	struct fd_slot *old = r->nslots ? bsearch(s, r->slots, r->nslots,
-						  sizeof *s, slot_cmp) : NULL;
-
-	if (link_not_drm(s->link))
-		return false;
-	if (!old || !old->link || !s->link || strcmp(old->link, s->link))
-		return true;
-	if (!old->drm)
-		return false;
-	s->info_fd = old->info_fd;
-	old->info_fd = -1;
-	return true;
-}
-
-/* Reads fd s's fdinfo; the parsed client, or NULL (not DRM, or gone). */
-static json_t *slot_read(struct gp_gpu_reader *r, struct fd_slot *s)
-{
-	char path[32];
-
-	if (s->info_fd < 0) {
-		snprintf(path, sizeof path, "fdinfo/%d", s->fd);
-		s->info_fd = openat(r->pid_dirfd, path,
-				    O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	}
-	const char *text = s->info_fd >= 0 ? read_text(r, s->info_fd) : NULL;
-	json_t *client = text ? gp_fdinfo_parse(text) : NULL;
-
-	if (!text) {
-		/* Unreadable (closed in between, EACCES): no verdict, so
-		 * the next sample asks again. */
-		free(s->link);
-		s->link = NULL;
-	}
-	s->drm = client != NULL;
-	if (!client && s->info_fd >= 0) {
-		close(s->info_fd);
-		s->info_fd = -1;
-	}
-	return client;
-}
-
-/* Clients are one per struct drm_file: "drm-client-id ... used to
- * distinguish duplicated and shared file descriptors", unique per device
- * when drm-pdev is given (drm-usage-stats.rst, drm-client-id).  dup()ed
- * fds and fds passed over a socket show the same id and count once. */
-static void client_key(const json_t *c, int fd, char *key, size_t cap)
-{
-	const char *pdev = json_string_value(json_object_get(c, "pdev"));
-	json_t *id = json_object_get(c, "client_id");
-	const char *drv = json_string_value(json_object_get(c, "driver"));
-
-	if (json_is_integer(id))
-		snprintf(key, cap, "%s/%s/id:%lld", drv ? drv : "",
-			 pdev ? pdev : "", (long long)json_integer_value(id));
-	else
-		snprintf(key, cap, "%s/%s/fd:%d", drv ? drv : "",
-			 pdev ? pdev : "", fd);
-}
-
-static void add_client(json_t *arr, json_t *byk, json_t *c, int fd,
-		       struct gp_gpu_totals *tot)
-{
-	char key[STR_MAX * 2 + 64];
-	json_t *prev;
-
-	client_key(c, fd, key, sizeof key);
-	prev = json_object_get(byk, key);
-	if (prev) {
-		json_array_append_new(json_object_get(prev, "fds"),
-				      json_integer(fd));
-		json_decref(c);
-		return;
-	}
-	json_t *fds = json_array();
-	json_array_append_new(fds, json_integer(fd));
-	json_object_set_new(c, "fds", fds);
-	json_object_set(byk, key, c);
-	json_array_append_new(arr, c);
-	gp_fdinfo_add_totals(c, tot);
-	tot->drm_clients++;
-}
-
-static bool open_pid_dir(struct gp_gpu_reader *r)
-{
-	char path[64];
-
-	if (r->pid_dirfd >= 0)
-		return true;
-	snprintf(path, sizeof path, "/proc/%d", r->pid);
-	r->pid_dirfd = gp_open(r->root, path, O_DIRECTORY);
-	return r->pid_dirfd >= 0;
-}
-
-static void read_drm(struct gp_gpu_reader *r, json_t *arr,
-		     struct gp_gpu_totals *tot)
-{
-	struct fd_slot *now;
-	size_t n;
-	json_t *byk;
-
-	if (!open_pid_dir(r) || list_fds(r, &now, &n) < 0)
-		return;
-	byk = json_object();
-	for (size_t i = 0; i < n; i++) {
-		json_t *c = slot_inherit(r, &now[i]) ? slot_read(r, &now[i])
-						     : NULL;
-		if (c)
-			add_client(arr, byk, c, now[i].fd, tot);
-	}
-	json_decref(byk);
-	slots_free(r->slots, r->nslots);
-	r->slots = now;
-	r->nslots = n;
-	tot->drm_seen = tot->drm_clients > 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* KFD: /sys/class/kfd/kfd/proc/<pid>/ (amdkfd's kfd_process.c)        */
-/* ------------------------------------------------------------------ */
-
-static bool read_small_u64(int dirfd, const char *name, uint64_t *v)
-{
-	char buf[64];
-	const char *end;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return false;
-	ssize_t n = gp_pread_all(fd, buf, sizeof buf);
-	close(fd);
-	return n > 0 && gp_parse_u64(buf, v, &end) && rest_is_blank(end) &&
-	       *v <= (uint64_t)INT64_MAX;
-}
-
-/* "<prefix><gpuid>" with a decimal gpu id; returns the id text. */
-static const char *gpuid_of(const char *name, const char *prefix)
-{
-	size_t pl = strlen(prefix);
-	int id;
-
-	if (strncmp(name, prefix, pl) || !name_to_fd(name + pl, &id))
-		return NULL;
-	return name + pl;
-}
-
-/* kfd_procfs_add_sysfs_files() creates, per GPU the process opened,
- * "vram_%u" (bytes of VRAM it allocated) and "sdma_%u" (SDMA busy time
- * in microseconds: the 100 MHz counter / SDMA_ACTIVITY_DIVISOR, kfd_priv.h)
- * with the gpu_id of the KFD topology; "pasid" beside them.  The
- * directory is named by the pid in the initial pid namespace. */
-static void kfd_entry(int dfd, const char *name, json_t *kfd,
-		      struct gp_gpu_totals *tot)
-{
-	const char *id;
-	uint64_t v;
-
-	if ((id = gpuid_of(name, "vram_"))) {
-		if (!read_small_u64(dfd, name, &v))
-			return;
-		set_uint(child_object(kfd, "vram"), id, v);
-		tot->kfd_vram_bytes = sat_add(tot->kfd_vram_bytes, v);
-	} else if ((id = gpuid_of(name, "sdma_"))) {
-		/* Each read schedules a kernel work item that samples
-		 * the SDMA counters (kfd_procfs_show): fine at 20 Hz. */
-		if (read_small_u64(dfd, name, &v))
-			set_uint(child_object(kfd, "sdma_us"), id, v);
-	} else if (!strcmp(name, "pasid")) {
-		if (read_small_u64(dfd, name, &v))
-			set_uint(kfd, "pasid", v);
-	}
-}
-
-static json_t *read_kfd(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
-{
-	char path[64];
-	struct dirent *de;
-
-	snprintf(path, sizeof path, "/sys/class/kfd/kfd/proc/%d", r->pid);
-	int dfd = gp_open(r->root, path, O_DIRECTORY);
-	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!dir) {
-		if (dfd >= 0)
-			close(dfd);
-		return NULL;
-	}
-	json_t *kfd = json_object();
-	child_object(kfd, "vram");
-	while ((de = readdir(dir)))
-		kfd_entry(dirfd(dir), de->d_name, kfd, tot);
-	closedir(dir);
-	tot->kfd_seen = true;
-	return kfd;
 }
 
 /* ------------------------------------------------------------------ */
@@ -669,23 +57,19 @@ static json_t *read_kfd(struct gp_gpu_reader *r, struct gp_gpu_totals *tot)
 static void read_nvml(struct gp_gpu_reader *r, json_t *out,
 		      struct gp_gpu_totals *tot)
 {
-	char why[256];
-
-	/* Once per reader: a machine without NVML costs one failed dlopen,
-	 * not one a sample.  A replay root has no NVML to ask. */
-	if (!r->nvml_tried) {
-		r->nvml_tried = true;
-		if (!(r->flags & GP_GPU_NO_NVML) && r->root->live)
-			r->nvml = gp_nvml_open(r->nvml_lib, why, sizeof why);
-	}
-	if (!r->nvml)
+	/* The trace's one handle (a machine without NVML costs one failed
+	 * dlopen a trace; a replay root has no NVML to ask), whose process
+	 * lists are read once a tick for every process (nvml.h). */
+	struct gp_nvml *nv = r->flags & GP_GPU_NO_NVML ? NULL
+			     : gp_gpu_house_nvml(r->house, NULL);
+	if (!nv)
 		return;
 	json_t *arr = json_array();
-	if (!gp_nvml_proc_memory(r->nvml, r->pid, arr, &tot->nvml_bytes)) {
+	if (!gp_nvml_proc_memory(nv, r->pid, arr, &tot->nvml_bytes)) {
 		json_decref(arr);
-		if (*gp_nvml_why(r->nvml))
+		if (*gp_nvml_why(nv))
 			json_object_set_new(out, "nvml_unknown",
-					    json_string(gp_nvml_why(r->nvml)));
+					    json_string(gp_nvml_why(nv)));
 		return;
 	}
 	tot->nvml_seen = true;
@@ -705,8 +89,8 @@ int gp_gpu_read(struct gp_gpu_reader *r, json_t **gpu,
 		errno = ENOMEM;
 		return -1;
 	}
-	read_drm(r, drm, tot);
-	json_t *kfd = read_kfd(r, tot);
+	gp_drm_read(r->drm, drm, tot);
+	json_t *kfd = gp_kfd_mem_read(r->root, r->pid, tot);
 	if (kfd)
 		json_object_set_new(out, "kfd", kfd);
 	read_nvml(r, out, tot);

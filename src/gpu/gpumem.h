@@ -20,6 +20,7 @@
 
 #include "procfs.h"
 #include "gpujson.h"
+#include "drm.h"
 
 
 /* Flags of gp_gpu_reader_new(). */
@@ -27,31 +28,15 @@ enum {
 	GP_GPU_NO_NVML = 1,	/* never dlopen libnvidia-ml */
 };
 
-/* Pure parser of one /proc/PID/fdinfo/FD text.  Returns a json object of
- * the client, or NULL when the text holds no drm-driver key (not a DRM
- * fd):
- *   {"driver":s, "pdev":s, "client_id":N, "name":s,
- *    "memory":{"<region>":{"total":B,"resident":B,"shared":B,
- *                          "purgeable":B,"active":B}},
- *    "engine_ns":{"<e>":N}, "engine_capacity":{"<e>":N},
- *    "cycles":{"<e>":N}, "total_cycles":{"<e>":N}, "maxfreq_hz":{"<e>":N},
- *    "legacy":{"drm-memory-<region>":B}, "other":{"<key>":N}}
- * Only the keys present in the text appear; bytes are integers. */
-json_t *gp_fdinfo_parse(const char *text);
-
-
 struct gp_gpu_reader;
 
-/* root must outlive the reader.  NULL on allocation failure only: a pid
- * that does not exist (yet) just reads as no sources. */
-struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
+/* house (gpu/house.h: the trace's, shared with every reader of it)
+ * must outlive the reader; its NVML handle is used, unless flags has
+ * GP_GPU_NO_NVML.  NULL on allocation failure only: a pid that does not
+ * exist (yet) just reads as no sources. */
+struct gp_gpu_house;
+struct gp_gpu_reader *gp_gpu_reader_new(struct gp_gpu_house *house, int pid,
 					unsigned flags);
-/* As gp_gpu_reader_new, loading NVML from nvml_lib instead of
- * "libnvidia-ml.so.1"; "" means the running program itself (dlopen(NULL)),
- * which lets a test link a fake NVML into the test binary (-rdynamic). */
-struct gp_gpu_reader *gp_gpu_reader_new_nvml(const struct gp_root *root,
-					     int pid, unsigned flags,
-					     const char *nvml_lib);
 
 /* One sample: *gpu gets a new json object
  * {"drm":[clients...], "kfd":{...}|absent, "nvml":[...]|absent}; each DRM

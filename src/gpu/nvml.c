@@ -1,6 +1,7 @@
 /* NVML through dlopen: see nvml.h.  Moved from gpumem.c (per-process
  * memory) and grown with per-process and device activity (issue 13). */
 #include "config.h"
+#include "satmath.h"
 #include "dl.h"
 #include "nvml.h"
 #include "nvmlproc.h"
@@ -11,11 +12,6 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ------------------------------------------------------------------ */
 /* NVML, through dlopen                                                */
@@ -45,6 +41,7 @@ struct nvml_query {
 /* One GPU's device-wide work readings (nvml.h), kept between ticks. */
 struct nvml_work {
 	unsigned long long at_us;	/* CLOCK_MONOTONIC of the last reading, 0 never */
+	unsigned long long tick;	/* gp_nvml.tick of it */
 	struct gp_nvml_dev_act r;	/* the device fields of it */
 	bool floor_set;
 	double floor_w;
@@ -54,11 +51,18 @@ struct nvml_work {
 	void *gpm_cur;
 };
 
-struct nvml_gpu {
-	unsigned index;
-	nvml_dev h;
-	char name[96];
-	struct nvml_work w;
+/* One GPU's process lists (compute, graphics) as the last tick read
+ * them: every traced process is looked up in them, none asks again. */
+struct nvml_listent {
+	unsigned char kind;		/* index into gp_nvml.q */
+	struct gp_nvml_proc p;
+};
+struct nvml_lists {
+	unsigned long long tick;	/* gp_nvml.tick when read; 0 never */
+	struct nvml_listent *e;
+	unsigned n, cap;
+	bool bad[2];			/* that list came back unreadable */
+	char why[2][384];
 };
 
 /* nvmlProcessUtilizationSample_t: 32 bytes (the u64 aligned to 8). */
@@ -66,6 +70,30 @@ struct nvml_util_sample {
 	unsigned int pid;
 	unsigned long long timeStamp;	/* CPU timestamp, µs */
 	unsigned int smUtil, memUtil, encUtil, decUtil;
+};
+
+/* One GPU's per-process utilisation samples, as every call returned
+ * them, kept GP_NVML_RING_US: one ring a GPU serves every traced
+ * process (as DCGM keeps one GPM ring per GPU for all its watchers), each
+ * process reading the samples newer than its own last-seen. */
+struct nvml_ring {
+	struct nvml_util_sample *s;
+	unsigned n, cap;
+	unsigned long long newest;	/* NVML timestamp asked from next */
+	unsigned long long seq;		/* calls made, 0 none */
+	unsigned long long at_us;	/* wall clock (NVML's) of the last call */
+	double at_t;			/* the tick's t of the last call */
+	bool ok;
+	int err;			/* the last call's NVML code when !ok */
+};
+
+struct nvml_gpu {
+	unsigned index;
+	nvml_dev h;
+	char name[96];
+	struct nvml_work w;
+	struct nvml_lists lists;
+	struct nvml_ring ring;
 };
 
 /* nvmlUtilization_t */
@@ -131,6 +159,10 @@ struct gp_nvml {
 	void *buf;		/* gp_nvml_procbuf_size(cap) bytes */
 	unsigned cap;		/* entries of the largest layout in buf */
 	char why[384];		/* why the last process list was not read */
+	/* The trace's tick (gp_nvml_tick): 0 before the first, when every
+	 * call asks NVML. */
+	unsigned long long tick;
+	double t;
 };
 
 /* The entry points, newest name first (nvml.h keeps the old names for
@@ -217,6 +249,10 @@ void gp_nvml_close(struct gp_nvml *nv)
 			nv->gpm_free(nv->gpu[i].w.gpm_prev);
 		if (nv->gpu[i].w.gpm_cur)
 			nv->gpm_free(nv->gpu[i].w.gpm_cur);
+	}
+	for (unsigned i = 0; i < nv->ngpu; i++) {
+		free(nv->gpu[i].lists.e);
+		free(nv->gpu[i].ring.s);
 	}
 	if (nv->shutdown)
 		nv->shutdown();
@@ -337,6 +373,14 @@ struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
 	return nv;
 }
 
+void gp_nvml_tick(struct gp_nvml *nv, double t)
+{
+	if (nv && (!nv->tick || t != nv->t)) {
+		nv->tick++;
+		nv->t = t;
+	}
+}
+
 unsigned gp_nvml_count(const struct gp_nvml *nv)
 {
 	return nv ? nv->ngpu : 0;
@@ -446,38 +490,79 @@ static bool inst_seen(struct seen_inst *s, unsigned n, unsigned gi,
 	return false;
 }
 
-/* The lists of one GPU.  Returns false when one could not be read:
- * then pid's absence from the others proves nothing. */
-static bool nvml_read_gpu(struct gp_nvml *nv, const struct nvml_gpu *g, int pid,
-			  json_t *arr, uint64_t *bytes)
+static bool lists_push(struct nvml_lists *l, unsigned char kind,
+		       const struct gp_nvml_proc *p)
 {
-	struct seen_inst seen[16];
-	unsigned nseen = 0;
-	bool all = true;
+	if (l->n == l->cap) {
+		unsigned nc = l->cap ? l->cap * 2 : 16;
+		void *nb = realloc(l->e, (size_t)nc * sizeof *l->e);
+		if (!nb)
+			return false;
+		l->e = nb;
+		l->cap = nc;
+	}
+	l->e[l->n++] = (struct nvml_listent){ kind, *p };
+	return true;
+}
 
+/* The two lists of one GPU, asked once a tick (before the first tick:
+ * at every call).  A list NVML refused reads as empty, as before; one
+ * it wrote in no layout known is marked bad, with why. */
+static const struct nvml_lists *lists_of(struct gp_nvml *nv, struct nvml_gpu *g)
+{
+	struct nvml_lists *l = &g->lists;
+
+	if (nv->tick && l->tick == nv->tick)
+		return l;
+	l->tick = nv->tick;
+	l->n = 0;
 	for (int k = 0; k < 2; k++) {
 		const struct nvml_query *q = &nv->q[k];
 		unsigned stride;
 		int n = q->fn ? nvml_call(nv, q, g, &stride) : 0;
 
-		if (n < 0)
-			all = false;
+		l->bad[k] = n < 0;
+		snprintf(l->why[k], sizeof l->why[k], "%s", n < 0 ? nv->why : "");
 		for (int i = 0; i < n; i++) {
 			struct gp_nvml_proc e;
 
 			gp_nvml_proc_at(nv->buf, stride, (unsigned)i, &e);
-			if ((int)e.pid != pid)
-				continue;
-			json_array_append_new(arr, nvml_row(g, q->kind, &e));
-			if (e.used == NVML_VALUE_NOT_AVAILABLE ||
-			    inst_seen(seen, nseen, e.gi, e.ci))
-				continue;
-			if (nseen < 16)
-				seen[nseen++] = (struct seen_inst){ e.gi, e.ci };
-			*bytes = sat_add(*bytes, e.used);
+			if (!lists_push(l, (unsigned char)k, &e)) {
+				l->bad[k] = true;
+				snprintf(l->why[k], sizeof l->why[k], "out of memory");
+				break;
+			}
 		}
 	}
-	return all;
+	return l;
+}
+
+/* The rows of pid on one GPU.  Returns false when a list could not be
+ * read: then pid's absence from the others proves nothing. */
+static bool nvml_read_gpu(struct gp_nvml *nv, struct nvml_gpu *g, int pid,
+			  json_t *arr, uint64_t *bytes)
+{
+	struct seen_inst seen[16];
+	unsigned nseen = 0;
+	const struct nvml_lists *l = lists_of(nv, g);
+
+	for (unsigned i = 0; i < l->n; i++) {
+		const struct gp_nvml_proc *e = &l->e[i].p;
+
+		if ((int)e->pid != pid)
+			continue;
+		json_array_append_new(arr, nvml_row(g, nv->q[l->e[i].kind].kind, e));
+		if (e->used == NVML_VALUE_NOT_AVAILABLE ||
+		    inst_seen(seen, nseen, e->gi, e->ci))
+			continue;
+		if (nseen < 16)
+			seen[nseen++] = (struct seen_inst){ e->gi, e->ci };
+		*bytes = gp_sat_add(*bytes, e->used);
+	}
+	for (int k = 0; k < 2; k++)
+		if (l->bad[k])
+			snprintf(nv->why, sizeof nv->why, "%s", l->why[k]);
+	return !l->bad[0] && !l->bad[1];
 }
 
 bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
@@ -556,34 +641,109 @@ static int proc_util_call(struct gp_nvml *nv, nvml_dev h,
 	return -1;
 }
 
-static void dev_proc_activity(struct gp_nvml *nv, const struct nvml_gpu *g,
-			      int pid, unsigned long long *seen,
-			      struct gp_nvml_dev_act *a)
+/* Keeps the samples of the last GP_NVML_RING_US (NVML's own buffer
+ * holds several seconds; a process that reads later than the others
+ * still finds what was fetched for them), at most 4096. */
+#define GP_NVML_RING_US 10000000ull
+
+static bool ring_append(struct nvml_ring *r, const struct nvml_util_sample *s, unsigned n)
 {
-	unsigned long long since = *seen, newest = *seen;
-	double sm = 0, mem = 0;
+	unsigned keep = 0;
+
+	/* Drop what is older than the window, then append. */
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->s[i].timeStamp + GP_NVML_RING_US >= r->newest)
+			r->s[keep++] = r->s[i];
+	r->n = keep;
+	if (r->n + n > 4096)
+		r->n = 0;	/* a flood: the old ones go first */
+	if (r->n + n > r->cap) {
+		unsigned nc = r->n + n < 128 ? 128 : r->n + n;
+		void *nb = realloc(r->s, (size_t)nc * sizeof *r->s);
+		if (!nb)
+			return false;
+		r->s = nb;
+		r->cap = nc;
+	}
+	memcpy(r->s + r->n, s, (size_t)n * sizeof *s);
+	r->n += n;
+	return true;
+}
+
+/* Whether the ring of g is due a call: every call before the first
+ * tick; from then on once in GP_NVML_PUTIL_PERIOD_S of the ticks' time
+ * (nvml.h: the budget). */
+static bool ring_due(const struct gp_nvml *nv, const struct nvml_ring *r)
+{
+	if (!nv->tick || !r->seq)
+		return true;
+	return nv->t - r->at_t >= GP_NVML_PUTIL_PERIOD_S || nv->t < r->at_t;
+}
+
+/* One nvmlDeviceGetProcessUtilization of GPU g into its ring, asked
+ * from the newest sample any earlier call returned (the first: one
+ * second back, not the whole sample buffer: a kernel that ended before
+ * the trace would read as activity now). */
+static void ring_fetch(struct gp_nvml *nv, struct nvml_gpu *g)
+{
+	struct nvml_ring *r = &g->ring;
+	unsigned long long now = now_us();
+	unsigned long long since = r->newest ? r->newest : now - 1000000ull;
 	int err = 0;
+	int n = proc_util_call(nv, g->h, since, &err);
+
+	r->seq++;
+	r->at_us = now;
+	r->at_t = nv->t;
+	r->ok = n >= 0;
+	r->err = err;
+	if (n < 0)
+		return;
+	if (!r->newest)
+		r->newest = since;
+	for (int i = 0; i < n; i++)
+		if (nv->ubuf[i].timeStamp > r->newest)
+			r->newest = nv->ubuf[i].timeStamp;
+	if (!ring_append(r, nv->ubuf, (unsigned)n)) {
+		r->ok = false;
+		r->err = 2;	/* no memory: said as NVML_ERROR_INVALID_ARGUMENT's kin */
+	}
+}
+
+/* pid's utilisation on GPU i since the caller's last read of it, from
+ * the GPU's ring.  Between two calls of the ring the caller's last
+ * reading stands: the samples of the last call cover the time since
+ * the one before, this tick's included. */
+static void dev_proc_activity(struct gp_nvml *nv, unsigned i, int pid,
+			      struct gp_nvml_seen *seen, struct gp_nvml_dev_act *a)
+{
+	struct nvml_gpu *g = &nv->gpu[i];
+	struct nvml_ring *r = &g->ring;
+	double sm = 0, mem = 0;
 
 	if (!nv->proc_util) {
 		a->proc_err = 13;	/* NVML_ERROR_FUNCTION_NOT_FOUND */
 		return;
 	}
-	/* First call: one second back, not the whole sample buffer (NVML
-	 * keeps several seconds of it: a kernel that ended before the
-	 * trace would read as activity now). */
-	if (since == 0)
-		since = newest = now_us() - 1000000ull;
-	int n = proc_util_call(nv, g->h, since, &err);
-	if (n < 0) {
-		a->proc_err = err;
+	if (ring_due(nv, r))
+		ring_fetch(nv, g);
+	if (!r->ok) {
+		a->proc_err = r->err;
 		return;
 	}
 	a->have_proc = true;
-	for (int i = 0; i < n; i++) {
-		const struct nvml_util_sample *s = &nv->ubuf[i];
+	if (seen->seq[i] == r->seq && seen->ts[i]) {
+		a->samples = seen->last[i].samples;
+		a->sm_pct = seen->last[i].sm_pct;
+		a->mem_pct = seen->last[i].mem_pct;
+		a->sm_max_pct = seen->last[i].sm_max_pct;
+		return;
+	}
+	/* A process new to the ring looks one second back from its call. */
+	unsigned long long since = seen->ts[i] ? seen->ts[i] : r->at_us - 1000000ull;
+	for (unsigned k = 0; k < r->n; k++) {
+		const struct nvml_util_sample *s = &r->s[k];
 
-		if (s->timeStamp > newest)
-			newest = s->timeStamp;
 		if ((int)s->pid != pid || s->timeStamp <= since)
 			continue;
 		a->samples++;
@@ -600,7 +760,12 @@ static void dev_proc_activity(struct gp_nvml *nv, const struct nvml_gpu *g,
 		a->sm_pct = sm / a->samples;
 		a->mem_pct = mem / a->samples;
 	}
-	*seen = newest;
+	seen->ts[i] = r->newest > since ? r->newest : since;
+	seen->seq[i] = r->seq;
+	seen->last[i].samples = a->samples;
+	seen->last[i].sm_pct = a->sm_pct;
+	seen->last[i].mem_pct = a->mem_pct;
+	seen->last[i].sm_max_pct = a->sm_max_pct;
 }
 
 static unsigned long long mono_us(void)
@@ -679,8 +844,10 @@ static void read_dev(struct gp_nvml *nv, struct nvml_gpu *g)
 {
 	struct nvml_work *w = &g->w;
 	unsigned long long t = mono_us();
-	if (w->at_us && t - w->at_us < 50000)
+	/* Once a tick; before the first, at most once in 50 ms. */
+	if (nv->tick ? w->tick == nv->tick : w->at_us && t - w->at_us < 50000)
 		return;
+	w->tick = nv->tick;
 	w->at_us = t;
 	struct gp_nvml_dev_act *r = &w->r;
 	struct nvml_utilization u;
@@ -755,7 +922,7 @@ unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
 		memset(a, 0, sizeof *a);
 		a->index = g->index;
 		if (pid >= 0)
-			dev_proc_activity(nv, g, pid, &seen->ts[i], a);
+			dev_proc_activity(nv, i, pid, seen, a);
 		read_dev(nv, g);
 		dev_fields(&g->w.r, a);
 	}

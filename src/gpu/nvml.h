@@ -7,9 +7,40 @@
  * values and layouts are declared in nvml.c, each from the NVML API
  * reference (docs.nvidia.com/deploy/nvml-api).
  *
- * One gp_nvml may serve several readers: the state that depends on the
- * caller (the last-seen timestamp of nvmlDeviceGetProcessUtilization)
- * is the caller's (struct gp_nvml_seen). */
+ * One gp_nvml serves every reader of a trace (gpu/house.h: one handle a
+ * trace, not two a process): the device-wide answers are kept per GPU
+ * and handed to each traced process; what depends on the caller (its
+ * last-seen timestamp of the utilisation samples, its last reading) is
+ * the caller's (struct gp_nvml_seen).
+ *
+ * The call budget: at most 2 ms of NVML per GPU per second (issue 19's
+ * acceptance), none of the calls that block.  Measured per call on the
+ * H200, driver 580.159, a GEMM running (bench/results/2026-12-04-gpu-work.md,
+ * bench/workloads/nvml_cost.py, medians of 50): nvmlDeviceGetProcessUtilization
+ * 2.01 ms, nvmlGpmSampleGet 0.28 ms, nvmlGpmMetricsGet (8 metrics)
+ * 0.07 ms, a process list 0.02 ms, power, utilisation, SM clock and
+ * clock-event reasons 0.001-0.035 ms; total energy 3 ms and PCIe
+ * throughput 20.7 ms (it blocks), so neither is ever called.  NVML calls
+ * serialise on the driver's lock (MangoHud PRs #1307, #2104), so every
+ * traced process asking for itself multiplied all of it.  Per GPU now:
+ *
+ *   each tick (gp_nvml_tick; 1 s by default)   ms
+ *     compute + graphics process lists         0.04  (once, every process looked up in them)
+ *     utilisation, power, SM clock, reasons    0.05
+ *     one GPM sample (the previous tick's is
+ *     the pair's first) and its metrics        0.35
+ *   per GP_NVML_PUTIL_PERIOD_S (1.5 s: every
+ *   other tick at 1 Hz) process utilisation    2.01 / 2 = 1.0
+ *   -----------------------------------------------------
+ *                                              about 1.45 ms a second
+ *
+ * and nothing for a GPU no traced process holds memory on (no context:
+ * no kernel of its own, 0 %, known).  Process utilisation is asked
+ * only every other second because its samples are cumulative: each call
+ * returns every sample since the last, so nothing is lost, only the
+ * latency grows (a kernel's end is seen up to a second later); the
+ * reading of the call stands for the tick between (gp_nvml_activity).
+ * Before the first tick (a tool with one reader) every call asks. */
 #ifndef GP_NVML_H
 #define GP_NVML_H
 
@@ -43,12 +74,24 @@ bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
 /* Why the last gp_nvml_proc_memory could not read a list; "" if it could. */
 const char *gp_nvml_why(const struct gp_nvml *nv);
 
+/* The trace's tick: every reader of one sample passes the same t
+ * (seconds, the caller's clock).  The process lists and device readings
+ * are asked once a tick, process utilisation once in
+ * GP_NVML_PUTIL_PERIOD_S of the ticks' t. */
+#define GP_NVML_PUTIL_PERIOD_S 1.5
+void gp_nvml_tick(struct gp_nvml *nv, double t);
+
 /* The caller's last-seen timestamps (µs, NVML's CPU timestamp), one per
- * GPU: nvmlDeviceGetProcessUtilization returns only samples newer than
- * the timestamp it is given.  Zero-initialise; the first call looks one
- * second back. */
+ * GPU: only the samples newer than it are this caller's; and its last
+ * reading, which stands until the GPU's samples are asked again.
+ * Zero-initialise; the first read looks one second back. */
 struct gp_nvml_seen {
 	unsigned long long ts[GP_NVML_MAX_GPUS];
+	unsigned long long seq[GP_NVML_MAX_GPUS];	/* the GPU's call it was read from */
+	struct {
+		unsigned samples, sm_max_pct;
+		double sm_pct, mem_pct;
+	} last[GP_NVML_MAX_GPUS];
 };
 
 /* What one GPU said of one process, and of itself. */
@@ -90,10 +133,9 @@ struct gp_nvml_dev_act {
 };
 
 /* Reads the GPUs of mask (bits of NVML indexes; 0: every GPU), at most
- * cap, for pid; returns the number filled.  Cost, H200 (driver 580.159):
- * nvmlDeviceGetProcessUtilization 1.5 ms CPU a call, so a reader asks
- * only the GPUs the process holds memory on.  pid < 0: device
- * utilisation and reasons only. */
+ * cap, for pid; returns the number filled.  nvmlDeviceGetProcessUtilization
+ * is the dear call (the budget above), so a reader asks only the GPUs
+ * the process holds memory on.  pid < 0: device readings only. */
 unsigned gp_nvml_activity(struct gp_nvml *nv, int pid,
 			  struct gp_nvml_seen *seen, unsigned long long mask,
 			  struct gp_nvml_dev_act *out, unsigned cap);

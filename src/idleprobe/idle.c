@@ -579,8 +579,12 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 		rr->build_id[0] = '\0';
 
 	int rc = -1;
-	struct gp_sampler_opts so = { .root = root, .pid = pid, .kstacks = true };
-	struct gp_sampler *smp = gp_sampler_new(&so);
+	/* One set of GPU readers for the sampler and the activity read
+	 * beside it (gpu/house.h). */
+	struct gp_gpu_house_opts ho = { .root = root };
+	struct gp_gpu_house *house = gp_gpu_house_new(&ho);
+	struct gp_sampler_opts so = { .root = root, .pid = pid, .kstacks = true, .house = house };
+	struct gp_sampler *smp = house ? gp_sampler_new(&so) : NULL;
 	struct gp_stacks *stk = NULL;
 	if (!smp) {
 		/* No samples is no measurement: an error with its reason, never
@@ -591,7 +595,7 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 		if ((stk = gp_stacks_open(pid, 0)))
 			gp_stacks_prepare(stk);
 		int64_t t0 = gp_mono_ns();
-		struct gp_gpuact_opts go = { .root = root, .pid = pid };
+		struct gp_gpuact_opts go = { .house = house, .pid = pid };
 		struct gp_gpuact *gact = gp_gpuact_new(&go);
 		rc = idle_window(o, rr, smp, out, t0, gact);
 		gp_gpuact_free(gact);
@@ -605,6 +609,7 @@ static int measure(const struct idle_opts *o, const char *lib, struct run_result
 	if (stk)
 		gp_stacks_close(stk);
 	gp_sampler_free(smp);
+	gp_gpu_house_free(house);
 	reap_child(pid, why, sizeof why); /* the measurement stands; a warning says why */
 	close(from);
 	close(to);

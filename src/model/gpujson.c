@@ -4,6 +4,7 @@
  * gpu/) and from a file (model/load.c).  Pure JSON readers: the model
  * needs no probe to judge a result. */
 #include "config.h"
+#include "satmath.h"
 #include "gpujson.h"
 #include "gpuwork.h"
 
@@ -11,11 +12,6 @@
 #include <string.h>
 
 #define KEY_MAX 128
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 static bool region_is_vram(const char *region)
 {
@@ -39,12 +35,12 @@ static bool get_uint(const json_t *obj, const char *key, uint64_t *v)
 static void add_region(struct gp_gpu_totals *tot, const char *region,
 		       uint64_t total, uint64_t resident)
 {
-	tot->drm_total_bytes = sat_add(tot->drm_total_bytes, total);
-	tot->drm_resident_bytes = sat_add(tot->drm_resident_bytes, resident);
+	tot->drm_total_bytes = gp_sat_add(tot->drm_total_bytes, total);
+	tot->drm_resident_bytes = gp_sat_add(tot->drm_resident_bytes, resident);
 	if (!strcmp(region, "gtt"))
-		tot->gtt_bytes = sat_add(tot->gtt_bytes, total);
+		tot->gtt_bytes = gp_sat_add(tot->gtt_bytes, total);
 	else if (region_is_vram(region))
-		tot->vram_bytes = sat_add(tot->vram_bytes, total);
+		tot->vram_bytes = gp_sat_add(tot->vram_bytes, total);
 }
 
 /* One region of a client counts once: drm-total, else drm-resident, else
@@ -92,7 +88,7 @@ void gp_fdinfo_add_totals(const json_t *client, struct gp_gpu_totals *tot)
 	add_memory(client, tot);
 	json_object_foreach(eng, e, v) {
 		if (json_is_integer(v) && json_integer_value(v) > 0)
-			tot->engine_ns = sat_add(tot->engine_ns,
+			tot->engine_ns = gp_sat_add(tot->engine_ns,
 					(uint64_t)json_integer_value(v));
 	}
 }

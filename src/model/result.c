@@ -228,6 +228,35 @@ json_t *gp_json_string(const char *s)
 	return j ? j : json_string("");
 }
 
+json_t *gp_json_child(json_t *parent, const char *name)
+{
+	json_t *o = json_object_get(parent, name);
+	if (json_is_object(o))
+		return o;
+	if (!parent)
+		return NULL;
+	o = json_object();
+	if (json_object_set_new(parent, name, o))
+		return NULL;
+	return o;
+}
+
+void gp_json_set_u64(json_t *obj, const char *key, uint64_t v)
+{
+	if (obj)
+		json_object_set_new(obj, key, json_integer((json_int_t)v));
+}
+
+bool gp_json_get_u64(const json_t *o, const char *k, uint64_t *v)
+{
+	json_t *j = json_object_get(o, k);
+
+	if (!json_is_integer(j) || json_integer_value(j) < 0)
+		return false;
+	*v = (uint64_t)json_integer_value(j);
+	return true;
+}
+
 json_t *gp_json_hex(unsigned long long v)
 {
 	char buf[24];

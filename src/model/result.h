@@ -8,6 +8,7 @@
 #define GP_RESULT_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdbool.h>
 
 struct gp_result;
@@ -59,4 +60,13 @@ json_t *gp_json_string(const char *s);
 /* "0x1234" text, for 64-bit addresses and arguments that JSON integers
  * (signed 64-bit in jansson) cannot all hold. */
 json_t *gp_json_hex(unsigned long long v);
+/* parent[name] as an object, added when absent; NULL when it cannot be
+ * (parent NULL, no memory, or parent[name] not an object and not
+ * replaceable). */
+json_t *gp_json_child(json_t *parent, const char *name);
+/* obj[key] = v, a JSON integer (the readers keep v <= INT64_MAX); no-op
+ * when obj is NULL. */
+void gp_json_set_u64(json_t *obj, const char *key, uint64_t v);
+/* o[k] when it is a non-negative JSON integer. */
+bool gp_json_get_u64(const json_t *o, const char *k, uint64_t *v);
 #endif

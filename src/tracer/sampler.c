@@ -2,6 +2,7 @@
 #include "sampler.h"
 #include "grow.h"
 #include "gpumem.h"
+#include "house.h"
 #include "parse.h"
 #include "procstat.h"
 #include "jsonw.h"
@@ -27,6 +28,8 @@ struct gp_sampler {
 	struct gp_sampler_opts o;
 	struct gp_tasks *tasks;
 	struct gp_gpu_reader *gpu;
+	struct gp_gpu_house *house; /* o.house, or its own (own_house) */
+	bool own_house;
 	struct gp_sys_reader *sys;
 	int fd[P_COUNT];          /* the process's own files, kept open */
 	uint64_t starttime;       /* identity: a kept fd of a dead pid reads ESRCH */
@@ -88,15 +91,21 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 		s->tot.io_denied = true;
 	unsigned tflags = (o->kstacks ? GP_TASKS_KSTACK : 0) | (o->reopen ? GP_TASKS_REOPEN : 0);
 	s->tasks = gp_tasks_new(o->root, o->pid, tflags);
-	s->gpu = gp_gpu_reader_new(o->root, o->pid, o->no_nvml ? GP_GPU_NO_NVML : 0);
+	s->house = o->house;
+	if (!s->house) {
+		struct gp_gpu_house_opts ho = { .root = o->root,
+						.flags = o->no_nvml ? GP_HOUSE_NO_NVML : 0 };
+		s->house = gp_gpu_house_new(&ho);
+		s->own_house = true;
+	}
+	s->gpu = s->house ? gp_gpu_reader_new(s->house, o->pid, 0) : NULL;
 	s->sys = o->no_system ? NULL : gp_sys_reader_new(o->root);
 	s->waits = gp_waitprobe_new(o->root, o->pid);
 	s->edges = gp_waitedge_new(o->root, o->pid);
-	struct gp_gpuact_opts ao = { .root = o->root, .pid = o->pid,
-				     .flags = o->no_nvml ? GP_GPUACT_NO_NVML : 0 };
-	s->act = gp_gpuact_new(&ao);
+	struct gp_gpuact_opts ao = { .house = s->house, .pid = o->pid };
+	s->act = s->house ? gp_gpuact_new(&ao) : NULL;
 	s->pb = gp_point_builder_new();
-	if (!s->tasks || (!s->sys && !o->no_system) || !s->waits || !s->edges || !s->pb) {
+	if (!s->tasks || !s->house || (!s->sys && !o->no_system) || !s->waits || !s->edges || !s->pb) {
 		int saved = errno ? errno : ENOMEM;
 		gp_sampler_free(s);
 		errno = saved;
@@ -117,6 +126,8 @@ void gp_sampler_free(struct gp_sampler *s)
 	gp_waitprobe_free(s->waits);
 	gp_waitedge_free(s->edges);
 	gp_gpuact_free(s->act);
+	if (s->own_house)
+		gp_gpu_house_free(s->house);
 	gp_point_builder_free(s->pb);
 	free(s->tv);
 	gp_jw_free(&s->jw);
@@ -497,6 +508,10 @@ static void gpu_activity(struct gp_sampler *s, double t, json_t **gpup, struct g
 static void gpu_part(struct gp_sampler *s, double t, json_t **gpup, struct gp_pview *pv)
 {
 	*gpup = NULL;
+	/* One tick of the trace's GPU readers: every process of this sample
+	 * passes the same t, and the device-wide answers are read once. */
+	if (s->house)
+		gp_gpu_house_tick(s->house, t);
 	if (!s->gpu) {
 		gpu_activity(s, t, gpup, pv);
 		return;

@@ -18,6 +18,9 @@ struct gp_sampler_opts {
 	bool no_nvml;
 	bool reopen;       /* benchmark baseline: no kept fds */
 	bool no_system;    /* vmstat/meminfo are read by the caller (a tree's sampler) */
+	/* The trace's GPU readers (gpu/house.h), shared by every process of
+	 * a tree; NULL: the sampler makes its own (from root and no_nvml). */
+	struct gp_gpu_house *house;
 };
 
 enum gp_sample_rc {

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "tree.h"
 #include "grow.h"
+#include "house.h"
 #include "parse.h"
 #include "point.h"
 #include "procstat.h"
@@ -31,6 +32,7 @@ struct gp_tree {
 	struct member *m;          /* m[0] is the target */
 	size_t n, cap;
 	struct gp_sys_reader *sys;
+	struct gp_gpu_house *house; /* the GPU readers, one for every member */
 	struct gp_point_builder *pb;
 	bool first;
 	unsigned long seen, capped;
@@ -50,7 +52,7 @@ static struct member *add_member(struct gp_tree *t, int pid, int ppid, int depth
 	if (follow) {
 		struct gp_sampler_opts so = { .root = t->o.root, .pid = pid, .kstacks = t->o.kstacks,
 					      .no_nvml = t->o.no_nvml, .reopen = t->o.reopen,
-					      .no_system = true };
+					      .no_system = true, .house = t->house };
 		m->s = gp_sampler_new(&so);
 		if (!m->s)
 			return NULL; /* gone already */
@@ -70,9 +72,12 @@ struct gp_tree *gp_tree_new(const struct gp_tree_opts *o)
 		t->o.max_procs = 256;
 	t->first = true;
 	t->sys = gp_sys_reader_new(o->root);
+	struct gp_gpu_house_opts ho = { .root = o->root,
+					.flags = o->no_nvml ? GP_HOUSE_NO_NVML : 0 };
+	t->house = gp_gpu_house_new(&ho);
 	t->pb = gp_point_builder_new();
 	int saved = ENOMEM;
-	if (!t->sys || !t->pb || !add_member(t, o->pid, 0, 0, true)) {
+	if (!t->sys || !t->house || !t->pb || !add_member(t, o->pid, 0, 0, true)) {
 		saved = errno ? errno : ENOMEM;
 		gp_tree_free(t);
 		errno = saved;
@@ -98,6 +103,7 @@ void gp_tree_free(struct gp_tree *t)
 		gp_sampler_free(t->m[i].s);
 	}
 	free(t->m);
+	gp_gpu_house_free(t->house);
 	if (t->sys)
 		gp_sys_reader_free(t->sys);
 	gp_point_builder_free(t->pb);

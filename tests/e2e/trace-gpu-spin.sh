@@ -8,6 +8,9 @@
 # no util.memory) is waiting-gpu at low confidence.  Before, each of
 # these read waiting-gpu, the spin at high confidence.  report of each
 # saved file judges the same.
+# Four traces of 6-7 s each: 26 s of wall clock by design, over the
+# default 30 s limit once the machine is loaded.
+E2E_TIMEOUT=${E2E_TIMEOUT:-60}
 . "${0%/*}/lib.sh"
 require_jq
 N=$top_builddir/tests/gpu/libnvidia-ml.so.1

@@ -14,7 +14,9 @@
  *                                  returns one sample for it, stamped now
  *                                  PID "children": every child process of
  *                                  the program that loaded the double
- *                                  (gpuprobe idle's runtime child)
+ *                                  (gpuprobe idle's runtime child);
+ *                                  "descendants": every process below it
+ *                                  (a traced tree: trace -- sh -c ...)
  *   dev [gpu=I] [util=P] [memutil=P] [throttle=MASK] [power=W] [sms=N]
  *       [smclock=MHZ] [gpm=0|1] [smutil=P] [occ=P] [tensor=P] [fp16=P]
  *       [fp32=P] [fp64=P] [int=P] [dram=P]
@@ -36,6 +38,20 @@
  * Each process list is exported under the three names real drivers do
  * (_v3, _v2, bare), so the caller picks as with a real libnvidia-ml.
  *
+ * GPUPROBE_FAKE_NVML_COUNTS=FILE: when the library is unloaded (dlclose,
+ * or exit), appends one line "PID FUNCTION CALLS" per NVML function the
+ * loader called, PID the loader's: what the NVML call budget (nvml.h)
+ * is checked against (tests/e2e/trace-nvml-budget.sh).
+ *
+ * GPUPROBE_FAKE_NVML_COST="FUNCTION=US,...": each call of FUNCTION burns
+ * US microseconds of CPU first, as the driver's ioctls do (the H200's
+ * costs: bench/results/2026-12-04-gpu-work.md); bench/nvml-budget.sh
+ * measures gpuprobe's slope with them.
+ *
+ * nvmlDeviceGetPcieThroughput and nvmlDeviceGetTotalEnergyConsumption
+ * are exported, and block 20 ms as the H200's did: counted, never to be
+ * called at 1 Hz.
+ *
  * GPUPROBE_FAKE_NVML_LOG=FILE appends "procutil GPU SINCE" per
  * nvmlDeviceGetProcessUtilization call (the last-seen timestamp the
  * caller passed, µs), and "procs NAME GPU COUNT" per process-list call
@@ -48,6 +64,8 @@
 #include <unistd.h>
 #include <string.h>
 #include <sys/time.h>
+#include <fcntl.h>
+#include <time.h>
 
 #define API __attribute__((visibility("default")))
 
@@ -83,6 +101,82 @@ static unsigned long long now_us(void)
 	return (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
 }
 
+/* ---- calls counted, and their cost ---------------------------------- */
+
+static const char *const fn_names[] = {
+	"nvmlInit_v2", "nvmlShutdown", "nvmlDeviceGetCount_v2",
+	"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetName",
+	"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+	"nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetGraphicsRunningProcesses_v3",
+	"nvmlDeviceGetGraphicsRunningProcesses_v2", "nvmlDeviceGetGraphicsRunningProcesses",
+	"nvmlDeviceGetProcessUtilization", "nvmlDeviceGetUtilizationRates",
+	"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetPowerUsage",
+	"nvmlDeviceGetClockInfo", "nvmlDeviceGetArchitecture", "nvmlDeviceGetNumGpuCores",
+	"nvmlGpmQueryDeviceSupport", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree",
+	"nvmlGpmSampleGet", "nvmlGpmMetricsGet",
+	"nvmlDeviceGetPcieThroughput", "nvmlDeviceGetTotalEnergyConsumption",
+};
+#define NFN (sizeof fn_names / sizeof fn_names[0])
+static unsigned long calls[NFN];
+
+/* The configured cost of fn, µs ("nvmlGpmSampleGet=280,..."), 0 none. */
+static unsigned long cost_of(const char *fn)
+{
+	const char *spec = getenv("GPUPROBE_FAKE_NVML_COST");
+	size_t n = strlen(fn);
+
+	for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, fn, n) && p[n] == '=')
+			return strtoul(p + n + 1, NULL, 10);
+	return 0;
+}
+
+static void burn_us(unsigned long us)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((unsigned long)((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000) < us);
+}
+
+static void call(const char *fn)
+{
+	for (size_t i = 0; i < NFN; i++)
+		if (!strcmp(fn_names[i], fn))
+			calls[i]++;
+	unsigned long us = cost_of(fn);
+	if (us)
+		burn_us(us);
+}
+#define CALL() call(__func__)
+
+__attribute__((destructor)) static void write_counts(void)
+{
+	const char *path = getenv("GPUPROBE_FAKE_NVML_COUNTS");
+	char buf[4096];
+	size_t len = 0;
+
+	if (!path)
+		return;
+	for (size_t i = 0; i < NFN; i++) {
+		if (!calls[i])
+			continue;
+		int w = snprintf(buf + len, sizeof buf - len, "%d %s %lu\n", (int)getpid(),
+				 fn_names[i], calls[i]);
+		if (w < 0 || (size_t)w >= sizeof buf - len)
+			break;
+		len += (size_t)w;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	/* One write: two loaders appending never interleave their lines. */
+	if (write(fd, buf, len) < 0)
+		len = 0;
+	close(fd);
+}
+
 static unsigned long long kv(const char *line, const char *key, unsigned long long def)
 {
 	char pat[32];
@@ -99,19 +193,13 @@ static void add_proc(unsigned pid, const char *line)
 			kv(line, "bytes", 0) };
 }
 
-static void parse_line(char *line)
+/* Every process whose parent is self (all below it with deep), added as
+ * the line says. */
+static void add_below(int self, const char *line, bool deep)
 {
-	char word[16];
-	unsigned long long a;
-	int code;
-
-	if (sscanf(line, "%15s", word) != 1)
-		return;
-	if (!strcmp(word, "gpus") && sscanf(line, "%*s %llu", &a) == 1) {
-		S.ngpu = a > MAXG ? MAXG : (unsigned)a;
-	} else if (!strcmp(word, "proc") && sscanf(line, "%*s %llu", &a) == 1) {
-		add_proc((unsigned)a, line);
-	} else if (!strcmp(word, "proc") && strstr(line, " children")) {
+	int kids[MAXP];
+	unsigned nk = 0;
+	{
 		DIR *d = opendir("/proc");
 		struct dirent *de;
 		while (d && (de = readdir(d))) {
@@ -128,11 +216,33 @@ static void parse_line(char *line)
 			buf[n] = '\0';
 			char *rp = strrchr(buf, ')');
 			int ppid = 0;
-			if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == (int)getpid())
+			if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == self && nk < MAXP) {
 				add_proc(pid, line);
+				kids[nk++] = (int)pid;
+			}
 		}
 		if (d)
 			closedir(d);
+	}
+	for (unsigned i = 0; deep && i < nk; i++)
+		add_below(kids[i], line, true);
+}
+
+static void parse_line(char *line)
+{
+	char word[16];
+	unsigned long long a;
+	int code;
+
+	if (sscanf(line, "%15s", word) != 1)
+		return;
+	if (!strcmp(word, "gpus") && sscanf(line, "%*s %llu", &a) == 1) {
+		S.ngpu = a > MAXG ? MAXG : (unsigned)a;
+	} else if (!strcmp(word, "proc") && sscanf(line, "%*s %llu", &a) == 1) {
+		add_proc((unsigned)a, line);
+	} else if (!strcmp(word, "proc")) {
+		if (strstr(line, " children") || strstr(line, " descendants"))
+			add_below(getpid(), line, strstr(line, " descendants") != NULL);
 	} else if (!strcmp(word, "dev")) {
 		unsigned g = (unsigned)kv(line, "gpu", 0);
 		if (g < MAXG) {
@@ -162,30 +272,45 @@ static void parse_line(char *line)
 	}
 }
 
+/* The script's text as last parsed, and when: the same text is parsed
+ * again only after 200 ms, so that "proc descendants" walks /proc a few
+ * times a second, not at every call (a trace makes ~20 calls a tick; at
+ * one walk each a loaded machine skipped ticks), and a changed script is
+ * seen at once. */
+static char last_text[8192];
+static unsigned long long last_parse_us;
+
 static void load(void)
 {
 	const char *spec = getenv("GPUPROBE_FAKE_NVML");
 	char buf[8192];
 	size_t n = 0;
 
-	memset(&S, 0, sizeof S);
-	S.ngpu = 1;
-	S.stride = 24;
-	if (!spec)
-		return;
-	if (spec[0] == '/' || spec[0] == '.') {
+	if (spec && (spec[0] == '/' || spec[0] == '.')) {
 		FILE *f = fopen(spec, "r");
-		if (!f)
-			return;
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-	} else {
+		if (f) {
+			n = fread(buf, 1, sizeof buf - 1, f);
+			fclose(f);
+		} else {
+			spec = NULL;
+		}
+	} else if (spec) {
 		n = strlen(spec);
 		if (n > sizeof buf - 1)
 			n = sizeof buf - 1;
 		memcpy(buf, spec, n);
 	}
 	buf[n] = '\0';
+	unsigned long long now = now_us();
+	if (spec && last_parse_us && now - last_parse_us < 200000 && !strcmp(buf, last_text))
+		return;
+	memset(&S, 0, sizeof S);
+	S.ngpu = 1;
+	S.stride = 24;
+	last_parse_us = spec ? now : 0;
+	memcpy(last_text, buf, n + 1);
+	if (!spec)
+		return;
 	for (char *save = NULL, *l = strtok_r(buf, ";\n", &save); l;
 	     l = strtok_r(NULL, ";\n", &save))
 		parse_line(l);
@@ -195,6 +320,7 @@ static unsigned gpu_of(void *h) { return (unsigned)((unsigned long)h - 1); }
 
 API int nvmlInit_v2(void)
 {
+	CALL();
 	load();
 	if (S.fail_init)
 		return S.fail_init;
@@ -204,6 +330,7 @@ API int nvmlInit_v2(void)
 
 API int nvmlShutdown(void)
 {
+	CALL();
 	if (!inited)
 		return UNINIT;
 	inited--;
@@ -212,6 +339,7 @@ API int nvmlShutdown(void)
 
 API int nvmlDeviceGetCount_v2(unsigned *n)
 {
+	CALL();
 	load();
 	*n = S.ngpu;
 	return inited ? OK : UNINIT;
@@ -219,6 +347,7 @@ API int nvmlDeviceGetCount_v2(unsigned *n)
 
 API int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **h)
 {
+	CALL();
 	if (i >= S.ngpu)
 		return INVALID;
 	*h = (void *)(unsigned long)(i + 1);
@@ -227,6 +356,7 @@ API int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **h)
 
 API int nvmlDeviceGetName(void *h, char *name, unsigned len)
 {
+	CALL();
 	snprintf(name, len, "Fake NVML GPU %u", gpu_of(h));
 	return OK;
 }
@@ -290,16 +420,19 @@ static int procs(const char *name, void *h, unsigned *n, void *out, unsigned str
 
 API int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned *n, void *out)
 {
+	CALL();
 	return procs("compute_v3", h, n, out, S.stride);
 }
 
 API int nvmlDeviceGetComputeRunningProcesses_v2(void *h, unsigned *n, void *out)
 {
+	CALL();
 	return procs("compute_v2", h, n, out, S.stride);
 }
 
 API int nvmlDeviceGetComputeRunningProcesses(void *h, unsigned *n, void *out)
 {
+	CALL();
 	return procs("compute", h, n, out, 16);
 }
 
@@ -314,18 +447,21 @@ static int no_procs(const char *name, void *h, unsigned *n)
 
 API int nvmlDeviceGetGraphicsRunningProcesses_v3(void *h, unsigned *n, void *out)
 {
+	CALL();
 	(void)out;
 	return no_procs("graphics_v3", h, n);
 }
 
 API int nvmlDeviceGetGraphicsRunningProcesses_v2(void *h, unsigned *n, void *out)
 {
+	CALL();
 	(void)out;
 	return no_procs("graphics_v2", h, n);
 }
 
 API int nvmlDeviceGetGraphicsRunningProcesses(void *h, unsigned *n, void *out)
 {
+	CALL();
 	(void)out;
 	return no_procs("graphics", h, n);
 }
@@ -339,6 +475,7 @@ struct util_sample {
 API int nvmlDeviceGetProcessUtilization(void *h, struct util_sample *out, unsigned *n,
 					unsigned long long since)
 {
+	CALL();
 	unsigned g = gpu_of(h), k = 0;
 	unsigned long long now = now_us();
 
@@ -367,6 +504,7 @@ struct utilization { unsigned gpu, memory; };
 
 API int nvmlDeviceGetUtilizationRates(void *h, struct utilization *u)
 {
+	CALL();
 	unsigned g = gpu_of(h);
 	load();
 	if (S.fail_util)
@@ -380,6 +518,7 @@ API int nvmlDeviceGetUtilizationRates(void *h, struct utilization *u)
 
 API int nvmlDeviceGetCurrentClocksEventReasons(void *h, unsigned long long *mask)
 {
+	CALL();
 	unsigned g = gpu_of(h);
 	if (g >= MAXG)
 		return INVALID;
@@ -389,6 +528,7 @@ API int nvmlDeviceGetCurrentClocksEventReasons(void *h, unsigned long long *mask
 
 API int nvmlDeviceGetPowerUsage(void *h, unsigned *mw)
 {
+	CALL();
 	unsigned g = gpu_of(h);
 	load();
 	if (g >= MAXG)
@@ -401,6 +541,7 @@ API int nvmlDeviceGetPowerUsage(void *h, unsigned *mw)
 
 API int nvmlDeviceGetClockInfo(void *h, unsigned type, unsigned *mhz)
 {
+	CALL();
 	unsigned g = gpu_of(h);
 	load();
 	if (g >= MAXG || type != 1 /* NVML_CLOCK_SM */)
@@ -412,6 +553,7 @@ API int nvmlDeviceGetClockInfo(void *h, unsigned type, unsigned *mhz)
 /* A Hopper (NVML_DEVICE_ARCH_HOPPER 9) of 128 cores an SM. */
 API int nvmlDeviceGetArchitecture(void *h, unsigned *arch)
 {
+	CALL();
 	(void)h;
 	*arch = 9;
 	return OK;
@@ -419,6 +561,7 @@ API int nvmlDeviceGetArchitecture(void *h, unsigned *arch)
 
 API int nvmlDeviceGetNumGpuCores(void *h, unsigned *cores)
 {
+	CALL();
 	unsigned g = gpu_of(h);
 	load();
 	if (g >= MAXG)
@@ -445,6 +588,7 @@ struct gpm_get {
 
 API int nvmlGpmQueryDeviceSupport(void *h, struct gpm_support *sp)
 {
+	CALL();
 	unsigned g = gpu_of(h);
 	load();
 	if (g >= MAXG || sp->version != 1)
@@ -455,18 +599,21 @@ API int nvmlGpmQueryDeviceSupport(void *h, struct gpm_support *sp)
 
 API int nvmlGpmSampleAlloc(struct gpm_sample **s)
 {
+	CALL();
 	*s = calloc(1, sizeof **s);
 	return *s ? OK : 2;
 }
 
 API int nvmlGpmSampleFree(struct gpm_sample *s)
 {
+	CALL();
 	free(s);
 	return OK;
 }
 
 API int nvmlGpmSampleGet(void *h, struct gpm_sample *s)
 {
+	CALL();
 	unsigned g = gpu_of(h);
 	load();
 	if (g >= MAXG || !S.d[g].gpm)
@@ -479,6 +626,7 @@ API int nvmlGpmSampleGet(void *h, struct gpm_sample *s)
 
 API int nvmlGpmMetricsGet(struct gpm_get *mg)
 {
+	CALL();
 	load();
 	if (mg->version != 1 || !mg->s1 || !mg->s2 || mg->n > 98)
 		return INVALID;
@@ -491,5 +639,26 @@ API int nvmlGpmMetricsGet(struct gpm_get *mg)
 		mg->m[i].ret = mg->m[i].id < 14 ? OK : 2;
 		mg->m[i].value = mg->m[i].id < 14 ? d->gpm_v[mg->m[i].id] : 0;
 	}
+	return OK;
+}
+
+/* The calls that block (H200, driver 580: PCIe throughput 20.7 ms, total
+ * energy 3 ms a call): here to be counted, never to be called at 1 Hz. */
+API int nvmlDeviceGetPcieThroughput(void *h, unsigned counter, unsigned *value)
+{
+	CALL();
+	(void)h;
+	(void)counter;
+	burn_us(20000);
+	*value = 0;
+	return OK;
+}
+
+API int nvmlDeviceGetTotalEnergyConsumption(void *h, unsigned long long *mj)
+{
+	CALL();
+	(void)h;
+	burn_us(3000);
+	*mj = 0;
 	return OK;
 }

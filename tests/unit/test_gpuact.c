@@ -4,6 +4,7 @@
 #include "config.h"
 #include "gpuact.h"
 #include "gpumem.h"
+#include "house.h"
 #include "nvml.h"
 #include "gpujson.h"
 #include "gpuwork.h"
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "unit.h"
+
+#include "gpu_reader.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"
@@ -35,13 +38,13 @@ static const char *fx(const char *name)
 
 static json_t *gpumem_of(struct gp_root *root, int pid)
 {
-	struct gp_gpu_reader *m = gp_gpu_reader_new(root, pid, GP_GPU_NO_NVML);
+	struct gp_gpu_reader *m = reader_new(root, pid, GP_GPU_NO_NVML, NULL);
 	struct gp_gpu_totals tot;
 	json_t *g = NULL;
 
 	assert_non_null(m);
 	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
-	gp_gpu_reader_free(m);
+	reader_free(m);
 	return g;
 }
 
@@ -132,10 +135,10 @@ static void test_amd_two_samples(void **state UNUSED)
 	g0 = gpumem_of(&r0, 5151);
 	double busy;
 	char eng[32];
-	assert_true(gp_gpuact_engine_busy(g0, g, 2.0, &busy, eng, sizeof eng));
+	assert_true(gp_drm_engine_busy(g0, g, 2.0, &busy, eng, sizeof eng));
 	assert_true(fabs(busy - 45.0) < 1e-6);
 	assert_string_equal(eng, "compute");
-	assert_false(gp_gpuact_engine_busy(NULL, g, 1.0, &busy, eng, sizeof eng));
+	assert_false(gp_drm_engine_busy(NULL, g, 1.0, &busy, eng, sizeof eng));
 	json_decref(g0);
 	gp_root_close(&r0);
 
@@ -246,7 +249,7 @@ static void test_nvml_activity(void **state UNUSED)
 	assert_int_equal(gp_root_open(&root, "/"), 0);
 
 	/* The memory reader names the GPU the process holds. */
-	struct gp_gpu_reader *m = gp_gpu_reader_new_nvml(&root, me, 0, FAKE_NVML);
+	struct gp_gpu_reader *m = reader_new(&root, me, 0, FAKE_NVML);
 	struct gp_gpu_totals tot;
 	json_t *g = NULL;
 	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
@@ -280,7 +283,15 @@ static void test_nvml_activity(void **state UNUSED)
 		 "gpus 2\nproc %d gpu=1 bytes=1048576\ndev gpu=1 util=0\n", me);
 	write_script(buf);
 	usleep(2000);
+	/* One tick later the reading of the last call stands: process
+	 * utilisation is asked once in GP_NVML_PUTIL_PERIOD_S (nvml.h, the
+	 * budget), and its samples cover the time since the call before. */
 	assert_int_equal(gp_gpuact_read(r, 1, NULL, &a), 0);
+	assert_true(a.have_nvml);
+	assert_int_equal(a.nvml_samples, 1);
+	assert_true(a.sm_pct == 100);
+	assert_true(a.dev_util_pct == 0);	/* the device readings are this tick's */
+	assert_int_equal(gp_gpuact_read(r, 2, NULL, &a), 0);
 	assert_true(a.have_nvml);
 	assert_int_equal(a.nvml_samples, 0);
 	assert_true(a.sm_pct == 0);
@@ -309,12 +320,12 @@ static void test_nvml_activity(void **state UNUSED)
 	/* A driver that refuses the call: unknown, and said why. */
 	snprintf(buf, sizeof buf, "gpus 1\nproc %d bytes=1\nfail procutil 3\n", me);
 	write_script(buf);
-	assert_int_equal(gp_gpuact_read(r, 2, NULL, &a), 0);
+	assert_int_equal(gp_gpuact_read(r, 3.5, NULL, &a), 0);
 	assert_false(a.have_nvml);
 	assert_non_null(strstr(a.why_nvml, "NVML_ERROR_NOT_SUPPORTED"));
 	assert_true(a.absent_changed);
 	gp_gpuact_free(r);
-	gp_gpu_reader_free(m);
+	reader_free(m);
 
 	/* Through $GPUPROBE_NVML_LIB; and a library that is not there. */
 	write_script("gpus 1\n");
@@ -405,7 +416,7 @@ static void test_nvml_strides(void **state UNUSED)
 		assert_int_equal(v3, 0);
 
 		/* The activity reader: busy on GPU 0, not "no context". */
-		struct gp_gpu_reader *m = gp_gpu_reader_new_nvml(&root, me, 0, FAKE_NVML);
+		struct gp_gpu_reader *m = reader_new(&root, me, 0, FAKE_NVML);
 		struct gp_gpu_totals tot;
 		json_t *g = NULL;
 		assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
@@ -420,7 +431,7 @@ static void test_nvml_strides(void **state UNUSED)
 		assert_int_equal(a.nvml_samples, 1);
 		assert_true(a.sm_pct == 100);
 		gp_gpuact_free(r);
-		gp_gpu_reader_free(m);
+		reader_free(m);
 	}
 
 	/* 40 bytes an entry, a layout not yet seen: unknown, not absent
@@ -434,7 +445,7 @@ static void test_nvml_strides(void **state UNUSED)
 		len += (size_t)w;
 	}
 	write_script(text);
-	struct gp_gpu_reader *m = gp_gpu_reader_new_nvml(&root, me, 0, FAKE_NVML);
+	struct gp_gpu_reader *m = reader_new(&root, me, 0, FAKE_NVML);
 	struct gp_gpu_totals tot;
 	json_t *g = NULL;
 	assert_int_equal(gp_gpu_read(m, &g, &tot), 0);
@@ -452,7 +463,7 @@ static void test_nvml_strides(void **state UNUSED)
 	assert_false(a.nvml_no_context);	/* was: 0 %, "known" */
 	assert_true(a.sm_pct == 100);
 	gp_gpuact_free(r);
-	gp_gpu_reader_free(m);
+	reader_free(m);
 	gp_root_close(&root);
 }
 

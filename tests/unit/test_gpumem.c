@@ -7,6 +7,7 @@
 #include "config.h"
 #include "unit.h"
 #include "gpumem.h"
+#include "house.h"
 #include "nvml.h"
 
 #include <dlfcn.h>
@@ -20,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "gpu_reader.h"
 
 #ifndef GP_FIXTURE_DIR
 #define GP_FIXTURE_DIR "tests/fixtures/gpumem"
@@ -381,7 +384,7 @@ static void test_reader_replay(void **state UNUSED)
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, fixture("root1")), 0);
 	assert_false(root.live);
-	struct gp_gpu_reader *r = gp_gpu_reader_new(&root, 4242, 0);
+	struct gp_gpu_reader *r = reader_new(&root, 4242, 0, NULL);
 	assert_non_null(r);
 
 	/* Twice: the second sample goes through the kept fd table. */
@@ -393,7 +396,7 @@ static void test_reader_replay(void **state UNUSED)
 		check_root1(gpu, &t);
 		json_decref(gpu);
 	}
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -402,7 +405,7 @@ static void test_reader_missing_pid(void **state UNUSED)
 {
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, fixture("root1")), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new(&root, 999999, 0);
+	struct gp_gpu_reader *r = reader_new(&root, 999999, 0, NULL);
 	json_t *gpu = NULL;
 	struct gp_gpu_totals t;
 	assert_int_equal(gp_gpu_read(r, &gpu, &t), 0);
@@ -412,7 +415,7 @@ static void test_reader_missing_pid(void **state UNUSED)
 	assert_null(json_object_get(gpu, "kfd"));
 	assert_null(json_object_get(gpu, "nvml"));
 	json_decref(gpu);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -424,7 +427,7 @@ static void test_nvml_absent(void **state UNUSED)
 {
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, "/"), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new_nvml(&root, getpid(), 0,
+	struct gp_gpu_reader *r = reader_new(&root, getpid(), 0,
 		"libnvidia-ml-does-not-exist.so.1");
 	for (int i = 0; i < 3; i++) {
 		json_t *gpu = NULL;
@@ -435,7 +438,7 @@ static void test_nvml_absent(void **state UNUSED)
 		assert_null(json_object_get(gpu, "nvml"));
 		json_decref(gpu);
 	}
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -539,7 +542,7 @@ static void test_nvml_fake(void **state UNUSED)
 		skip();		/* not linked with -rdynamic */
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, "/"), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new_nvml(&root, getpid(), 0, "");
+	struct gp_gpu_reader *r = reader_new(&root, getpid(), 0, "");
 	for (int i = 0; i < 2; i++) {
 		json_t *gpu = NULL;
 		struct gp_gpu_totals t;
@@ -566,18 +569,18 @@ static void test_nvml_fake(void **state UNUSED)
 	/* Grown once, then the buffer fits. */
 	assert_int_equal(fake_short_answers, 1);
 	assert_int_equal(fake_inits, 1);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	assert_int_equal(fake_shutdowns, 1);
 
 	/* GP_GPU_NO_NVML: never loaded */
-	r = gp_gpu_reader_new_nvml(&root, getpid(), GP_GPU_NO_NVML, "");
+	r = reader_new(&root, getpid(), GP_GPU_NO_NVML, "");
 	json_t *gpu = NULL;
 	struct gp_gpu_totals t;
 	assert_int_equal(gp_gpu_read(r, &gpu, &t), 0);
 	assert_false(t.nvml_seen);
 	assert_int_equal(fake_inits, 1);
 	json_decref(gpu);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 }
 
@@ -670,7 +673,7 @@ static void test_nvml_strides(void **state UNUSED)
 	/* Through the memory reader: "nvml_unknown", no "nvml" rows. */
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, "/"), 0);
-	struct gp_gpu_reader *r = gp_gpu_reader_new_nvml(&root, getpid(), 0, "");
+	struct gp_gpu_reader *r = reader_new(&root, getpid(), 0, "");
 	json_t *gpu = NULL;
 	struct gp_gpu_totals t;
 	assert_int_equal(gp_gpu_read(r, &gpu, &t), 0);
@@ -678,7 +681,7 @@ static void test_nvml_strides(void **state UNUSED)
 	assert_null(json_object_get(gpu, "nvml"));
 	assert_non_null(strstr(jstr(gpu, "nvml_unknown"), "entries in"));
 	json_decref(gpu);
-	gp_gpu_reader_free(r);
+	reader_free(r);
 	gp_root_close(&root);
 	fake_stride = 24;
 	fake_nprocs = 40;

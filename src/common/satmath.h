@@ -1,0 +1,14 @@
+/* Saturating arithmetic for counters read from outside (DRM fdinfo,
+ * KFD sysfs, NVML): a sum of many readings pins at the top instead of
+ * wrapping to a small number that would read as a drop. */
+#ifndef GP_SATMATH_H
+#define GP_SATMATH_H
+
+#include <stdint.h>
+
+static inline uint64_t gp_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+#endif
