@@ -127,10 +127,17 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 	}
 	if (!a->odd_pid)
 		return;
-	/* Ranks: the odd one out (verdict.c find_ranks). */
+	/* Ranks: the odd one out (verdict.c find_ranks), each frame with the
+	 * user's line under it when it is a library's (torch's all_reduce). */
+	char from[80] = "", ofrom[80] = "";
+	if (a->rank_user[0])
+		snprintf(from, sizeof from, " called from %s", a->rank_user);
+	if (a->odd_user[0])
+		snprintf(ofrom, sizeof ofrom, " called from %s", a->odd_user);
 	if (a->rank_n == 2) {
-		strbuf_addf(sb, "; the two %s processes differ: pid %d waits in %s, pid %d in %s",
-			    a->rank_comm, a->rank_pids[0], a->rank_frame, a->odd_pid, a->odd_frame);
+		strbuf_addf(sb, "; the two %s processes differ: pid %d waits in %s%s, pid %d in %s%s",
+			    a->rank_comm, a->rank_pids[0], a->rank_frame, from, a->odd_pid, a->odd_frame,
+			    ofrom);
 		return;
 	}
 	strbuf_addf(sb, "; %u %s processes (ranks): ", a->rank_n, a->rank_comm);
@@ -140,8 +147,8 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, "%s%d", i ? ", " : "", a->rank_pids[i]);
 	if (a->rank_same > shown)
 		strbuf_addf(sb, " and %u more", a->rank_same - shown);
-	strbuf_addf(sb, " wait in %s; pid %d is in %s: the odd one out", a->rank_frame, a->odd_pid,
-		    a->odd_frame);
+	strbuf_addf(sb, " wait in %s%s; pid %d is in %s%s: the odd one out", a->rank_frame, from,
+		    a->odd_pid, a->odd_frame, ofrom);
 }
 
 static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)

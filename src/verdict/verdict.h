@@ -110,9 +110,10 @@ struct gp_activity {
 	unsigned rank_n, rank_same;  /* processes of that name, and in the shared frame */
 	char rank_comm[16];
 	char rank_frame[64];         /* the frame the others share (two ranks: the first's) */
+	char rank_user[64];          /* a library's frame: the user's line that called it, or "" */
 	int rank_pids[8];            /* pids in it (at most 8 named) */
 	int odd_pid;                 /* 0: none */
-	char odd_frame[64];
+	char odd_frame[64], odd_user[64];
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
