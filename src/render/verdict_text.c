@@ -485,6 +485,38 @@ static void kmsg_words(struct strbuf *sb, const struct gp_verdict *v)
 		strbuf_addf(sb, ", and %u more", v->kmsg_more);
 }
 
+/* "; NCCL RAS 2.29.1: rank 1 (pid 4242) is behind in AllReduce: 6649, the
+ * others up to 6650; no count moved from +2.0 to +40.0 s".  Not of a job
+ * making progress: there a rank behind by one is a rank arriving later
+ * (NVIDIA's RAS guide: fine "as long as the counts increase"). */
+static void ras_words(struct strbuf *sb, const struct gp_verdict *v)
+{
+	const struct gp_ras_seen *r = &v->ras;
+	enum gp_class c = v->cls == GP_CLASS_EXITED ? v->before : v->cls;
+	if (!r->ok_reads || !r->lag || c == GP_CLASS_PROGRESS || c == GP_CLASS_SLOW_PROGRESS)
+		return;
+	strbuf_addf(sb, "; NCCL RAS%s%s: rank %d", r->version[0] ? " " : "", r->version, r->rank);
+	if (r->pid)
+		strbuf_addf(sb, " (pid %d)", r->pid);
+	if (r->missing)
+		strbuf_addf(sb, " of communicator %s did not answer (%s)", r->comm,
+			    r->dead ? "considered dead" : "unresponsive");
+	else
+		strbuf_addf(sb, " is behind in %s: %llu, the others up to %llu", r->op,
+			    (unsigned long long)r->count, (unsigned long long)r->max);
+	if (r->lagging > 1)
+		strbuf_addf(sb, " (%u ranks behind of %u)", r->lagging, r->ranks);
+	if (r->ok_reads < 2)
+		return;
+	if (!r->moved_any)
+		strbuf_addf(sb, "; no count moved from %+.1f to %+.1f s", r->t_first, r->t_last);
+	else if (!r->lag_moved)
+		strbuf_addf(sb, "; its count did not move from %+.1f to %+.1f s, others' did", r->t_first,
+			    r->t_last);
+	else
+		strbuf_addf(sb, "; its count still moves (%+.1f to %+.1f s)", r->t_first, r->t_last);
+}
+
 void gp_verdict_summary(struct strbuf *sb, const struct gp_verdict *v)
 {
 	if (v->cls == GP_CLASS_EXITED) {
@@ -498,6 +530,7 @@ void gp_verdict_summary(struct strbuf *sb, const struct gp_verdict *v)
 	}
 	story(sb, v);
 	kmsg_words(sb, v);
+	ras_words(sb, v);
 }
 
 void gp_verdict_reason(struct strbuf *sb, const struct gp_verdict *v)
@@ -620,5 +653,7 @@ size_t gp_verdict_unseen(const struct gp_verdict *v, const char *line[GP_VERDICT
 		line[n++] = "kernel stacks: not read (run as root)";
 	if (v->kmsg_why[0])
 		line[n++] = v->kmsg_why;
+	if (v->ras.reads && !v->ras.ok_reads && v->ras.said[0])
+		line[n++] = v->ras.said;   /* "RAS: not listening on 127.0.0.1:28028" */
 	return n;
 }

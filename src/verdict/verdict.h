@@ -13,6 +13,7 @@
 #define GP_VERDICT_H
 
 #include "load.h"
+#include "rasparse.h"
 #include "series.h"
 #include "stuck.h"
 #include "waits.h"
@@ -38,6 +39,8 @@ struct gp_verdict_opts {
 	const struct gp_kmsg_note *kmsg;
 	size_t nkmsg;
 	const char *kmsg_why;
+	/* NCCL's RAS service as the trace's `ras` lines read it; NULL: not asked. */
+	const struct gp_ras_seen *ras;
 	const char *machine;     /* the traced machine (header host.machine), for
 				    syscall names; NULL: this one (live) */
 };
@@ -259,6 +262,7 @@ struct gp_verdict {
 	/* What could not be seen: GP_UNSEEN_* bits and why the kernel log was not read. */
 	unsigned unseen;
 	char kmsg_why[112];
+	struct gp_ras_seen ras;  /* reads == 0: RAS not asked */
 };
 
 void gp_verdict_compute(const struct gp_point *pt, size_t n,

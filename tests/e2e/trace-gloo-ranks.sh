@@ -16,7 +16,10 @@ require_jq
 # another one first on PATH (pyenv).
 PY=
 for p in python3 /usr/bin/python3; do
-	if command -v "$p" > /dev/null 2>&1 && "$p" -c 'import torch.distributed' > /dev/null 2>&1; then
+	# find_spec, not an import: importing torch costs seconds; a torch
+	# that is there but broken fails the test below, it is no skip.
+	if command -v "$p" > /dev/null 2>&1 \
+	   && "$p" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' 2> /dev/null; then
 		PY=$(command -v "$p")
 		break
 	fi
