@@ -62,6 +62,7 @@ struct trace_opts {
 	const char *proc_root;
 	bool nvml, reopen, children;
 	int ras_port;          /* NCCL's RAS service on 127.0.0.1; 0: not asked */
+	bool ras_given;        /* --ras-port given: asked even with no NCCL seen mapped */
 	char fail_on[8][24];
 	int nfail_on;
 	enum stacks_mode stacks;
@@ -87,7 +88,8 @@ static const struct argp_option trace_options[] = {
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
 	{ "ras-port", OPT_RAS_PORT, "PORT", 0,
 	  "Ask NCCL's RAS service on 127.0.0.1:PORT for the ranks' collective counts, "
-	  "2 s in, every 5 s, at a hang and at the end (default 28028, NCCL's; 0: never)", 2 },
+	  "2 s in, every 5 s, at a hang and at the end (default 28028, NCCL's, once a "
+	  "process maps libnccl or librccl; given: always; 0: never)", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
 	{ NULL, 0, NULL, 0, "Verdict:", 3 },
@@ -125,6 +127,7 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		if (!gp_parse_count(arg, &port) || port > 65535)
 			argp_error(state, "--ras-port: '%s' is not a port (0-65535; 0: off)", arg);
 		o->ras_port = (int)port;
+		o->ras_given = true;
 		break;
 	}
 	case OPT_STACKS:
@@ -556,13 +559,24 @@ static void check_libs(struct run *r, double t, bool now)
 
 /* NCCL's RAS service (gpu/ras.h): 2 s into the trace (NCCL starts it
  * when the job initializes), every 5 s, and when forced (a hang's
- * snapshot, the end).  A `ras` line when it read counts, or when the
+ * snapshot, the end); once a process maps NCCL or RCCL, or always with
+ * --ras-port (a port that is no RAS answers garbage: said, never fatal).  A `ras` line when it read counts, or when the
  * state changed: "not listening" is said once.  A service that accepted
  * and then did not answer, or answered garbage, is asked only once more,
  * at the end: each such read costs up to GP_RAS_BUDGET_S. */
+/* A process of the tree maps NCCL or RCCL (the runtimes check_libs saw):
+ * only then is RAS worth a connection, unless --ras-port asked. */
+static bool tree_maps_nccl(const struct run *r)
+{
+	for (size_t i = 0; i < r->nlibs; i++)
+		if (strstr(r->libs[i].paths, "libnccl") || strstr(r->libs[i].paths, "librccl"))
+			return true;
+	return false;
+}
+
 static void check_ras(struct run *r, double t, bool force)
 {
-	if (!r->o->ras_port || !r->root.live)
+	if (!r->o->ras_port || !r->root.live || (!r->o->ras_given && !tree_maps_nccl(r)))
 		return;
 	if (!force && (r->ras_stop || t < 2 || (r->ras_checked >= 0 && t - r->ras_checked < 5)))
 		return;
