@@ -18,11 +18,13 @@ cd "$(dirname "$0")"
 # tests/real/cases.tsv (bench/real-programs.sh installs its servers itself).
 # gdb and python3-dbg: py-bt, the truth beside tests/e2e/stacks-python-pybt.sh.
 # strace: another tracer holding one thread (tests/e2e/stacks-traced-elsewhere.sh).
+# python3-torch (1.13, with libtorch): real ranks without a GPU, two
+# torch.distributed processes on gloo (tests/e2e/trace-gloo-ranks.sh).
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
       libcmocka-dev jq procps sysstat elfutils util-linux coreutils
       libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
-      clang valgrind python3 xz-utils pv gdb python3-dbg strace"
+      clang valgrind python3 xz-utils pv gdb python3-dbg strace python3-torch"
 
 missing=""
 for p in $PKGS; do

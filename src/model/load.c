@@ -451,6 +451,8 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			keep(&out->verdict, j);
 		} else if (!strcmp(type, "kmsg")) {
 			gp_kmsg_note_add(out->kmsg, &out->nkmsg, j);
+		} else if (!strcmp(type, "ras")) {
+			gp_ras_note_add(&out->ras, j);
 		} else if (!strcmp(type, "stacks") && out->series.n) {
 			stacks_line(out, j);
 		} else if (!strcmp(type, "sample")) {

@@ -7,6 +7,7 @@
 
 #include "series.h"
 #include "stuck.h"
+#include "rasparse.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -21,6 +22,7 @@ struct gp_loaded {
 	struct gp_stuck stuck;      /* the last snapshot of every thread (why hang/end) */
 	struct gp_kmsg_note kmsg[GP_KMSG_NOTES]; /* `kmsg` lines, the newest */
 	size_t nkmsg;
+	struct gp_ras_note ras;     /* `ras` lines: NCCL's RAS service (rasparse.h) */
 	bool truncated;             /* the last line was cut (a killed run) */
 	unsigned long lines, bad_lines;
 	/* The file stays open for a second pass (report's per-type scan,

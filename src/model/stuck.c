@@ -60,6 +60,40 @@ static bool c_runtime(const char *soname)
 	return false;
 }
 
+/* A Python file of the interpreter's library or an installed package
+ * (torch's distributed_c10d.py, threading.py), not the user's program:
+ * the paths CPython's site module puts on sys.path (Lib/site.py:
+ * getsitepackages, "site-packages"; Debian's patched site.py,
+ * "dist-packages"), and the standard library's lib/pythonX.Y. */
+static bool library_file(const char *file)
+{
+	return file && (strstr(file, "/site-packages/") || strstr(file, "/dist-packages/")
+			|| strstr(file, "/lib/python3") || strstr(file, "/lib64/python3"));
+}
+
+/* Where the user's code called into a library the thread waits in:
+ * "reduce_grads (gloo_ranks.py:20)" under torch's all_reduce.  "" when
+ * the youngest Python frame is the user's own (wait_frame says it). */
+static void user_frame(const json_t *frames, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	size_t i, q;
+	json_t *f, *p;
+	bool in_library = false;
+	json_array_foreach(frames, i, f) {
+		json_array_foreach(json_object_get(f, "python"), q, p) {
+			const char *file = json_string_value(json_object_get(p, "file"));
+			if (library_file(file)) {
+				in_library = true;
+				continue;
+			}
+			if (in_library)
+				py_label(p, buf, cap);
+			return;
+		}
+	}
+}
+
 static void wait_frame(const json_t *frames, char *buf, size_t cap)
 {
 	buf[0] = '\0';
@@ -118,6 +152,7 @@ static void read_thread(struct gp_stuck_thread *x, int pid, const json_t *th)
 				x->nframes++;
 	}
 	wait_frame(frames, x->wait_frame, sizeof x->wait_frame);
+	user_frame(frames, x->user_frame, sizeof x->user_frame);
 	const char *k0 = json_string_value(json_array_get(json_object_get(th, "kernel"), 0));
 	if (k0) {
 		gp_strlcpy(x->kernel, k0, sizeof x->kernel);

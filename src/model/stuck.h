@@ -18,6 +18,8 @@ struct gp_stuck_thread {
 	char comm[16];
 	char state;
 	char wait_frame[64];     /* the frame that names the wait (gp_stuck_add) */
+	char user_frame[64];     /* a library's Python frame waits: the user's
+				    code that called it; "" otherwise */
 	char frames[GP_STUCK_FRAMES][64];
 	unsigned nframes;
 	char kernel[48];         /* innermost kernel frame, "" unknown */

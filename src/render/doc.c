@@ -386,6 +386,18 @@ static void libs_of(struct scan *sc, json_t *line, const char *key)
 		json_object_set(row, "comm", comm);
 	json_object_set(row, "libs", libs);
 }
+/* NCCL's RAS reads: the first ones and the latest, a bound on what a
+ * stranger's file (or a trace of days) makes us keep. */
+static void on_ras(struct scan *sc, json_t *line)
+{
+	if (!json_is_object(line))
+		return;
+	if (json_array_size(sc->d->ras) >= 64) {
+		json_array_remove(sc->d->ras, 16);
+		sc->d->ras_more++;
+	}
+	keep_in(sc->d->ras, line);
+}
 static void on_target(struct scan *sc, json_t *line) { libs_of(sc, line, "runtime_libs"); }
 static void on_runtime_libs(struct scan *sc, json_t *line) { libs_of(sc, line, "libs"); }
 /* An idle run writes one `verdict` line per runtime, class spin or quiet:
@@ -415,6 +427,7 @@ static const struct {
 	{ "verdict", on_verdict },
 	{ "error", on_arm_error },
 	{ "kmsg", on_kmsg },
+	{ "ras", on_ras },
 };
 
 static int scan_file(struct gp_doc *d, char *err, size_t errcap)
@@ -487,6 +500,7 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 	d->gpu = json_array();
 	d->unknown = json_object();
 	d->libs = json_object();
+	d->ras = json_array();
 	if (scan_file(d, err, errcap) < 0) {
 		gp_doc_free(d);
 		return -1;
@@ -511,6 +525,8 @@ void gp_doc_free(struct gp_doc *d)
 	memset(&d->klog, 0, sizeof d->klog);
 	json_decref(d->libs);
 	d->libs = NULL;
+	json_decref(d->ras);
+	d->ras = NULL;
 	for (size_t i = 0; i < d->nth; i++)
 		free(d->th[i].cpu);
 	free(d->th);

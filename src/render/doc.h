@@ -62,6 +62,8 @@ struct gp_doc {
 	json_t *gpu;                 /* `gpu` lines: the runtime a lock/pools run used */
 	json_t *unknown;             /* {type: count} of lines no handler knows */
 	struct gp_klog klog;         /* `kmsg` lines */
+	json_t *ras;                 /* `ras` lines: the first 16 and the latest 48 */
+	unsigned long ras_more;      /* those left out between them */
 	json_t *libs;                /* {"PID": {pid, comm, libs[]}}: the GPU runtimes each
 				      * process maps, the newest `target`/`runtime_libs` */
 	struct gp_thread_agg *th;

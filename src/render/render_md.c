@@ -10,6 +10,7 @@
 #include "arms.h"
 #include "host_text.h"
 #include "klog.h"
+#include "ras_text.h"
 #include "libs_text.h"
 #include "parse.h"
 #include "strbuf.h"
@@ -785,6 +786,7 @@ static void md_one(FILE *out, const struct gp_doc *d, bool several)
 	}
 	gp_klog_markdown(out, d);
 	gp_libs_markdown(out, d);
+	gp_ras_markdown(out, d);
 	const char *key;
 	json_t *v;
 	bool first = true;

@@ -6,6 +6,7 @@
 #include "arms.h"
 #include "klog.h"
 #include "libs_text.h"
+#include "ras_text.h"
 
 #include <stdlib.h>
 
@@ -63,6 +64,7 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 		}
 	}
 	gp_libs_text(out, d);
+	gp_ras_text(out, d);
 	if (d->is_trace)
 		gp_verdict_print(out, &d->v);
 	struct strbuf sb = STRBUF_INIT;

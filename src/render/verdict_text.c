@@ -137,10 +137,17 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 	}
 	if (!a->odd_pid)
 		return;
-	/* Ranks: the odd one out (verdict.c find_ranks). */
+	/* Ranks: the odd one out (verdict.c find_ranks), each frame with the
+	 * user's line under it when it is a library's (torch's all_reduce). */
+	char from[80] = "", ofrom[80] = "";
+	if (a->rank_user[0])
+		snprintf(from, sizeof from, " called from %s", a->rank_user);
+	if (a->odd_user[0])
+		snprintf(ofrom, sizeof ofrom, " called from %s", a->odd_user);
 	if (a->rank_n == 2) {
-		strbuf_addf(sb, "; the two %s processes differ: pid %d waits in %s, pid %d in %s",
-			    a->rank_comm, a->rank_pids[0], a->rank_frame, a->odd_pid, a->odd_frame);
+		strbuf_addf(sb, "; the two %s processes differ: pid %d waits in %s%s, pid %d in %s%s",
+			    a->rank_comm, a->rank_pids[0], a->rank_frame, from, a->odd_pid, a->odd_frame,
+			    ofrom);
 		return;
 	}
 	strbuf_addf(sb, "; %u %s processes (ranks): ", a->rank_n, a->rank_comm);
@@ -150,8 +157,8 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, "%s%d", i ? ", " : "", a->rank_pids[i]);
 	if (a->rank_same > shown)
 		strbuf_addf(sb, " and %u more", a->rank_same - shown);
-	strbuf_addf(sb, " wait in %s; pid %d is in %s: the odd one out", a->rank_frame, a->odd_pid,
-		    a->odd_frame);
+	strbuf_addf(sb, " wait in %s%s; pid %d is in %s%s: the odd one out", a->rank_frame, from,
+		    a->odd_pid, a->odd_frame, ofrom);
 }
 
 static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
@@ -575,6 +582,38 @@ static void kmsg_words(struct strbuf *sb, const struct gp_verdict *v)
 		strbuf_addf(sb, ", and %u more", v->kmsg_more);
 }
 
+/* "; NCCL RAS 2.29.1: rank 1 (pid 4242) is behind in AllReduce: 6649, the
+ * others up to 6650; no count moved from +2.0 to +40.0 s".  Not of a job
+ * making progress: there a rank behind by one is a rank arriving later
+ * (NVIDIA's RAS guide: fine "as long as the counts increase"). */
+static void ras_words(struct strbuf *sb, const struct gp_verdict *v)
+{
+	const struct gp_ras_seen *r = &v->ras;
+	enum gp_class c = v->cls == GP_CLASS_EXITED ? v->before : v->cls;
+	if (!r->ok_reads || !r->lag || c == GP_CLASS_PROGRESS || c == GP_CLASS_SLOW_PROGRESS)
+		return;
+	strbuf_addf(sb, "; NCCL RAS%s%s: rank %d", r->version[0] ? " " : "", r->version, r->rank);
+	if (r->pid)
+		strbuf_addf(sb, " (pid %d)", r->pid);
+	if (r->missing)
+		strbuf_addf(sb, " of communicator %s did not answer (%s)", r->comm,
+			    r->dead ? "considered dead" : "unresponsive");
+	else
+		strbuf_addf(sb, " is behind in %s: %llu, the others up to %llu", r->op,
+			    (unsigned long long)r->count, (unsigned long long)r->max);
+	if (r->lagging > 1)
+		strbuf_addf(sb, " (%u ranks behind of %u)", r->lagging, r->ranks);
+	if (r->ok_reads < 2)
+		return;
+	if (!r->moved_any)
+		strbuf_addf(sb, "; no count moved from %+.1f to %+.1f s", r->t_first, r->t_last);
+	else if (!r->lag_moved)
+		strbuf_addf(sb, "; its count did not move from %+.1f to %+.1f s, others' did", r->t_first,
+			    r->t_last);
+	else
+		strbuf_addf(sb, "; its count still moves (%+.1f to %+.1f s)", r->t_first, r->t_last);
+}
+
 void gp_verdict_summary(struct strbuf *sb, const struct gp_verdict *v)
 {
 	if (v->cls == GP_CLASS_EXITED) {
@@ -588,6 +627,7 @@ void gp_verdict_summary(struct strbuf *sb, const struct gp_verdict *v)
 	}
 	story(sb, v);
 	kmsg_words(sb, v);
+	ras_words(sb, v);
 }
 
 void gp_verdict_reason(struct strbuf *sb, const struct gp_verdict *v)
@@ -710,5 +750,7 @@ size_t gp_verdict_unseen(const struct gp_verdict *v, const char *line[GP_VERDICT
 		line[n++] = "kernel stacks: not read (run as root)";
 	if (v->kmsg_why[0])
 		line[n++] = v->kmsg_why;
+	if (v->ras.reads && !v->ras.ok_reads && v->ras.said[0])
+		line[n++] = v->ras.said;   /* "RAS: not listening on 127.0.0.1:28028" */
 	return n;
 }

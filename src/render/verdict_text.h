@@ -22,7 +22,7 @@ void gp_phase_what(struct strbuf *sb, const struct gp_verdict *v, size_t i);
 void gp_evidence_reads(struct strbuf *sb, const struct gp_evidence *e);
 /* What could not be seen, a line each (static or the verdict's own
  * strings); returns how many. */
-#define GP_VERDICT_UNSEEN_MAX 5
+#define GP_VERDICT_UNSEEN_MAX 6
 size_t gp_verdict_unseen(const struct gp_verdict *v, const char *line[GP_VERDICT_UNSEEN_MAX]);
 
 /* The `verdict` result line. */

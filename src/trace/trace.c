@@ -8,6 +8,8 @@
 #include "hostinfo.h"
 #include "identity.h"
 #include "runlibs.h"
+#include "ras.h"
+#include "rasparse.h"
 #include "opts.h"
 #include "parse.h"
 #include "procfs.h"
@@ -47,6 +49,7 @@ enum {
 	OPT_FAIL_ON,
 	OPT_STACKS,
 	OPT_NO_CHILDREN,
+	OPT_RAS_PORT,
 };
 
 enum stacks_mode { STACKS_HOT, STACKS_ALL, STACKS_NONE };
@@ -59,6 +62,8 @@ struct trace_opts {
 	double interval, seconds, kill_after;
 	const char *proc_root;
 	bool nvml, reopen, children;
+	int ras_port;          /* NCCL's RAS service on 127.0.0.1; 0: not asked */
+	bool ras_given;        /* --ras-port given: asked even with no NCCL seen mapped */
 	char fail_on[8][24];
 	int nfail_on;
 	enum stacks_mode stacks;
@@ -82,6 +87,10 @@ static const struct argp_option trace_options[] = {
 	  "all (hot ones, and every other thread once per place it waits in), "
 	  "none (never ptrace)", 2 },
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
+	{ "ras-port", OPT_RAS_PORT, "PORT", 0,
+	  "Ask NCCL's RAS service on 127.0.0.1:PORT for the ranks' collective counts, "
+	  "2 s in, every 5 s, at a hang and at the end (default 28028, NCCL's, once a "
+	  "process maps libnccl or librccl; given: always; 0: never)", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
 	{ NULL, 0, NULL, 0, "Verdict:", 3 },
@@ -114,6 +123,14 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--name needs a non-empty NAME");
 		o->name = arg;
 		break;
+	case OPT_RAS_PORT: {
+		uint64_t port;
+		if (!gp_parse_count(arg, &port) || port > 65535)
+			argp_error(state, "--ras-port: '%s' is not a port (0-65535; 0: off)", arg);
+		o->ras_port = (int)port;
+		o->ras_given = true;
+		break;
+	}
 	case OPT_STACKS:
 		o->stacks = (enum stacks_mode)gp_arg_choice(state, key, arg, stacks_modes);
 		break;
@@ -212,6 +229,9 @@ struct run {
 	struct libs_seen { int pid; char *paths; } *libs; /* runtimes last written, a process */
 	size_t nlibs, caplibs;
 	double libs_checked;          /* when the runtimes were last looked at */
+	double ras_checked;           /* when NCCL's RAS was last asked; < 0: never */
+	bool ras_stop;                /* it accepted and did not answer: only the end read */
+	struct gp_ras_note ras;       /* the `ras` lines written, for the verdict */
 	struct gp_stuck stuck;        /* the last hang/end snapshot */
 	struct place *places;         /* last stacked place, --stacks all (new_place) */
 	size_t nplaces, capplaces;
@@ -538,6 +558,46 @@ static void check_libs(struct run *r, double t, bool now)
 	}
 }
 
+/* NCCL's RAS service (gpu/ras.h): 2 s into the trace (NCCL starts it
+ * when the job initializes), every 5 s, and when forced (a hang's
+ * snapshot, the end); once a process maps NCCL or RCCL, or always with
+ * --ras-port (a port that is no RAS answers garbage: said, never fatal).  A `ras` line when it read counts, or when the
+ * state changed: "not listening" is said once.  A service that accepted
+ * and then did not answer, or answered garbage, is asked only once more,
+ * at the end: each such read costs up to GP_RAS_BUDGET_S. */
+/* A process of the tree maps NCCL or RCCL (the runtimes check_libs saw):
+ * only then is RAS worth a connection, unless --ras-port asked. */
+static bool tree_maps_nccl(const struct run *r)
+{
+	for (size_t i = 0; i < r->nlibs; i++)
+		if (strstr(r->libs[i].paths, "libnccl") || strstr(r->libs[i].paths, "librccl"))
+			return true;
+	return false;
+}
+
+static void check_ras(struct run *r, double t, bool force)
+{
+	if (!r->o->ras_port || !r->root.live || (!r->o->ras_given && !tree_maps_nccl(r)))
+		return;
+	if (!force && (r->ras_stop || t < 2 || (r->ras_checked >= 0 && t - r->ras_checked < 5)))
+		return;
+	if (force && r->ras_checked == t)
+		return; /* this tick's read was just taken */
+	r->ras_checked = t;
+	json_t *line = gp_ras_read(r->o->ras_port, t, GP_RAS_BUDGET_S);
+	const char *state = json_string_value(json_object_get(line, "state"));
+	const char *why = json_string_value(json_object_get(line, "why"));
+	if (strcmp(state, "ok") && strcmp(state, "absent"))
+		r->ras_stop = true;
+	if (strcmp(state, "ok") && r->ras.s.reads && !strcmp(state, r->ras.s.state)
+	    && !strncmp(why ? why : "", r->ras.s.why, sizeof r->ras.s.why - 1)) {
+		json_decref(line);
+		return;
+	}
+	gp_ras_note_add(&r->ras, line);
+	write_line(r, line);
+}
+
 /* A `target` line for each descendant as it appears (DESIGN: one per
  * process), after the sample that first holds it. */
 static void announce(struct run *r, double t)
@@ -617,6 +677,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 		write_line_raws(r, line, raws, nraws);
 		announce(r, t);
 		check_libs(r, t, false);
+		check_ras(r, t, false);
 		drain_kmsg(r);
 		take_stacks(r, t, &cur);
 		/* As soon as a phase has been flat for --hang-after: the
@@ -625,6 +686,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 			r->hang_snapped = false;
 		else if (!r->hang_snapped && t - r->watch.since >= r->o->judge.hang_after) {
 			snapshot_all(r, t, "hang");
+			check_ras(r, t, true);
 			r->hang_snapped = true;
 		}
 		gp_series_push(&r->series, &cur);
@@ -862,7 +924,8 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 				      .kstacks_seen = o->st.kstacks && !tot.kstack_denied && tot.kstacks_read,
 				      .stuck = r->stuck.t >= 0 ? &r->stuck : NULL,
 				      .kmsg = r->notes, .nkmsg = r->nnotes,
-				      .kmsg_why = r->kmsg ? NULL : r->kmsg_why };
+				      .kmsg_why = r->kmsg ? NULL : r->kmsg_why,
+				      .ras = r->ras.s.reads ? &r->ras.s : NULL };
 	struct gp_verdict *verdict = malloc(sizeof *verdict);
 	if (verdict) {
 		gp_verdict_compute(r->series.pt, r->series.n, &vo, verdict);
@@ -929,6 +992,7 @@ static const struct gp_help trace_help[] = {
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .nvml = true, .children = true,
+				.ras_port = GP_RAS_PORT_DEFAULT,
 				.st = { trace_help, 50, true },
 				.judge = { trace_help, GP_VERDICT_HANG_AFTER_DEFAULT, 0 },
 				.out = { trace_help, NULL, g->quiet },
@@ -955,7 +1019,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	if (o.out.quiet)
 		gp_quiet = true;
 
-	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE) };
+	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE), .ras_checked = -1 };
 	if (open_root(&r) < 0)
 		return GP_EXIT_ERROR;
 
@@ -1028,10 +1092,17 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	/* Once more at the end, while the tree is still there: the stacks
 	 * the verdict carries when no hang snapshot was taken, or a newer
 	 * one of the same flat stretch. */
+	/* Not after Ctrl-C when this flat stretch has its hang snapshot: the
+	 * signal has reached the tree by now (from the terminal, or
+	 * forwarded by stop_child), and the stacks show its exit -- zombies,
+	 * a KeyboardInterrupt unwinding -- not the hang (the gloo ranks of
+	 * tests/e2e/trace-gloo-ranks.sh: both leaders Z, the ranks unnamed). */
+	bool dying = !strcmp(reason, "interrupted") && r.hang_snapped;
 	if (strcmp(reason, "exited") != 0 && strcmp(reason, "output error") != 0
-	    && strcmp(reason, "pid reused") != 0) {
+	    && strcmp(reason, "pid reused") != 0 && !dying) {
 		snapshot_all(&r, t_end, "end");
 		check_libs(&r, t_end, true);
+		check_ras(&r, t_end, true);
 	}
 	if (r.is_child && !r.child.reaped) {
 		if (!strcmp(reason, "time limit") || !strcmp(reason, "output error"))

@@ -302,9 +302,12 @@ static void find_ranks(const struct gp_stuck *stuck, struct gp_activity *a)
 		if (!strcmp(ld[i]->wait_frame, frame)) {
 			if (k < 8)
 				a->rank_pids[k++] = ld[i]->pid;
+			if (k == 1) /* in torch's all_reduce: from which line of theirs */
+				gp_strlcpy(a->rank_user, ld[i]->user_frame, sizeof a->rank_user);
 		} else {
 			a->odd_pid = ld[i]->pid;
 			gp_strlcpy(a->odd_frame, ld[i]->wait_frame, sizeof a->odd_frame);
+			gp_strlcpy(a->odd_user, ld[i]->user_frame, sizeof a->odd_user);
 		}
 	}
 }

@@ -365,6 +365,8 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 		gp_strlcpy(v->kmsg_why, o->kmsg_why, sizeof v->kmsg_why);
 	if (o->nkmsg && v->cls != GP_CLASS_PROGRESS)
 		kmsg_in_phase(o, v);
+	if (o->ras) /* NCCL's RAS reads: the renderer names a lagging rank */
+		v->ras = *o->ras;
 
 	if (o->end_reason && !strcmp(o->end_reason, "exited")) {
 		v->before = v->cls;
@@ -398,6 +400,7 @@ void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *v
 	vo->stuck = l->stuck.t >= 0 ? &l->stuck : NULL;
 	vo->kmsg = l->kmsg;
 	vo->nkmsg = l->nkmsg;
+	vo->ras = l->ras.s.reads ? &l->ras.s : NULL;
 	if (vo->hang_after <= 0) {
 		json_t *h = json_object_get(l->verdict, "hang_after_s");
 		vo->hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;

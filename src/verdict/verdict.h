@@ -13,6 +13,7 @@
 #define GP_VERDICT_H
 
 #include "load.h"
+#include "rasparse.h"
 #include "series.h"
 #include "stuck.h"
 #include "waits.h"
@@ -38,6 +39,8 @@ struct gp_verdict_opts {
 	const struct gp_kmsg_note *kmsg;
 	size_t nkmsg;
 	const char *kmsg_why;
+	/* NCCL's RAS service as the trace's `ras` lines read it; NULL: not asked. */
+	const struct gp_ras_seen *ras;
 	const char *machine;     /* the traced machine (header host.machine), for
 				    syscall names; NULL: this one (live) */
 };
@@ -110,9 +113,10 @@ struct gp_activity {
 	unsigned rank_n, rank_same;  /* processes of that name, and in the shared frame */
 	char rank_comm[16];
 	char rank_frame[64];         /* the frame the others share (two ranks: the first's) */
+	char rank_user[64];          /* a library's frame: the user's line that called it, or "" */
 	int rank_pids[8];            /* pids in it (at most 8 named) */
 	int odd_pid;                 /* 0: none */
-	char odd_frame[64];
+	char odd_frame[64], odd_user[64];
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */
@@ -271,6 +275,7 @@ struct gp_verdict {
 	/* What could not be seen: GP_UNSEEN_* bits and why the kernel log was not read. */
 	unsigned unseen;
 	char kmsg_why[112];
+	struct gp_ras_seen ras;  /* reads == 0: RAS not asked */
 };
 
 void gp_verdict_compute(const struct gp_point *pt, size_t n,

@@ -12,7 +12,7 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 : "${FUZZ_SECONDS:=60}"
-: "${FUZZ_TARGETS:=fuzz_procstat fuzz_fdinfo fuzz_result fuzz_report fuzz_kmsg}"
+: "${FUZZ_TARGETS:=fuzz_procstat fuzz_fdinfo fuzz_result fuzz_report fuzz_kmsg fuzz_ras}"
 : "${FUZZ_CC:=clang}"
 B=$top_builddir/tests/fuzz/build
 mkdir -p "$B/obj" || exit 99

@@ -8,7 +8,7 @@ E2E_TIMEOUT=${E2E_TIMEOUT:-900}
 # the life of the process (tests/report/lsan.supp).
 LSAN_OPTIONS=suppressions=$top_srcdir/tests/report/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 export LSAN_OPTIONS
-for name in procstat fdinfo result kmsg report; do
+for name in procstat fdinfo result kmsg report ras; do
 	bin=$top_builddir/tests/fuzz/replay_$name
 	[ -x "$bin" ] || framework_failure "no $bin"
 	dirs=
