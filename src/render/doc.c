@@ -45,6 +45,36 @@ void gp_md_cell(FILE *out, const char *s)
 	}
 }
 
+/* A code span of s: fenced by one backtick more than its longest run of
+ * them, padded where it starts or ends with one (CommonMark 6.1); in a
+ * table cell '|' escaped (GFM tables: the one escape a code span there
+ * takes), elsewhere not (outside a table "\\|" would show as two
+ * characters, and a pasted command would change). */
+void gp_md_code(FILE *out, const char *s, bool in_table)
+{
+	size_t run = 0, longest = 0;
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	size_t len = strlen(s);
+	bool pad = len && (s[0] == '`' || s[len - 1] == '`' || s[0] == ' ');
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	if (pad)
+		fputc(' ', out);
+	if (in_table) {
+		gp_md_cell(out, s);
+	} else {
+		for (const char *p = s; *p; p++)
+			fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
+	}
+	if (pad)
+		fputc(' ', out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+}
+
 /* ---- the metrics ------------------------------------------------------------- */
 
 enum {
@@ -194,6 +224,11 @@ static void on_sample(struct scan *sc, json_t *line)
 	struct gp_doc *d = sc->d;
 	size_t k = sc->sample_idx++;
 	double t = json_number_value(json_object_get(line, "t"));
+	/* The target's name now (format 2 samples carry it): after an exec,
+	 * not the one its target line was written with. */
+	const char *comm_now = json_string_value(json_object_get(line, "comm"));
+	if (comm_now)
+		gp_strlcpy(d->comm_now, comm_now, sizeof d->comm_now);
 	bool judged = t >= sc->judged_from - 1e-9;
 	size_t i;
 	json_t *th;
@@ -386,7 +421,19 @@ static void libs_of(struct scan *sc, json_t *line, const char *key)
 		json_object_set(row, "comm", comm);
 	json_object_set(row, "libs", libs);
 }
-static void on_target(struct scan *sc, json_t *line) { libs_of(sc, line, "runtime_libs"); }
+/* A `target` line of how "exec" for the trace's own pid: the command it
+ * became (trace.c follow_exec); the newest is kept. */
+static void on_target(struct scan *sc, json_t *line)
+{
+	libs_of(sc, line, "runtime_libs");
+	const char *how = json_string_value(json_object_get(line, "how"));
+	json_t *pid = json_object_get(line, "pid");
+	if (how && !strcmp(how, "exec") && json_is_integer(pid) && sc->d->l.target
+	    && json_equal(pid, json_object_get(sc->d->l.target, "pid"))) {
+		json_decref(sc->d->target_now);
+		sc->d->target_now = json_incref(line);
+	}
+}
 static void on_runtime_libs(struct scan *sc, json_t *line) { libs_of(sc, line, "libs"); }
 /* An idle run writes one `verdict` line per runtime, class spin or quiet:
  * the rows of its A/B table.  A trace's verdict is the loader's. */
@@ -511,6 +558,8 @@ void gp_doc_free(struct gp_doc *d)
 	memset(&d->klog, 0, sizeof d->klog);
 	json_decref(d->libs);
 	d->libs = NULL;
+	json_decref(d->target_now);
+	d->target_now = NULL;
 	for (size_t i = 0; i < d->nth; i++)
 		free(d->th[i].cpu);
 	free(d->th);

@@ -66,6 +66,9 @@ struct gp_doc {
 				      * process maps, the newest `target`/`runtime_libs` */
 	struct gp_thread_agg *th;
 	size_t nth;
+	json_t *target_now;          /* the trace's latest `target` line of how "exec"
+				      * (the command after an exec), or NULL */
+	char comm_now[64];           /* the target's comm in the last sample, "" none */
 	bool is_trace;               /* has samples (else: an arm/idle result) */
 	bool is_idle;                /* `gpuprobe idle`: judged spin/quiet per runtime */
 };
@@ -113,5 +116,8 @@ void gp_fmt_value(char *buf, size_t cap, const char *unit, double v);
  * render.h, because render_md.c and arms.c both draw cells and render_md.c
  * draws the arms: the cell is below both. */
 void gp_md_cell(FILE *out, const char *s);
+/* An inline code span of s, whatever backticks it holds; in_table: in a
+ * table cell ('|' escaped). */
+void gp_md_code(FILE *out, const char *s, bool in_table);
 
 #endif

@@ -11,6 +11,7 @@
 #include "host_text.h"
 #include "klog.h"
 #include "libs_text.h"
+#include "target_text.h"
 #include "parse.h"
 #include "strbuf.h"
 #include "units.h"
@@ -107,8 +108,7 @@ size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, siz
 
 static const char *target_comm(const struct gp_doc *d)
 {
-	const char *c = str(d->l.target, "comm");
-	return c ? c : "?";
+	return gp_doc_comm(d);
 }
 
 static void md_verdict_line(FILE *out, const struct gp_doc *d)
@@ -158,20 +158,22 @@ static void md_context(FILE *out, const struct gp_doc *d)
 		fputs("; **cut short**: no exit line (the run was killed)", out);
 	}
 	fputs(".\n\n", out);
-	const json_t *argv = json_object_get(d->l.target, "cmdline");
-	if (json_array_size(argv)) {
-		fputs("Command line: `", out);
-		size_t i;
-		const json_t *a;
-		json_array_foreach(argv, i, a) {
-			if (i >= 16) {
-				fputs(" ...", out);
-				break;
-			}
-			fprintf(out, "%s%s", i ? " " : "", json_string_value(a) ? json_string_value(a) : "");
-		}
-		fputs("`\n\n", out);
+	/* The command as shell words (pasteable), after its exec; what it
+	 * was started as, when that differs (`sh -c 'exec xz ...'`). */
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *now = gp_doc_target_now(d);
+	if (gp_target_words(&sb, now, 64)) {
+		fputs("Command line: ", out);
+		gp_md_code(out, sb.buf, false);
+		fputs("\n\n", out);
 	}
+	strbuf_reset(&sb);
+	if (now != d->l.target && gp_target_words(&sb, d->l.target, 64)) {
+		fputs("Started as ", out);
+		gp_md_code(out, sb.buf, false);
+		fputs(", which exec'd the command above.\n\n", out);
+	}
+	strbuf_release(&sb);
 }
 
 static void md_environment(FILE *out, const struct gp_doc *d)

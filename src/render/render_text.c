@@ -6,6 +6,7 @@
 #include "arms.h"
 #include "klog.h"
 #include "libs_text.h"
+#include "target_text.h"
 
 #include <stdlib.h>
 
@@ -20,10 +21,16 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 void gp_render_text(FILE *out, const struct gp_doc *d)
 {
 	if (d->is_trace) {
+		struct strbuf cmd = STRBUF_INIT, was = STRBUF_INIT;
+		const json_t *now = gp_doc_target_now(d);
+		gp_target_words(&cmd, now, 64);
+		if (now != d->l.target)
+			gp_target_words(&was, d->l.target, 64);
 		json_t *st = json_object_get(d->l.exit, "status"), *sg = json_object_get(d->l.exit, "signal");
 		struct gp_trace_end end = {
 			.pid = (int)json_integer_value(json_object_get(d->l.target, "pid")),
-			.comm = str_or(d->l.target, "comm", "?"),
+			.comm = gp_doc_comm(d),
+			.cmdline = cmd.len ? cmd.buf : NULL, .started_as = was.len ? was.buf : NULL,
 			.reason = d->l.exit ? str_or(d->l.exit, "reason", "?")
 					    : "cut short: no exit line (the run was killed)",
 			.have_status = json_is_integer(st) || json_is_integer(sg),
@@ -31,6 +38,8 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 			.output = d->path, .lines = d->l.lines, .page_size = d->l.page_size,
 		};
 		gp_render_trace_summary(out, &d->l.series, &end);
+		strbuf_release(&cmd);
+		strbuf_release(&was);
 	}
 	if (d->l.truncated)
 		fprintf(out, "  note       the last line was cut: the run was killed while writing it\n");

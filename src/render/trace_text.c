@@ -75,6 +75,10 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 		fprintf(out, "%s (status %d)\n", e->reason, e->status);
 	else
 		fprintf(out, "%s\n", e->reason);
+	if (e->cmdline)
+		fprintf(out, "  command    %s\n", e->cmdline);
+	if (e->started_as)
+		fprintf(out, "  started as %s\n", e->started_as);
 	if (s->n == 0) {
 		fprintf(out, "  no sample was taken\n");
 		return;

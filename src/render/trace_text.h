@@ -10,7 +10,9 @@
 
 struct gp_trace_end {
 	int pid;
-	const char *comm;
+	const char *comm;          /* its name at the end (after an exec) */
+	const char *cmdline;       /* its command line as shell words, or NULL */
+	const char *started_as;    /* the command line before an exec, or NULL */
 	const char *reason;        /* "exited", "interrupted", "time limit", "pid reused", ... */
 	bool have_status;
 	int status, signal;        /* for a command gpuprobe started */
