@@ -219,6 +219,24 @@ static uint64_t hexval(const json_t *v)
 	return x;
 }
 
+/* A count from a stranger's file: a non-negative integer, else 0. */
+static unsigned long count_of(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (unsigned long)json_integer_value(v) : 0;
+}
+
+/* A `forks` object (a sample's, the exit line's): every start in the tree. */
+static void forks_from(struct gp_doc *d, const json_t *fk)
+{
+	if (!json_is_object(fk))
+		return;
+	d->have_forks = true;
+	d->forks_started = count_of(fk, "started");
+	d->forks_exited = count_of(fk, "exited");
+	d->forks_lost = count_of(fk, "lost");
+}
+
 static void on_sample(struct scan *sc, json_t *line)
 {
 	struct gp_doc *d = sc->d;
@@ -229,6 +247,9 @@ static void on_sample(struct scan *sc, json_t *line)
 	const char *comm_now = json_string_value(json_object_get(line, "comm"));
 	if (comm_now)
 		gp_strlcpy(d->comm_now, comm_now, sizeof d->comm_now);
+	/* Every process the tree started (tracer/forks.h), cumulative. */
+	const json_t *fk = json_object_get(line, "forks");
+	forks_from(d, fk);
 	bool judged = t >= sc->judged_from - 1e-9;
 	size_t i;
 	json_t *th;
@@ -538,6 +559,9 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 		gp_doc_free(d);
 		return -1;
 	}
+	/* The exit line's count is the last word: events after the last sample. */
+	const json_t *fk = json_object_get(d->l.exit, "forks");
+	forks_from(d, fk);
 	/* Both passes done: `report` of a thousand files keeps no fd each. */
 	close(d->l.fd);
 	d->l.fd = -1;

@@ -69,6 +69,8 @@ struct gp_doc {
 	json_t *target_now;          /* the trace's latest `target` line of how "exec"
 				      * (the command after an exec), or NULL */
 	char comm_now[64];           /* the target's comm in the last sample, "" none */
+	bool have_forks;             /* a sample's `forks`: every start in the tree */
+	unsigned long forks_started, forks_exited, forks_lost; /* the last such */
 	bool is_trace;               /* has samples (else: an arm/idle result) */
 	bool is_idle;                /* `gpuprobe idle`: judged spin/quiet per runtime */
 };

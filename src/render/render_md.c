@@ -135,6 +135,40 @@ static void md_verdict_line(FILE *out, const struct gp_doc *d)
 	strbuf_release(&sb);
 }
 
+/* The tree's processes and threads, counts that add up: first + started
+ * - exited = last (issue 20: "threads 1 -> 3 (0 created)" of a tree). */
+static void md_procs(FILE *out, const struct gp_doc *d)
+{
+	const struct gp_series *s = &d->l.series;
+	if (s->n < 1)
+		return;
+	const struct gp_point *f = &s->pt[0], *l = &s->pt[s->n - 1];
+	unsigned long tc = 0, te = 0, pc = 0, pe = 0;
+	uint32_t maxp = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (i) {
+			tc += s->pt[i].threads_created;
+			te += s->pt[i].threads_exited;
+		}
+		pc += s->pt[i].procs_created;
+		pe += s->pt[i].procs_exited;
+		maxp = s->pt[i].procs > maxp ? s->pt[i].procs : maxp;
+	}
+	bool tree = maxp > 1 || pc || d->forks_started;
+	fprintf(out, "Threads %u → %u (%lu created, %lu exited%s)", f->threads, l->threads, tc, te,
+		tree ? ", in every process of the tree" : "");
+	if (tree) {
+		fprintf(out, "; processes %u → %u (max %u; ", f->procs, l->procs, maxp);
+		if (d->have_forks)
+			fprintf(out, "%s%lu started, %lu exited, %lu of them seen by a sample)",
+				d->forks_lost ? "at least " : "", d->forks_started, d->forks_exited, pc);
+		else
+			fprintf(out, "%lu started, %lu exited that a sample saw; shorter-lived ones not counted)",
+				pc, pe);
+	}
+	fputs(".\n\n", out);
+}
+
 static void md_context(FILE *out, const struct gp_doc *d)
 {
 	const json_t *h = d->l.header;
@@ -158,6 +192,7 @@ static void md_context(FILE *out, const struct gp_doc *d)
 		fputs("; **cut short**: no exit line (the run was killed)", out);
 	}
 	fputs(".\n\n", out);
+	md_procs(out, d);
 	/* The command as shell words (pasteable), after its exec; what it
 	 * was started as, when that differs (`sh -c 'exec xz ...'`). */
 	struct strbuf sb = STRBUF_INIT;

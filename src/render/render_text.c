@@ -36,6 +36,9 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 			.have_status = json_is_integer(st) || json_is_integer(sg),
 			.status = (int)json_integer_value(st), .signal = (int)json_integer_value(sg),
 			.output = d->path, .lines = d->l.lines, .page_size = d->l.page_size,
+			.have_forks = d->have_forks, .forks_started = d->forks_started,
+			.forks_exited = d->forks_exited, .forks_lost = d->forks_lost,
+			.forks_why = str_or(d->l.exit, "forks_unseen", NULL),
 		};
 		gp_render_trace_summary(out, &d->l.series, &end);
 		strbuf_release(&cmd);

@@ -21,6 +21,10 @@ struct gp_trace_end {
 	unsigned long lost_threads;/* vanished between readdir and read */
 	unsigned long late;        /* ticks skipped because a sample overran */
 	long page_size;
+	/* Every process the tree started (tracer/forks.h), or why unknown. */
+	bool have_forks;
+	unsigned long forks_started, forks_exited, forks_lost;
+	const char *forks_why;
 	bool kstack_denied, syscall_denied, io_denied;
 };
 

@@ -20,6 +20,7 @@
 #include "sampler.h"
 #include "ptstop.h"
 #include "tree.h"
+#include "forks.h"
 #include "stuck.h"
 #include "kmsg.h"
 #include "stacks.h"
@@ -905,6 +906,19 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	json_object_set_new(ex, "threads_vanished", json_integer((json_int_t)tot.vanished));
 	json_object_set_new(ex, "tids_reused", json_integer((json_int_t)tot.reused));
 	json_object_set_new(ex, "late_ticks", json_integer((json_int_t)r->late));
+	struct gp_forks_counts fc;
+	const char *fwhy;
+	end.have_forks = gp_tree_forks(r->tree, &fc, &fwhy);
+	if (end.have_forks) {
+		end.forks_started = fc.started;
+		end.forks_exited = fc.exited;
+		end.forks_lost = fc.lost;
+		json_object_set_new(ex, "forks", json_pack("{s:I, s:I, s:I}", "started", (json_int_t)fc.started,
+				    "exited", (json_int_t)fc.exited, "lost", (json_int_t)fc.lost));
+	} else {
+		end.forks_why = fwhy;
+		json_object_set_new(ex, "forks_unseen", json_string(fwhy));
+	}
 	write_line(r, ex);
 	end.lines = r->lines;
 	end.lost_threads = tot.vanished;
