@@ -29,6 +29,12 @@ static bool py_label(const json_t *p, char *buf, size_t cap)
 
 bool gp_frame_label(const json_t *f, char *buf, size_t cap)
 {
+	/* Code a JIT wrote (tracer/xmaps.h): its pc is all there is. */
+	const char *pc = json_string_value(json_object_get(f, "pc"));
+	if (json_is_true(json_object_get(f, "jit"))) {
+		snprintf(buf, cap, "[jit] %s", pc ? pc : "?");
+		return true;
+	}
 	const char *sym = json_string_value(json_object_get(f, "symbol"));
 	if (sym && *sym) {
 		gp_strlcpy(buf, sym, cap);

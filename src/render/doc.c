@@ -226,6 +226,9 @@ static unsigned long count_of(const json_t *o, const char *k)
 	return json_is_integer(v) && json_integer_value(v) > 0 ? (unsigned long)json_integer_value(v) : 0;
 }
 
+static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, const json_t *threads,
+			   const json_t *jpid, const char *pcomm);
+
 /* A `forks` object (a sample's, the exit line's): every start in the tree. */
 static void forks_from(struct gp_doc *d, const json_t *fk)
 {
@@ -251,15 +254,40 @@ static void on_sample(struct scan *sc, json_t *line)
 	const json_t *fk = json_object_get(line, "forks");
 	forks_from(d, fk);
 	bool judged = t >= sc->judged_from - 1e-9;
+	/* The threads of every process of the tree, each with its process
+	 * (issue 20: the table showed the target's alone). */
+	if (!sample_threads(sc, k, t, judged, json_object_get(line, "threads"),
+			    json_object_get(line, "pid"), comm_now))
+		return;
+	size_t i;
+	const json_t *c;
+	json_array_foreach(json_object_get(line, "procs"), i, c)
+		if (!json_is_false(json_object_get(c, "followed"))
+		    && !sample_threads(sc, k, t, judged, json_object_get(c, "threads"), json_object_get(c, "pid"),
+				       json_string_value(json_object_get(c, "comm"))))
+			return;
+}
+
+/* One process's threads of sample k into the per-thread aggregates;
+ * false when memory ran out. */
+static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, const json_t *threads,
+			   const json_t *jpid, const char *pcomm)
+{
+	struct gp_doc *d = sc->d;
+	int pid = json_is_integer(jpid) && json_integer_value(jpid) > 0 && json_integer_value(jpid) <= INT_MAX
+		  ? (int)json_integer_value(jpid) : 0;
 	size_t i;
 	json_t *th;
-	json_array_foreach(json_object_get(line, "threads"), i, th) {
+	json_array_foreach(threads, i, th) {
 		json_t *jt = json_object_get(th, "tid");
 		if (!json_is_integer(jt))
 			continue;
 		struct gp_thread_agg *a = thread(sc, (int)json_integer_value(jt));
 		if (!a)
-			return;
+			return false;
+		a->pid = pid;
+		if (pcomm)
+			gp_strlcpy(a->pcomm, pcomm, sizeof a->pcomm);
 		const char *comm = json_string_value(json_object_get(th, "comm"));
 		if (comm)
 			gp_strlcpy(a->comm, comm, sizeof a->comm);
@@ -312,6 +340,7 @@ static void on_sample(struct scan *sc, json_t *line)
 			strbuf_release(&sb);
 		}
 	}
+	return true;
 }
 
 /* ---- the kernel log -------------------------------------------------------------- */

@@ -20,6 +20,8 @@
 struct gp_thread_agg {
 	int tid;
 	char comm[16];
+	int pid;                     /* its process (the sample's or a `procs` member's) */
+	char pcomm[16];              /* that process's comm, last seen */
 	double cpu_sum, sys_sum;     /* sums of cpu_pct/sys_pct over judged samples */
 	unsigned judged;             /* samples in the judged phase that saw it */
 	unsigned nstate[5];          /* R, S, D, T/t, other: judged phase */

@@ -106,8 +106,8 @@ json_t *gp_render_json(const struct gp_doc *d)
 		size_t n = gp_doc_top_threads(d, top, 8);
 		json_t *th = json_array();
 		for (size_t i = 0; i < n; i++)
-			json_array_append_new(th, json_pack("{s:i, s:s, s:f, s:f, s:s, s:s}",
-				"tid", top[i]->tid, "comm", top[i]->comm,
+			json_array_append_new(th, json_pack("{s:i, s:i, s:s, s:s, s:f, s:f, s:s, s:s}",
+				"pid", top[i]->pid, "tid", top[i]->tid, "pcomm", top[i]->pcomm, "comm", top[i]->comm,
 				"cpu_pct", top[i]->judged ? top[i]->cpu_sum / top[i]->judged : 0.0,
 				"sys_pct", top[i]->judged ? top[i]->sys_sum / top[i]->judged : 0.0,
 				"wchan", top[i]->wchan, "syscall", top[i]->syscall));
