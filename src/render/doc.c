@@ -588,9 +588,6 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 		gp_doc_free(d);
 		return -1;
 	}
-	/* The exit line's count is the last word: events after the last sample. */
-	const json_t *fk = json_object_get(d->l.exit, "forks");
-	forks_from(d, fk);
 	/* Both passes done: `report` of a thousand files keeps no fd each. */
 	close(d->l.fd);
 	d->l.fd = -1;

@@ -37,6 +37,7 @@ struct gp_tree {
 	unsigned long seen, capped;
 	struct gp_forks *forks;    /* every start and exit (live, children followed) */
 	char forks_why[160];       /* why not, when forks is NULL */
+	struct gp_forks_counts fc; /* as of the last sample */
 	char *procs;               /* this sample's `procs` member, JSON text */
 	size_t plen, pcap;
 };
@@ -345,6 +346,7 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	if (t->forks) {
 		struct gp_forks_counts fc;
 		gp_forks_counts(t->forks, &fc);
+		t->fc = fc;
 		json_object_set_new(line, "forks", json_pack("{s:I, s:I, s:I}",
 			"started", (json_int_t)fc.started, "exited", (json_int_t)fc.exited,
 			"lost", (json_int_t)fc.lost));
@@ -402,10 +404,9 @@ void gp_tree_counts(const struct gp_tree *t, unsigned long *seen, unsigned long 
 	*capped = t->capped;
 }
 
-bool gp_tree_forks(struct gp_tree *t, struct gp_forks_counts *c, const char **why)
+bool gp_tree_forks(const struct gp_tree *t, struct gp_forks_counts *c, const char **why)
 {
-	gp_forks_drain(t->forks);
-	gp_forks_counts(t->forks, c);
+	*c = t->fc;
 	*why = t->forks ? NULL : t->forks_why;
 	return t->forks != NULL;
 }
