@@ -471,14 +471,14 @@ static void libs_of(struct scan *sc, json_t *line, const char *key)
 		json_object_set(row, "comm", comm);
 	json_object_set(row, "libs", libs);
 }
-/* A `target` line of how "exec" for the trace's own pid: the command it
- * became (trace.c follow_exec); the newest is kept. */
+/* A `target` line of how "exec" (or "renamed") for the trace's own pid:
+ * the command it became (trace.c follow_exec); the newest is kept. */
 static void on_target(struct scan *sc, json_t *line)
 {
 	libs_of(sc, line, "runtime_libs");
 	const char *how = json_string_value(json_object_get(line, "how"));
 	json_t *pid = json_object_get(line, "pid");
-	if (how && !strcmp(how, "exec") && json_is_integer(pid) && sc->d->l.target
+	if (how && (!strcmp(how, "exec") || !strcmp(how, "renamed")) && json_is_integer(pid) && sc->d->l.target
 	    && json_equal(pid, json_object_get(sc->d->l.target, "pid"))) {
 		json_decref(sc->d->target_now);
 		sc->d->target_now = json_incref(line);

@@ -69,7 +69,7 @@ struct gp_doc {
 	struct gp_thread_agg *th;
 	size_t nth;
 	json_t *target_now;          /* the trace's latest `target` line of how "exec"
-				      * (the command after an exec), or NULL */
+				      * or "renamed" (the command after an exec), or NULL */
 	char comm_now[64];           /* the target's comm in the last sample, "" none */
 	bool have_forks;             /* a sample's `forks`: every start in the tree */
 	unsigned long forks_started, forks_exited, forks_lost; /* the last such */

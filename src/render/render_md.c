@@ -202,12 +202,13 @@ static void md_context(FILE *out, const struct gp_doc *d)
 		gp_md_code(out, sb.buf, false);
 		fputs("\n\n", out);
 	}
-	strbuf_reset(&sb);
-	if (now != d->l.target && gp_target_words(&sb, d->l.target, 64)) {
+	struct strbuf was = STRBUF_INIT;
+	if (now != d->l.target && gp_target_words(&was, d->l.target, 64) && strcmp(was.buf, sb.buf)) {
 		fputs("Started as ", out);
-		gp_md_code(out, sb.buf, false);
+		gp_md_code(out, was.buf, false);
 		fputs(", which exec'd the command above.\n\n", out);
 	}
+	strbuf_release(&was);
 	strbuf_release(&sb);
 }
 

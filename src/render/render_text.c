@@ -24,8 +24,8 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 		struct strbuf cmd = STRBUF_INIT, was = STRBUF_INIT;
 		const json_t *now = gp_doc_target_now(d);
 		gp_target_words(&cmd, now, 64);
-		if (now != d->l.target)
-			gp_target_words(&was, d->l.target, 64);
+		if (now != d->l.target && gp_target_words(&was, d->l.target, 64) && !strcmp(was.buf, cmd.buf))
+			strbuf_reset(&was); /* renamed, not exec'd */
 		json_t *st = json_object_get(d->l.exit, "status"), *sg = json_object_get(d->l.exit, "signal");
 		struct gp_trace_end end = {
 			.pid = (int)json_integer_value(json_object_get(d->l.target, "pid")),

@@ -582,7 +582,8 @@ static bool argv_unread(const json_t *argv)
 
 /* The target renamed since its last `target` line: mostly an exec (`sh
  * -c 'exec xz ...'` becomes xz after the line was written): one more
- * `target` line for the same pid, `how` "exec" (doc/result-format.md),
+ * `target` line for the same pid, `how` "exec", or "renamed" when its
+ * arguments are the same (doc/result-format.md),
  * so that the report names what ran.  A name read mid-exec with no
  * arguments yet is looked at again at the next sample. */
 static void follow_exec(struct run *r, double t)
@@ -597,18 +598,23 @@ static void follow_exec(struct run *r, double t)
 		json_decref(ident);
 		return;
 	}
+	/* The same arguments under a new name: prctl(PR_SET_NAME), not an
+	 * exec (the demo's workloads rename themselves). */
+	struct strbuf words = STRBUF_INIT;
+	gp_target_words(&words, ident, 64);
+	bool renamed = !strcmp(words.buf, r->cmdline.buf);
 	json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
-				   "t", t, "how", "exec");
+				   "t", t, "how", renamed ? "renamed" : "exec");
 	json_object_update_missing(target, ident);
 	json_decref(ident);
 	snprintf(r->comm, sizeof r->comm, "%s", comm);
-	if (!r->started_as.len) {
+	if (!renamed && !r->started_as.len) {
 		struct strbuf first = r->cmdline;
 		r->cmdline = r->started_as;
 		r->started_as = first;
 	}
-	strbuf_reset(&r->cmdline);
-	gp_target_words(&r->cmdline, target, 64);
+	strbuf_release(&r->cmdline);
+	r->cmdline = words;
 	write_line(r, target);
 }
 
