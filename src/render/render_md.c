@@ -457,14 +457,20 @@ struct stack_group {
 };
 
 /* Each thread's latest stack: `trace --stacks hot|all` stacks a quiet
- * thread once per place it waits in, not in every line.  A new array. */
-static json_t *latest_stacks(const json_t *stacks)
+ * thread once per place it waits in, not in every line.  With snap, only
+ * the lines of the snapshot at t (every thread, `hang` or `end`): the
+ * one the verdict carries, so that its "50 of 51 threads in ..." and the
+ * blocks count the same threads (issue 20), not also threads gone
+ * before it.  A new array. */
+static json_t *latest_stacks(const json_t *stacks, bool snap, double t)
 {
 	json_t *latest = json_array();
 	json_t *by_tid = json_object();
 	size_t li, i;
 	const json_t *ln, *th;
-	json_array_foreach(stacks, li, ln)
+	json_array_foreach(stacks, li, ln) {
+		if (snap && json_number_value(json_object_get(ln, "t")) != t)
+			continue;
 		json_array_foreach(json_object_get(ln, "threads"), i, th) {
 			char key[24];
 			snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "tid")));
@@ -477,6 +483,7 @@ static json_t *latest_stacks(const json_t *stacks)
 				json_object_set(c, "pid", pid);
 			json_object_set_new(by_tid, key, c ? c : json_object());
 		}
+	}
 	json_t *arr = json_array();
 	json_array_foreach(latest, i, th)
 		json_array_append(arr, json_object_get(by_tid, json_string_value(th)));
@@ -496,65 +503,86 @@ static void stopped_line(FILE *m, const char *state)
 		fputs("(stopped by its tracer: state t)\n", m);
 }
 
+/* Adds one thread (its stack's text, taken) to the group of that text;
+ * false when memory ran out. */
+static bool group_add(struct stack_group **gp, size_t *ng, char *text, int tid, int pid,
+		      const char *comm)
+{
+	struct stack_group *g = *gp;
+	size_t k = 0;
+	while (k < *ng && strcmp(g[k].text, text))
+		k++;
+	if (k == *ng) {
+		g = realloc(g, (*ng + 1) * sizeof *g);
+		if (!g) {
+			free(text);
+			return false;
+		}
+		*gp = g;
+		memset(&g[k], 0, sizeof g[k]);
+		g[k].text = text;
+		(*ng)++;
+	} else {
+		free(text);
+	}
+	if (g[k].ntids < 64) {
+		g[k].tids[g[k].ntids] = tid;
+		g[k].pids[g[k].ntids] = pid;
+		gp_strlcpy(g[k].comms[g[k].ntids], comm ? comm : "", sizeof g[k].comms[0]);
+		g[k].ntids++;
+	}
+	g[k].n++;
+	return true;
+}
+
+/* A `stacks` line's thread as the block's text (malloc'd), NULL on failure. */
+static char *thread_stack_text(const json_t *th)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return NULL;
+	size_t q;
+	const json_t *f;
+	/* A stopped thread says so first, and so never shares a block with
+	 * one that runs (issue 20: `cat` SIGSTOPped in `yes | pv | cat`
+	 * looked like any reader). */
+	stopped_line(m, str(th, "state"));
+	json_array_foreach(json_object_get(th, "frames"), q, f) {
+		char fb[512];
+		frame_text(fb, sizeof fb, f);
+		fprintf(m, "#%-2zu %s\n", q, fb);
+		gp_stacks_python_lines(m, f, "        "); /* its Python frames */
+	}
+	gp_stacks_python_lines(m, th, "        ");
+	json_array_foreach(json_object_get(th, "kernel"), q, f)
+		fprintf(m, "[k] %s\n", json_is_string(f) ? json_string_value(f) : str(f, "symbol") ? str(f, "symbol") : "?");
+	fclose(m);
+	return text;
+}
+
 static void md_stacks(FILE *out, const struct gp_doc *d)
 {
 	const json_t *last = json_array_get(d->stacks, json_array_size(d->stacks) - 1);
 	struct stack_group *g = NULL;
 	size_t ng = 0;
-	double t = 0;
 	const char *from;
-	json_t *latest = latest_stacks(d->stacks);
+	const char *why = str(last, "why");
+	bool snap = why && (!strcmp(why, "hang") || !strcmp(why, "end"));
+	double t = json_number_value(json_object_get(last, "t"));
+	json_t *latest = latest_stacks(d->stacks, snap, t);
 	if (last) {
-		from = "`stacks` lines, each thread's latest";
-		t = json_number_value(json_object_get(last, "t"));
+		from = snap ? "the snapshot of every thread the verdict judged"
+			    : "`stacks` lines, each thread's latest";
 		size_t i;
 		const json_t *th;
 		json_array_foreach(latest, i, th) {
-			char *text = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&text, &len);
-			if (!m)
-				continue;
-			size_t q;
-			const json_t *f;
-			/* A stopped thread says so first, and so never shares a
-			 * block with one that runs (issue 20: `cat` SIGSTOPped in
-			 * `yes | pv | cat` looked like any reader). */
-			stopped_line(m, str(th, "state"));
-			json_array_foreach(json_object_get(th, "frames"), q, f) {
-				char fb[512];
-				frame_text(fb, sizeof fb, f);
-				fprintf(m, "#%-2zu %s\n", q, fb);
-				gp_stacks_python_lines(m, f, "        "); /* its Python frames */
-			}
-			gp_stacks_python_lines(m, th, "        ");
-			json_array_foreach(json_object_get(th, "kernel"), q, f)
-				fprintf(m, "[k] %s\n", json_is_string(f) ? json_string_value(f) : str(f, "symbol") ? str(f, "symbol") : "?");
-			fclose(m);
-			size_t k = 0;
-			while (k < ng && strcmp(g[k].text, text))
-				k++;
-			if (k == ng) {
-				struct stack_group *ngp = realloc(g, (ng + 1) * sizeof *g);
-				if (!ngp) {
-					free(text);
-					break;
-				}
-				g = ngp;
-				memset(&g[ng], 0, sizeof g[ng]);
-				g[ng++].text = text;
-			} else {
-				free(text);
-			}
-			if (g[k].ntids < 64) {
-				g[k].tids[g[k].ntids] = (int)json_integer_value(json_object_get(th, "tid"));
-				json_t *pid = json_object_get(th, "pid");
-				g[k].pids[g[k].ntids] = json_is_integer(pid) ? (int)json_integer_value(pid) : 0;
-				gp_strlcpy(g[k].comms[g[k].ntids], str(th, "comm") ? str(th, "comm") : "",
-					   sizeof g[k].comms[0]);
-				g[k].ntids++;
-			}
-			g[k].n++;
+			char *text = thread_stack_text(th);
+			json_t *pid = json_object_get(th, "pid");
+			if (text && !group_add(&g, &ng, text, (int)json_integer_value(json_object_get(th, "tid")),
+					       json_is_integer(pid) ? (int)json_integer_value(pid) : 0, str(th, "comm")))
+				break;
 		}
 	} else {
 		/* No `stacks` line: the kernel stacks the samples carried (root). */
@@ -571,28 +599,8 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 			stopped_line(m, (char[2]){ th->state, 0 });
 			fputs(th->kstack, m);
 			fclose(m);
-			size_t k = 0;
-			while (k < ng && strcmp(g[k].text, text))
-				k++;
-			if (k == ng) {
-				struct stack_group *ngp = realloc(g, (ng + 1) * sizeof *g);
-				if (!ngp) {
-					free(text);
-					break;
-				}
-				g = ngp;
-				memset(&g[ng], 0, sizeof g[ng]);
-				g[ng++].text = text;
-			} else {
-				free(text);
-			}
-			if (g[k].ntids < 64) {
-				g[k].tids[g[k].ntids] = th->tid;
-				g[k].pids[g[k].ntids] = th->pid;
-				gp_strlcpy(g[k].comms[g[k].ntids], th->comm, sizeof g[k].comms[0]);
-				g[k].ntids++;
-			}
-			g[k].n++;
+			if (!group_add(&g, &ng, text, th->tid, th->pid, th->comm))
+				break;
 		}
 	}
 	json_decref(latest);
@@ -613,7 +621,7 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 	fprintf(out, "<details><summary>Stacks: %zu thread%s, %zu distinct (%s", total,
 		total == 1 ? "" : "s", ng, from);
 	if (last)
-		fprintf(out, ", the last at +%.1f s", t);
+		fprintf(out, snap ? ", at +%.1f s" : ", the last at +%.1f s", t);
 	fputs(")</summary>\n\n", out);
 	for (size_t k = 0; k < ng; k++) {
 		fprintf(out, "%zu thread%s:", g[k].n, g[k].n == 1 ? "" : "s");

@@ -98,6 +98,8 @@ json_t *gp_render_json(const struct gp_doc *d)
 		json_object_set(e, "header", d->l.header);
 	if (d->l.target)
 		json_object_set(e, "target", d->l.target);
+	if (d->target_now) /* what the target exec'd (trace.c follow_exec) */
+		json_object_set(e, "target_now", d->target_now);
 	if (d->l.exit)
 		json_object_set(e, "exit", d->l.exit);
 	if (d->is_trace) {
