@@ -21,6 +21,7 @@ struct proc_entry {
 	double utime, stime;       /* CPU seconds as last read */
 	double children_cpu;       /* reaped children's, as last read */
 	bool have_prev;
+	uint32_t nthreads;         /* its threads, as last read */
 };
 
 enum { SLOTS = 32 };
@@ -173,13 +174,16 @@ static void tally_top(struct gp_point_builder *b, struct gp_point *pt, const str
 
 /* Remember process p for the next point: its io (less what a reaped
  * child owes it) and CPU, and count it when it is new in the tree. */
-static void remember_proc(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p)
+static bool remember_proc(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
+			  size_t nthreads)
 {
 	struct proc_entry *e = entry(b, p->pid, true);
 	if (!e)
-		return;
-	if (!e->seen && !e->have_prev && !b->first && p->followed && b->n > 1)
+		return false;
+	bool created = !e->seen && !e->have_prev && !b->first && p->followed && b->n > 1;
+	if (created)
 		pt->procs_created++;
+	e->nthreads = (uint32_t)nthreads;
 	e->seen = true;
 	e->ppid = p->ppid;
 	e->followed = p->followed;
@@ -202,10 +206,14 @@ static void remember_proc(struct gp_point_builder *b, struct gp_point *pt, const
 	gp_strlcpy(e->comm, p->comm ? p->comm : "", sizeof e->comm);
 	if (p->have_io)
 		memcpy(e->whole, now, sizeof now);
+	return created;
 }
 
-/* Process p's own figures into the point's totals. */
-static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_t n)
+/* Process p's own figures into the point's totals.  created: p is new
+ * in the tree: its threads are threads created in the tree (a sampler's
+ * first look at a process counts none, having no earlier one), so that
+ * the tree's "threads 1 -> 3" says "2 created" (issue 20). */
+static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_t n, bool created)
 {
 	pt->state = p->state;
 	pt->procs++;
@@ -244,7 +252,7 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 	}
 	if (p->have_io)
 		pt->have |= GP_PT_IO;
-	pt->threads_created += p->threads_created;
+	pt->threads_created += created ? (uint32_t)n : p->threads_created;
 	pt->threads_exited += p->threads_exited;
 	pt->threads_vanished += p->threads_vanished;
 	pt->threads += (uint32_t)n;
@@ -322,12 +330,12 @@ static void add_threads(struct gp_point_builder *b, struct gp_point *pt, const s
 void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct gp_pview *p,
 		  const struct gp_tview *th, size_t n)
 {
-	remember_proc(b, pt, p);
+	bool created = remember_proc(b, pt, p, n);
 	if (!p->followed)
 		return;
 	/* The tree's root is added last (children first): its state is
 	 * the point's state. */
-	add_proc_totals(pt, p, n);
+	add_proc_totals(pt, p, n, created);
 	add_threads(b, pt, p, th, n);
 }
 
@@ -358,6 +366,7 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 		}
 		if (e->followed) {
 			pt->procs_exited++;
+			pt->threads_exited += e->nthreads; /* its threads left the tree with it */
 			b->gone_utime += e->utime;
 			b->gone_stime += e->stime;
 		}

@@ -29,6 +29,12 @@ static bool py_label(const json_t *p, char *buf, size_t cap)
 
 bool gp_frame_label(const json_t *f, char *buf, size_t cap)
 {
+	/* Code a JIT wrote (tracer/xmaps.h): its pc is all there is. */
+	const char *pc = json_string_value(json_object_get(f, "pc"));
+	if (json_is_true(json_object_get(f, "jit"))) {
+		snprintf(buf, cap, "[jit] %s", pc ? pc : "?");
+		return true;
+	}
 	const char *sym = json_string_value(json_object_get(f, "symbol"));
 	if (sym && *sym) {
 		gp_strlcpy(buf, sym, cap);
@@ -174,6 +180,25 @@ static bool same_stack(const struct gp_stuck_thread *a, const struct gp_stuck_th
 	return true;
 }
 
+/* A sleeping thread's wait frame into the counts (a frame beyond the
+ * table's bound is not counted: never one of the most common then). */
+static void count_wait_frame(struct gp_stuck *s, const struct gp_stuck_thread *x)
+{
+	if (!x->wait_frame[0] || x->state == 'R')
+		return;
+	size_t k = 0;
+	while (k < s->nwf && strcmp(s->wf[k].frame, x->wait_frame))
+		k++;
+	if (k == s->nwf) {
+		if (s->nwf == GP_STUCK_WAIT_FRAMES)
+			return;
+		gp_strlcpy(s->wf[k].frame, x->wait_frame, sizeof s->wf[k].frame);
+		s->wf[k].n = 0;
+		s->nwf++;
+	}
+	s->wf[k].n++;
+}
+
 void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 {
 	double t = json_number_value(json_object_get(line, "t"));
@@ -190,6 +215,7 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 		s->total++;
 		struct gp_stuck_thread x;
 		read_thread(&x, pid, th);
+		count_wait_frame(s, &x);
 		/* Threads with the same stack are one entry with a count: a
 		 * 10 000-thread server's snapshot keeps every distinct stack,
 		 * not the first 32 threads in /proc order (issue 18).  The
@@ -210,6 +236,14 @@ unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap)
 {
 	unsigned best = 0;
 	buf[0] = '\0';
+	if (s->nwf) {
+		for (size_t k = 0; k < s->nwf; k++)
+			if (s->wf[k].n > best) {
+				best = s->wf[k].n;
+				gp_strlcpy(buf, s->wf[k].frame, cap);
+			}
+		return best;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		const char *f = s->th[i].wait_frame;
 		if (!*f || s->th[i].state == 'R')

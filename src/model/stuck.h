@@ -11,6 +11,7 @@
 
 #define GP_STUCK_MAX 32
 #define GP_STUCK_FRAMES 12
+#define GP_STUCK_WAIT_FRAMES 64
 
 struct gp_stuck_thread {
 	unsigned count;          /* threads with this very stack (tid: the first) */
@@ -31,6 +32,12 @@ struct gp_stuck {
 	size_t n, total;         /* distinct stacks kept, and threads seen */
 	size_t dropped;          /* threads of distinct stacks beyond GP_STUCK_MAX */
 	struct gp_stuck_thread th[GP_STUCK_MAX];
+	/* Every sleeping thread's wait frame, counted whether or not its
+	 * stack got an entry above: a JVM's 50 threads of 50 names in one
+	 * stack are 50 entries, and counting the kept 32 said "31 of 51"
+	 * where the report's stacks section shows 50 (issue 20). */
+	struct { char frame[64]; unsigned n; } wf[GP_STUCK_WAIT_FRAMES];
+	size_t nwf;
 };
 
 void gp_stuck_init(struct gp_stuck *s);

@@ -45,6 +45,36 @@ void gp_md_cell(FILE *out, const char *s)
 	}
 }
 
+/* A code span of s: fenced by one backtick more than its longest run of
+ * them, padded where it starts or ends with one (CommonMark 6.1); in a
+ * table cell '|' escaped (GFM tables: the one escape a code span there
+ * takes), elsewhere not (outside a table "\\|" would show as two
+ * characters, and a pasted command would change). */
+void gp_md_code(FILE *out, const char *s, bool in_table)
+{
+	size_t run = 0, longest = 0;
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	size_t len = strlen(s);
+	bool pad = len && (s[0] == '`' || s[len - 1] == '`' || s[0] == ' ');
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	if (pad)
+		fputc(' ', out);
+	if (in_table) {
+		gp_md_cell(out, s);
+	} else {
+		for (const char *p = s; *p; p++)
+			fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
+	}
+	if (pad)
+		fputc(' ', out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+}
+
 /* ---- the metrics ------------------------------------------------------------- */
 
 enum {
@@ -189,21 +219,75 @@ static uint64_t hexval(const json_t *v)
 	return x;
 }
 
+/* A count from a stranger's file: a non-negative integer, else 0. */
+static unsigned long count_of(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (unsigned long)json_integer_value(v) : 0;
+}
+
+static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, const json_t *threads,
+			   const json_t *jpid, const char *pcomm);
+
+/* A `forks` object (a sample's, the exit line's): every start in the tree. */
+static void forks_from(struct gp_doc *d, const json_t *fk)
+{
+	if (!json_is_object(fk))
+		return;
+	d->have_forks = true;
+	d->forks_started = count_of(fk, "started");
+	d->forks_exited = count_of(fk, "exited");
+	d->forks_lost = count_of(fk, "lost");
+}
+
 static void on_sample(struct scan *sc, json_t *line)
 {
 	struct gp_doc *d = sc->d;
 	size_t k = sc->sample_idx++;
 	double t = json_number_value(json_object_get(line, "t"));
+	/* The target's name now (format 2 samples carry it): after an exec,
+	 * not the one its target line was written with. */
+	const char *comm_now = json_string_value(json_object_get(line, "comm"));
+	if (comm_now)
+		gp_strlcpy(d->comm_now, comm_now, sizeof d->comm_now);
+	/* Every process the tree started (tracer/forks.h), cumulative. */
+	const json_t *fk = json_object_get(line, "forks");
+	forks_from(d, fk);
 	bool judged = t >= sc->judged_from - 1e-9;
+	/* The threads of every process of the tree, each with its process
+	 * (issue 20: the table showed the target's alone). */
+	if (!sample_threads(sc, k, t, judged, json_object_get(line, "threads"),
+			    json_object_get(line, "pid"), comm_now))
+		return;
+	size_t i;
+	const json_t *c;
+	json_array_foreach(json_object_get(line, "procs"), i, c)
+		if (!json_is_false(json_object_get(c, "followed"))
+		    && !sample_threads(sc, k, t, judged, json_object_get(c, "threads"), json_object_get(c, "pid"),
+				       json_string_value(json_object_get(c, "comm"))))
+			return;
+}
+
+/* One process's threads of sample k into the per-thread aggregates;
+ * false when memory ran out. */
+static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, const json_t *threads,
+			   const json_t *jpid, const char *pcomm)
+{
+	struct gp_doc *d = sc->d;
+	int pid = json_is_integer(jpid) && json_integer_value(jpid) > 0 && json_integer_value(jpid) <= INT_MAX
+		  ? (int)json_integer_value(jpid) : 0;
 	size_t i;
 	json_t *th;
-	json_array_foreach(json_object_get(line, "threads"), i, th) {
+	json_array_foreach(threads, i, th) {
 		json_t *jt = json_object_get(th, "tid");
 		if (!json_is_integer(jt))
 			continue;
 		struct gp_thread_agg *a = thread(sc, (int)json_integer_value(jt));
 		if (!a)
-			return;
+			return false;
+		a->pid = pid;
+		if (pcomm)
+			gp_strlcpy(a->pcomm, pcomm, sizeof a->pcomm);
 		const char *comm = json_string_value(json_object_get(th, "comm"));
 		if (comm)
 			gp_strlcpy(a->comm, comm, sizeof a->comm);
@@ -256,6 +340,7 @@ static void on_sample(struct scan *sc, json_t *line)
 			strbuf_release(&sb);
 		}
 	}
+	return true;
 }
 
 /* ---- the kernel log -------------------------------------------------------------- */
@@ -398,7 +483,19 @@ static void on_ras(struct scan *sc, json_t *line)
 	}
 	keep_in(sc->d->ras, line);
 }
-static void on_target(struct scan *sc, json_t *line) { libs_of(sc, line, "runtime_libs"); }
+/* A `target` line of how "exec" (or "renamed") for the trace's own pid:
+ * the command it became (trace.c follow_exec); the newest is kept. */
+static void on_target(struct scan *sc, json_t *line)
+{
+	libs_of(sc, line, "runtime_libs");
+	const char *how = json_string_value(json_object_get(line, "how"));
+	json_t *pid = json_object_get(line, "pid");
+	if (how && (!strcmp(how, "exec") || !strcmp(how, "renamed")) && json_is_integer(pid) && sc->d->l.target
+	    && json_equal(pid, json_object_get(sc->d->l.target, "pid"))) {
+		json_decref(sc->d->target_now);
+		sc->d->target_now = json_incref(line);
+	}
+}
 static void on_runtime_libs(struct scan *sc, json_t *line) { libs_of(sc, line, "libs"); }
 /* An idle run writes one `verdict` line per runtime, class spin or quiet:
  * the rows of its A/B table.  A trace's verdict is the loader's. */
@@ -527,6 +624,8 @@ void gp_doc_free(struct gp_doc *d)
 	d->libs = NULL;
 	json_decref(d->ras);
 	d->ras = NULL;
+	json_decref(d->target_now);
+	d->target_now = NULL;
 	for (size_t i = 0; i < d->nth; i++)
 		free(d->th[i].cpu);
 	free(d->th);

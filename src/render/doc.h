@@ -20,6 +20,8 @@
 struct gp_thread_agg {
 	int tid;
 	char comm[16];
+	int pid;                     /* its process (the sample's or a `procs` member's) */
+	char pcomm[16];              /* that process's comm, last seen */
 	double cpu_sum, sys_sum;     /* sums of cpu_pct/sys_pct over judged samples */
 	unsigned judged;             /* samples in the judged phase that saw it */
 	unsigned nstate[5];          /* R, S, D, T/t, other: judged phase */
@@ -68,6 +70,11 @@ struct gp_doc {
 				      * process maps, the newest `target`/`runtime_libs` */
 	struct gp_thread_agg *th;
 	size_t nth;
+	json_t *target_now;          /* the trace's latest `target` line of how "exec"
+				      * or "renamed" (the command after an exec), or NULL */
+	char comm_now[64];           /* the target's comm in the last sample, "" none */
+	bool have_forks;             /* a sample's `forks`: every start in the tree */
+	unsigned long forks_started, forks_exited, forks_lost; /* the last such */
 	bool is_trace;               /* has samples (else: an arm/idle result) */
 	bool is_idle;                /* `gpuprobe idle`: judged spin/quiet per runtime */
 };
@@ -115,5 +122,8 @@ void gp_fmt_value(char *buf, size_t cap, const char *unit, double v);
  * render.h, because render_md.c and arms.c both draw cells and render_md.c
  * draws the arms: the cell is below both. */
 void gp_md_cell(FILE *out, const char *s);
+/* An inline code span of s, whatever backticks it holds; in_table: in a
+ * table cell ('|' escaped). */
+void gp_md_code(FILE *out, const char *s, bool in_table);
 
 #endif

@@ -317,29 +317,6 @@ void gp_md_text(FILE *out, const char *s)
 	}
 }
 
-/* A code span of s in a table cell: fenced by one backtick more than
- * its longest run of them, padded where it starts or ends with one
- * (CommonMark 6.1), '|' escaped (GFM tables). */
-static void md_code(FILE *out, const char *s)
-{
-	size_t run = 0, longest = 0;
-	for (const char *p = s; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		longest = run > longest ? run : longest;
-	}
-	size_t len = strlen(s);
-	bool pad = len && (s[0] == '`' || s[len - 1] == '`' || s[0] == ' ');
-	for (size_t i = 0; i <= longest; i++)
-		fputc('`', out);
-	if (pad)
-		fputc(' ', out);
-	gp_md_cell(out, s);
-	if (pad)
-		fputc(' ', out);
-	for (size_t i = 0; i <= longest; i++)
-		fputc('`', out);
-}
-
 static size_t kept_errors(const struct gp_klog *k)
 {
 	size_t n = 0;
@@ -403,7 +380,7 @@ static void md_row(FILE *out, const json_t *line)
 		fprintf(out, "*%s*", sb.buf);
 	} else if (field(line, "text")) {
 		add_text(&sb, field(line, "text"));
-		md_code(out, sb.buf);
+		gp_md_code(out, sb.buf, true);
 	} else {
 		fputs("–", out);
 	}

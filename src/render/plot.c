@@ -9,6 +9,7 @@
 #include "render.h"
 #include "verdict_text.h"
 #include "klog.h"
+#include "target_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -465,7 +466,7 @@ static void draw(cairo_t *cr, const struct gp_doc *d)
 
 	/* title and verdict */
 	char title[256];
-	const char *comm = json_string_value(json_object_get(d->l.target, "comm"));
+	const char *comm = gp_doc_comm(d);
 	snprintf(title, sizeof title, "%s (pid %lld): %zu samples over %.0f s",
 		 comm ? comm : "?", (long long)json_integer_value(json_object_get(d->l.target, "pid")),
 		 n, f.t1 - f.t0);

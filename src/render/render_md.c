@@ -12,6 +12,7 @@
 #include "klog.h"
 #include "ras_text.h"
 #include "libs_text.h"
+#include "target_text.h"
 #include "parse.h"
 #include "strbuf.h"
 #include "units.h"
@@ -108,8 +109,7 @@ size_t gp_sparkline(char *buf, size_t cap, const struct gp_doc *d, size_t m, siz
 
 static const char *target_comm(const struct gp_doc *d)
 {
-	const char *c = str(d->l.target, "comm");
-	return c ? c : "?";
+	return gp_doc_comm(d);
 }
 
 static void md_verdict_line(FILE *out, const struct gp_doc *d)
@@ -136,6 +136,40 @@ static void md_verdict_line(FILE *out, const struct gp_doc *d)
 	strbuf_release(&sb);
 }
 
+/* The tree's processes and threads, counts that add up: first + started
+ * - exited = last (issue 20: "threads 1 -> 3 (0 created)" of a tree). */
+static void md_procs(FILE *out, const struct gp_doc *d)
+{
+	const struct gp_series *s = &d->l.series;
+	if (s->n < 1)
+		return;
+	const struct gp_point *f = &s->pt[0], *l = &s->pt[s->n - 1];
+	unsigned long tc = 0, te = 0, pc = 0, pe = 0;
+	uint32_t maxp = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (i) {
+			tc += s->pt[i].threads_created;
+			te += s->pt[i].threads_exited;
+		}
+		pc += s->pt[i].procs_created;
+		pe += s->pt[i].procs_exited;
+		maxp = s->pt[i].procs > maxp ? s->pt[i].procs : maxp;
+	}
+	bool tree = maxp > 1 || pc || d->forks_started;
+	fprintf(out, "Threads %u → %u (%lu created, %lu exited%s)", f->threads, l->threads, tc, te,
+		tree ? ", in every process of the tree" : "");
+	if (tree) {
+		fprintf(out, "; processes %u → %u (max %u; ", f->procs, l->procs, maxp);
+		if (d->have_forks)
+			fprintf(out, "%s%lu started, %lu exited, %lu of them seen by a sample)",
+				d->forks_lost ? "at least " : "", d->forks_started, d->forks_exited, pc);
+		else
+			fprintf(out, "%lu started, %lu exited that a sample saw; shorter-lived ones not counted)",
+				pc, pe);
+	}
+	fputs(".\n\n", out);
+}
+
 static void md_context(FILE *out, const struct gp_doc *d)
 {
 	const json_t *h = d->l.header;
@@ -159,20 +193,24 @@ static void md_context(FILE *out, const struct gp_doc *d)
 		fputs("; **cut short**: no exit line (the run was killed)", out);
 	}
 	fputs(".\n\n", out);
-	const json_t *argv = json_object_get(d->l.target, "cmdline");
-	if (json_array_size(argv)) {
-		fputs("Command line: `", out);
-		size_t i;
-		const json_t *a;
-		json_array_foreach(argv, i, a) {
-			if (i >= 16) {
-				fputs(" ...", out);
-				break;
-			}
-			fprintf(out, "%s%s", i ? " " : "", json_string_value(a) ? json_string_value(a) : "");
-		}
-		fputs("`\n\n", out);
+	md_procs(out, d);
+	/* The command as shell words (pasteable), after its exec; what it
+	 * was started as, when that differs (`sh -c 'exec xz ...'`). */
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *now = gp_doc_target_now(d);
+	if (gp_target_words(&sb, now, 64)) {
+		fputs("Command line: ", out);
+		gp_md_code(out, sb.buf, false);
+		fputs("\n\n", out);
 	}
+	struct strbuf was = STRBUF_INIT;
+	if (now != d->l.target && gp_target_words(&was, d->l.target, 64) && strcmp(was.buf, sb.buf)) {
+		fputs("Started as ", out);
+		gp_md_code(out, was.buf, false);
+		fputs(", which exec'd the command above.\n\n", out);
+	}
+	strbuf_release(&was);
+	strbuf_release(&sb);
 }
 
 static void md_environment(FILE *out, const struct gp_doc *d)
@@ -270,6 +308,46 @@ static char main_state(const struct gp_thread_agg *t)
 }
 
 #define TOP_THREADS 8
+#define SLEEP_GROUPS 48
+
+/* "4290 (llama-cli)": the thread's process; a format 1 file names none
+ * per thread (its samples are the target's). */
+static void md_process_cell(FILE *out, const struct gp_doc *d, const struct gp_thread_agg *t)
+{
+	int pid = t->pid ? t->pid : (int)json_integer_value(json_object_get(d->l.target, "pid"));
+	const char *pc = t->pcomm[0] ? t->pcomm : gp_doc_comm(d);
+	fprintf(out, "| %d (", pid);
+	gp_md_cell(out, pc);
+	fputs(") | ", out);
+}
+
+/* The sleepers of one process with one name, grouped by wchan and call. */
+struct sleep_grp {
+	const struct gp_thread_agg *first;
+	const char *wchan, *sc;
+	char state;
+	unsigned n;
+	bool mixed;     /* same call, different arguments */
+};
+
+static bool same_sleep(const struct sleep_grp *g, const struct gp_thread_agg *t, char state)
+{
+	size_t call = strcspn(t->syscall, "(");
+	/* grouped by process, name, wchan and the call's name: a thousand
+	 * futex waiters on a thousand addresses are one row, but never
+	 * threads of two processes or of two names (issue 20) */
+	return g->first->pid == t->pid && !strcmp(g->first->comm, t->comm) && g->state == state
+	       && !strcmp(g->wchan, t->wchan) && strcspn(g->sc, "(") == call && !strncmp(g->sc, t->syscall, call);
+}
+
+/* Where t's process first comes among the threads (the samples' order). */
+static size_t proc_order(const struct gp_doc *d, const struct gp_thread_agg *t)
+{
+	for (size_t i = 0; i < d->nth; i++)
+		if (d->th[i].pid == t->pid)
+			return i;
+	return d->nth;
+}
 
 void gp_md_threads(FILE *out, const struct gp_doc *d)
 {
@@ -278,61 +356,61 @@ void gp_md_threads(FILE *out, const struct gp_doc *d)
 	const struct gp_thread_agg *top[TOP_THREADS];
 	size_t n = gp_doc_top_threads(d, top, TOP_THREADS);
 	/* Busy threads, then the stuck ones (D state, or the wchan most
-	 * sleepers share), then one row for the rest. */
+	 * sleepers share), then the sleepers of each process in groups;
+	 * every row names its process. */
 	fprintf(out, "**Threads** (%zu seen; busiest over the judged phase, and where the others wait)\n\n", d->nth);
-	fputs("| thread | comm | CPU | system | state | wchan | syscall |\n"
-	      "|---:|---|---:|---:|---|---|---|\n", out);
-	size_t shown = 0;
+	fputs("| process | thread | comm | CPU | system | state | wchan | syscall |\n"
+	      "|---|---:|---|---:|---:|---|---|---|\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct gp_thread_agg *t = top[i];
 		double cpu = t->judged ? t->cpu_sum / t->judged : 0;
 		if (cpu < 1.0 && main_state(t) != 'D')
 			continue;
-		fprintf(out, "| %d | ", t->tid);
+		md_process_cell(out, d, t);
+		fprintf(out, "%d | ", t->tid);
 		gp_md_cell(out, t->comm);
 		fprintf(out, " | %.0f%% | %.0f%% | %c | %s | ", cpu, t->judged ? t->sys_sum / t->judged : 0,
 			main_state(t), t->wchan[0] ? t->wchan : "–");
 		gp_md_cell(out, t->syscall[0] ? t->syscall : "–");
 		fputs(" |\n", out);
-		shown++;
 	}
-	/* The sleepers, grouped by (wchan, syscall) in their last sample. */
-	struct grp {
-		const char *wchan, *sc, *comm;
-		char state;
-		unsigned n;
-		int tid;
-		bool mixed;     /* same call, different arguments */
-	} g[16];
-	size_t ng = 0;
+	struct sleep_grp g[SLEEP_GROUPS];
+	size_t ng = 0, left = 0;
 	for (size_t i = 0; i < d->nth; i++) {
 		const struct gp_thread_agg *t = &d->th[i];
 		double cpu = t->judged ? t->cpu_sum / t->judged : 0;
-		if (cpu >= 1.0 || main_state(t) == 'D')
+		char st = main_state(t);
+		if (cpu >= 1.0 || st == 'D')
 			continue;
-		/* grouped by wchan and the call's name: a thousand futex
-		 * waiters on a thousand addresses are one row */
 		size_t k = 0;
-		while (k < ng && !(strcmp(g[k].wchan, t->wchan) == 0
-				   && strcspn(g[k].sc, "(") == strcspn(t->syscall, "(")
-				   && !strncmp(g[k].sc, t->syscall, strcspn(t->syscall, "("))))
+		while (k < ng && !same_sleep(&g[k], t, st))
 			k++;
 		if (k == ng) {
-			if (ng == 16)
-				k = 15;
-			else
-				g[ng++] = (struct grp){ t->wchan, t->syscall, t->comm, main_state(t), 0, t->tid, false };
+			if (ng == SLEEP_GROUPS) {
+				left++; /* said in one line below, not merged into a wrong row */
+				continue;
+			}
+			g[ng++] = (struct sleep_grp){ t, t->wchan, t->syscall, st, 0, false };
 		}
 		if (g[k].n && strcmp(g[k].sc, t->syscall))
 			g[k].mixed = true;
 		g[k].n++;
 	}
+	/* By process, in the order the samples first listed them (the
+	 * target's first); stable within a process. */
+	for (size_t a = 1; a < ng; a++)
+		for (size_t b = a; b > 0 && proc_order(d, g[b].first) < proc_order(d, g[b - 1].first); b--) {
+			struct sleep_grp x = g[b];
+			g[b] = g[b - 1];
+			g[b - 1] = x;
+		}
 	for (size_t k = 0; k < ng; k++) {
+		md_process_cell(out, d, g[k].first);
 		if (g[k].n == 1)
-			fprintf(out, "| %d | ", g[k].tid);
+			fprintf(out, "%d | ", g[k].first->tid);
 		else
-			fprintf(out, "| %u threads | ", g[k].n);
-		gp_md_cell(out, g[k].comm);
+			fprintf(out, "%u threads | ", g[k].n);
+		gp_md_cell(out, g[k].first->comm);
 		fprintf(out, " | 0%% | 0%% | %c | %s | ", g[k].state, g[k].wchan[0] ? g[k].wchan : "–");
 		if (g[k].mixed)
 			fprintf(out, "%.*s(...)", (int)strcspn(g[k].sc, "("), g[k].sc);
@@ -341,7 +419,9 @@ void gp_md_threads(FILE *out, const struct gp_doc *d)
 		fputs(" |\n", out);
 	}
 	fputc('\n', out);
-	(void)shown;
+	if (left)
+		fprintf(out, "%zu more sleeping threads, beyond %d groups, are not listed.\n\n", left,
+			SLEEP_GROUPS);
 }
 
 /* ---- stacks, collapsed by identical frames ---------------------------------------- */
@@ -352,7 +432,9 @@ static void frame_text(char *buf, size_t cap, const json_t *f)
 	const char *base = mod ? strrchr(mod, '/') : NULL;
 	base = base ? base + 1 : mod;
 	struct strbuf sb = STRBUF_INIT;
-	if (sym)
+	if (json_is_true(json_object_get(f, "jit")))
+		strbuf_addf(&sb, "[jit] %s", str(f, "pc") ? str(f, "pc") : "?"); /* tracer/xmaps.h */
+	else if (sym)
 		strbuf_addstr(&sb, sym);
 	else if (json_object_get(f, "offset"))
 		strbuf_addf(&sb, "?? %s+%s", base ? base : "?",
@@ -370,27 +452,39 @@ static void frame_text(char *buf, size_t cap, const json_t *f)
 
 struct stack_group {
 	char *text;
-	int tids[64];
+	int tids[64], pids[64];
 	char comms[64][16];
 	size_t n, ntids;
 };
 
 /* Each thread's latest stack: `trace --stacks hot|all` stacks a quiet
- * thread once per place it waits in, not in every line.  A new array. */
-static json_t *latest_stacks(const json_t *stacks)
+ * thread once per place it waits in, not in every line.  With snap, only
+ * the lines of the snapshot at t (every thread, `hang` or `end`): the
+ * one the verdict carries, so that its "50 of 51 threads in ..." and the
+ * blocks count the same threads (issue 20), not also threads gone
+ * before it.  A new array. */
+static json_t *latest_stacks(const json_t *stacks, bool snap, double t)
 {
 	json_t *latest = json_array();
 	json_t *by_tid = json_object();
 	size_t li, i;
 	const json_t *ln, *th;
-	json_array_foreach(stacks, li, ln)
+	json_array_foreach(stacks, li, ln) {
+		if (snap && json_number_value(json_object_get(ln, "t")) != t)
+			continue;
 		json_array_foreach(json_object_get(ln, "threads"), i, th) {
 			char key[24];
 			snprintf(key, sizeof key, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "tid")));
 			if (!json_object_get(by_tid, key))
 				json_array_append_new(latest, json_string(key));
-			json_object_set(by_tid, key, (json_t *)th);
+			/* with its process: a thread of a tree says whose it is */
+			json_t *c = json_is_object(th) ? json_copy((json_t *)th) : json_object();
+			json_t *pid = json_object_get(ln, "pid");
+			if (c && json_is_integer(pid))
+				json_object_set(c, "pid", pid);
+			json_object_set_new(by_tid, key, c ? c : json_object());
 		}
+	}
 	json_t *arr = json_array();
 	json_array_foreach(latest, i, th)
 		json_array_append(arr, json_object_get(by_tid, json_string_value(th)));
@@ -399,59 +493,97 @@ static json_t *latest_stacks(const json_t *stacks)
 	return arr;
 }
 
+/* The first line of a stopped thread's block (stat's state T: a stop
+ * signal, SIGSTOP or SIGTSTP, or a debugger's group stop; t: stopped by
+ * its tracer, proc(5)). */
+static void stopped_line(FILE *m, const char *state)
+{
+	if (state && state[0] == 'T')
+		fputs("(stopped: state T, a stop signal or a debugger)\n", m);
+	else if (state && state[0] == 't')
+		fputs("(stopped by its tracer: state t)\n", m);
+}
+
+/* Adds one thread (its stack's text, taken) to the group of that text;
+ * false when memory ran out. */
+static bool group_add(struct stack_group **gp, size_t *ng, char *text, int tid, int pid,
+		      const char *comm)
+{
+	struct stack_group *g = *gp;
+	size_t k = 0;
+	while (k < *ng && strcmp(g[k].text, text))
+		k++;
+	if (k == *ng) {
+		g = realloc(g, (*ng + 1) * sizeof *g);
+		if (!g) {
+			free(text);
+			return false;
+		}
+		*gp = g;
+		memset(&g[k], 0, sizeof g[k]);
+		g[k].text = text;
+		(*ng)++;
+	} else {
+		free(text);
+	}
+	if (g[k].ntids < 64) {
+		g[k].tids[g[k].ntids] = tid;
+		g[k].pids[g[k].ntids] = pid;
+		gp_strlcpy(g[k].comms[g[k].ntids], comm ? comm : "", sizeof g[k].comms[0]);
+		g[k].ntids++;
+	}
+	g[k].n++;
+	return true;
+}
+
+/* A `stacks` line's thread as the block's text (malloc'd), NULL on failure. */
+static char *thread_stack_text(const json_t *th)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return NULL;
+	size_t q;
+	const json_t *f;
+	/* A stopped thread says so first, and so never shares a block with
+	 * one that runs (issue 20: `cat` SIGSTOPped in `yes | pv | cat`
+	 * looked like any reader). */
+	stopped_line(m, str(th, "state"));
+	json_array_foreach(json_object_get(th, "frames"), q, f) {
+		char fb[512];
+		frame_text(fb, sizeof fb, f);
+		fprintf(m, "#%-2zu %s\n", q, fb);
+		gp_stacks_python_lines(m, f, "        "); /* its Python frames */
+	}
+	gp_stacks_python_lines(m, th, "        ");
+	json_array_foreach(json_object_get(th, "kernel"), q, f)
+		fprintf(m, "[k] %s\n", json_is_string(f) ? json_string_value(f) : str(f, "symbol") ? str(f, "symbol") : "?");
+	fclose(m);
+	return text;
+}
+
 static void md_stacks(FILE *out, const struct gp_doc *d)
 {
 	const json_t *last = json_array_get(d->stacks, json_array_size(d->stacks) - 1);
 	struct stack_group *g = NULL;
 	size_t ng = 0;
-	double t = 0;
 	const char *from;
-	json_t *latest = latest_stacks(d->stacks);
+	const char *why = str(last, "why");
+	bool snap = why && (!strcmp(why, "hang") || !strcmp(why, "end"));
+	double t = json_number_value(json_object_get(last, "t"));
+	json_t *latest = latest_stacks(d->stacks, snap, t);
 	if (last) {
-		from = "`stacks` lines, each thread's latest";
-		t = json_number_value(json_object_get(last, "t"));
+		from = snap ? "the snapshot of every thread the verdict judged"
+			    : "`stacks` lines, each thread's latest";
 		size_t i;
 		const json_t *th;
 		json_array_foreach(latest, i, th) {
-			char *text = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&text, &len);
-			if (!m)
-				continue;
-			size_t q;
-			const json_t *f;
-			json_array_foreach(json_object_get(th, "frames"), q, f) {
-				char fb[512];
-				frame_text(fb, sizeof fb, f);
-				fprintf(m, "#%-2zu %s\n", q, fb);
-				gp_stacks_python_lines(m, f, "        "); /* its Python frames */
-			}
-			gp_stacks_python_lines(m, th, "        ");
-			json_array_foreach(json_object_get(th, "kernel"), q, f)
-				fprintf(m, "[k] %s\n", json_is_string(f) ? json_string_value(f) : str(f, "symbol") ? str(f, "symbol") : "?");
-			fclose(m);
-			size_t k = 0;
-			while (k < ng && strcmp(g[k].text, text))
-				k++;
-			if (k == ng) {
-				struct stack_group *ngp = realloc(g, (ng + 1) * sizeof *g);
-				if (!ngp) {
-					free(text);
-					break;
-				}
-				g = ngp;
-				memset(&g[ng], 0, sizeof g[ng]);
-				g[ng++].text = text;
-			} else {
-				free(text);
-			}
-			if (g[k].ntids < 64) {
-				g[k].tids[g[k].ntids] = (int)json_integer_value(json_object_get(th, "tid"));
-				gp_strlcpy(g[k].comms[g[k].ntids], str(th, "comm") ? str(th, "comm") : "",
-					   sizeof g[k].comms[0]);
-				g[k].ntids++;
-			}
-			g[k].n++;
+			char *text = thread_stack_text(th);
+			json_t *pid = json_object_get(th, "pid");
+			if (text && !group_add(&g, &ng, text, (int)json_integer_value(json_object_get(th, "tid")),
+					       json_is_integer(pid) ? (int)json_integer_value(pid) : 0, str(th, "comm")))
+				break;
 		}
 	} else {
 		/* No `stacks` line: the kernel stacks the samples carried (root). */
@@ -460,23 +592,16 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 			const struct gp_thread_agg *th = &d->th[i];
 			if (!th->kstack[0])
 				continue;
-			size_t k = 0;
-			while (k < ng && strcmp(g[k].text, th->kstack))
-				k++;
-			if (k == ng) {
-				struct stack_group *ngp = realloc(g, (ng + 1) * sizeof *g);
-				if (!ngp)
-					break;
-				g = ngp;
-				memset(&g[ng], 0, sizeof g[ng]);
-				g[ng++].text = strdup(th->kstack);
-			}
-			if (g[k].ntids < 64) {
-				g[k].tids[g[k].ntids] = th->tid;
-				gp_strlcpy(g[k].comms[g[k].ntids], th->comm, sizeof g[k].comms[0]);
-				g[k].ntids++;
-			}
-			g[k].n++;
+			char *text = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&text, &len);
+			if (!m)
+				continue;
+			stopped_line(m, (char[2]){ th->state, 0 });
+			fputs(th->kstack, m);
+			fclose(m);
+			if (!group_add(&g, &ng, text, th->tid, th->pid, th->comm))
+				break;
 		}
 	}
 	json_decref(latest);
@@ -497,13 +622,20 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 	fprintf(out, "<details><summary>Stacks: %zu thread%s, %zu distinct (%s", total,
 		total == 1 ? "" : "s", ng, from);
 	if (last)
-		fprintf(out, ", the last at +%.1f s", t);
+		fprintf(out, snap ? ", at +%.1f s" : ", the last at +%.1f s", t);
 	fputs(")</summary>\n\n", out);
 	for (size_t k = 0; k < ng; k++) {
 		fprintf(out, "%zu thread%s:", g[k].n, g[k].n == 1 ? "" : "s");
-		for (size_t q = 0; q < g[k].ntids && q < 12; q++)
-			fprintf(out, " %d%s%s%s", g[k].tids[q], g[k].comms[q][0] ? " (" : "", g[k].comms[q],
-				g[k].comms[q][0] ? ")" : "");
+		for (size_t q = 0; q < g[k].ntids && q < 12; q++) {
+			fprintf(out, " %d", g[k].tids[q]);
+			if (g[k].comms[q][0] || (g[k].pids[q] && g[k].pids[q] != g[k].tids[q])) {
+				fputs(" (", out);
+				gp_md_text(out, g[k].comms[q]);
+				if (g[k].pids[q] && g[k].pids[q] != g[k].tids[q])
+					fprintf(out, "%sof pid %d", g[k].comms[q][0] ? ", " : "", g[k].pids[q]);
+				fputc(')', out);
+			}
+		}
 		if (g[k].n > 12)
 			fputs(" ...", out);
 		fputs("\n\n```\n", out);

@@ -7,6 +7,7 @@
 #include "klog.h"
 #include "libs_text.h"
 #include "ras_text.h"
+#include "target_text.h"
 
 #include <stdlib.h>
 
@@ -21,17 +22,28 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 void gp_render_text(FILE *out, const struct gp_doc *d)
 {
 	if (d->is_trace) {
+		struct strbuf cmd = STRBUF_INIT, was = STRBUF_INIT;
+		const json_t *now = gp_doc_target_now(d);
+		gp_target_words(&cmd, now, 64);
+		if (now != d->l.target && gp_target_words(&was, d->l.target, 64) && !strcmp(was.buf, cmd.buf))
+			strbuf_reset(&was); /* renamed, not exec'd */
 		json_t *st = json_object_get(d->l.exit, "status"), *sg = json_object_get(d->l.exit, "signal");
 		struct gp_trace_end end = {
 			.pid = (int)json_integer_value(json_object_get(d->l.target, "pid")),
-			.comm = str_or(d->l.target, "comm", "?"),
+			.comm = gp_doc_comm(d),
+			.cmdline = cmd.len ? cmd.buf : NULL, .started_as = was.len ? was.buf : NULL,
 			.reason = d->l.exit ? str_or(d->l.exit, "reason", "?")
 					    : "cut short: no exit line (the run was killed)",
 			.have_status = json_is_integer(st) || json_is_integer(sg),
 			.status = (int)json_integer_value(st), .signal = (int)json_integer_value(sg),
 			.output = d->path, .lines = d->l.lines, .page_size = d->l.page_size,
+			.have_forks = d->have_forks, .forks_started = d->forks_started,
+			.forks_exited = d->forks_exited, .forks_lost = d->forks_lost,
+			.forks_why = str_or(d->l.exit, "forks_unseen", NULL),
 		};
 		gp_render_trace_summary(out, &d->l.series, &end);
+		strbuf_release(&cmd);
+		strbuf_release(&was);
 	}
 	if (d->l.truncated)
 		fprintf(out, "  note       the last line was cut: the run was killed while writing it\n");
@@ -88,6 +100,8 @@ json_t *gp_render_json(const struct gp_doc *d)
 		json_object_set(e, "header", d->l.header);
 	if (d->l.target)
 		json_object_set(e, "target", d->l.target);
+	if (d->target_now) /* what the target exec'd (trace.c follow_exec) */
+		json_object_set(e, "target_now", d->target_now);
 	if (d->l.exit)
 		json_object_set(e, "exit", d->l.exit);
 	if (d->is_trace) {
@@ -96,8 +110,8 @@ json_t *gp_render_json(const struct gp_doc *d)
 		size_t n = gp_doc_top_threads(d, top, 8);
 		json_t *th = json_array();
 		for (size_t i = 0; i < n; i++)
-			json_array_append_new(th, json_pack("{s:i, s:s, s:f, s:f, s:s, s:s}",
-				"tid", top[i]->tid, "comm", top[i]->comm,
+			json_array_append_new(th, json_pack("{s:i, s:i, s:s, s:s, s:f, s:f, s:s, s:s}",
+				"pid", top[i]->pid, "tid", top[i]->tid, "pcomm", top[i]->pcomm, "comm", top[i]->comm,
 				"cpu_pct", top[i]->judged ? top[i]->cpu_sum / top[i]->judged : 0.0,
 				"sys_pct", top[i]->judged ? top[i]->sys_sum / top[i]->judged : 0.0,
 				"wchan", top[i]->wchan, "syscall", top[i]->syscall));

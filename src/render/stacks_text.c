@@ -29,7 +29,9 @@ static const char *tidy(const char *sym)
 static void frame_label(const json_t *f, char *buf, size_t cap)
 {
 	const char *sym = str(f, "symbol"), *so = str(f, "soname"), *off = str(f, "offset");
-	if (sym)
+	if (json_is_true(json_object_get(f, "jit")))
+		snprintf(buf, cap, "[jit] %s", str(f, "pc") ? str(f, "pc") : "?");
+	else if (sym)
 		snprintf(buf, cap, "%s", tidy(sym));
 	else if (so && off)
 		snprintf(buf, cap, "%s+%s", so, off);
@@ -226,6 +228,11 @@ static void frame_line(FILE *f, size_t i, const json_t *fr, bool md)
 	const char *sym = str(fr, "symbol"), *so = str(fr, "soname"), *off = str(fr, "offset");
 	const char *bid = str(fr, "build_id"), *file = str(fr, "file");
 	json_int_t line = json_integer_value(json_object_get(fr, "line"));
+	if (json_is_true(json_object_get(fr, "jit"))) {
+		/* code a JIT wrote: no file, no symbol (xmaps.h) */
+		fprintf(f, "%s#%-2zu [jit] %s\n", md ? "" : "    ", i, str(fr, "pc") ? str(fr, "pc") : "?");
+		return;
+	}
 	fprintf(f, "%s#%-2zu %s", md ? "" : "    ", i, sym ? sym : "??");
 	if (so)
 		fprintf(f, "  %s+%s", so, off ? off : "?");

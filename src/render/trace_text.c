@@ -63,6 +63,32 @@ static void mem_row(FILE *out, const char *name, const struct gp_series *s, size
 	fprintf(out, "  %-10s %10s -> %10s   (peak %s)\n", name, a, b, c);
 }
 
+/* "processes  1 -> 1 (max 6; 294 started, 294 exited during the trace;
+ * 45 of them seen by a sample)": every start counts, the ones between two
+ * samples too (issue 20: a build's 294 processes read "45 started"). */
+static void procs_row(FILE *out, const struct gp_series *s, const struct gp_trace_end *e)
+{
+	const struct gp_point *f = &s->pt[0], *l = &s->pt[s->n - 1];
+	uint32_t maxp = 0, pcreated = 0, pexited = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->pt[i].procs > maxp)
+			maxp = s->pt[i].procs;
+		pcreated += s->pt[i].procs_created;
+		pexited += s->pt[i].procs_exited;
+	}
+	fprintf(out, "  processes  %u -> %u (max %u; ", f->procs, l->procs, maxp);
+	if (e->have_forks) {
+		fprintf(out, "%s%lu started, %lu exited during the trace%s; %u of them seen by a sample)\n",
+			e->forks_lost ? "at least " : "", e->forks_started, e->forks_exited,
+			e->forks_lost ? " (the kernel dropped events)" : "", pcreated);
+		return;
+	}
+	fprintf(out, "%u started, %u exited that a sample saw", pcreated, pexited);
+	if (e->forks_why)
+		fprintf(out, "; shorter-lived ones not counted: %s", e->forks_why);
+	fputs(")\n", out);
+}
+
 void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 			     const struct gp_trace_end *e)
 {
@@ -75,6 +101,10 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 		fprintf(out, "%s (status %d)\n", e->reason, e->status);
 	else
 		fprintf(out, "%s\n", e->reason);
+	if (e->cmdline)
+		fprintf(out, "  command    %s\n", e->cmdline);
+	if (e->started_as)
+		fprintf(out, "  started as %s\n", e->started_as);
 	if (s->n == 0) {
 		fprintf(out, "  no sample was taken\n");
 		return;
@@ -118,17 +148,8 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 				best->top_tid, best->top_comm, best->top_cpu_pct, best->t, best->top_sys_pct);
 		else
 			fprintf(out, "  busiest    none: no thread above 0.1%% CPU in any interval\n");
-		if (l->procs > 1 || f->procs > 1 || l->procs_exited) {
-			uint32_t maxp = 0, pcreated = 0, pexited = 0;
-			for (size_t i = 0; i < s->n; i++) {
-				if (s->pt[i].procs > maxp)
-					maxp = s->pt[i].procs;
-				pcreated += s->pt[i].procs_created;
-				pexited += s->pt[i].procs_exited;
-			}
-			fprintf(out, "  processes  %u -> %u (max %u; %u started, %u exited during the trace)\n",
-				f->procs, l->procs, maxp, pcreated, pexited);
-		}
+		if (l->procs > 1 || f->procs > 1 || l->procs_exited || e->forks_started)
+			procs_row(out, s, e);
 		if (l->have & GP_PT_IO) {
 			char r[32], w[32];
 			gp_fmt_size(r, sizeof r, (double)(l->io_rchar - f->io_rchar));

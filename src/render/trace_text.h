@@ -10,7 +10,9 @@
 
 struct gp_trace_end {
 	int pid;
-	const char *comm;
+	const char *comm;          /* its name at the end (after an exec) */
+	const char *cmdline;       /* its command line as shell words, or NULL */
+	const char *started_as;    /* the command line before an exec, or NULL */
 	const char *reason;        /* "exited", "interrupted", "time limit", "pid reused", ... */
 	bool have_status;
 	int status, signal;        /* for a command gpuprobe started */
@@ -19,6 +21,10 @@ struct gp_trace_end {
 	unsigned long lost_threads;/* vanished between readdir and read */
 	unsigned long late;        /* ticks skipped because a sample overran */
 	long page_size;
+	/* Every process the tree started (tracer/forks.h), or why unknown. */
+	bool have_forks;
+	unsigned long forks_started, forks_exited, forks_lost;
+	const char *forks_why;
 	bool kstack_denied, syscall_denied, io_denied;
 };
 

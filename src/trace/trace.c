@@ -16,12 +16,14 @@
 #include "result.h"
 #include "series.h"
 #include "trace_text.h"
+#include "target_text.h"
 #include "verdict.h"
 #include "verdict_text.h"
 #include "trace/flatwatch.h"
 #include "sampler.h"
 #include "ptstop.h"
 #include "tree.h"
+#include "forks.h"
 #include "stuck.h"
 #include "kmsg.h"
 #include "stacks.h"
@@ -237,6 +239,9 @@ struct run {
 	size_t nplaces, capplaces;
 	unsigned long tick;           /* samples taken */
 	bool hinted;
+	char comm[64];                /* the target's name, as last announced */
+	struct strbuf cmdline;        /* its command line as shell words, as last announced */
+	struct strbuf started_as;     /* the first one, when an exec changed it */
 };
 
 /* Writes one line; a sample gets its streamed threads array appended. */
@@ -625,6 +630,55 @@ static void announce(struct run *r, double t)
 	}
 }
 
+/* An empty argv read from /proc, or procps's "-" for one: the process
+ * was mid-exec (the new image's arguments are placed after the point of
+ * no return, fs/binfmt_elf.c: begin_new_exec, then create_elf_tables),
+ * or a kernel thread. */
+static bool argv_unread(const json_t *argv)
+{
+	size_t n = json_array_size(argv);
+	const char *a0 = json_string_value(json_array_get(argv, 0));
+	return n == 0 || (n == 1 && a0 && (!strcmp(a0, "-") || !*a0));
+}
+
+/* The target renamed since its last `target` line: mostly an exec (`sh
+ * -c 'exec xz ...'` becomes xz after the line was written): one more
+ * `target` line for the same pid, `how` "exec", or "renamed" when its
+ * arguments are the same (doc/result-format.md),
+ * so that the report names what ran.  A name read mid-exec with no
+ * arguments yet is looked at again at the next sample. */
+static void follow_exec(struct run *r, double t)
+{
+	int pid;
+	const char *comm;
+	if (!gp_tree_member(r->tree, 0, &pid, &comm, NULL) || pid != r->pid || !comm[0]
+	    || !strcmp(comm, r->comm))
+		return;
+	json_t *ident = gp_target_identity(&r->root, pid);
+	if (!ident || argv_unread(json_object_get(ident, "cmdline"))) {
+		json_decref(ident);
+		return;
+	}
+	/* The same arguments under a new name: prctl(PR_SET_NAME), not an
+	 * exec (the demo's workloads rename themselves). */
+	struct strbuf words = STRBUF_INIT;
+	gp_target_words(&words, ident, 64);
+	bool renamed = !strcmp(words.buf, r->cmdline.buf);
+	json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
+				   "t", t, "how", renamed ? "renamed" : "exec");
+	json_object_update_missing(target, ident);
+	json_decref(ident);
+	snprintf(r->comm, sizeof r->comm, "%s", comm);
+	if (!renamed && !r->started_as.len) {
+		struct strbuf first = r->cmdline;
+		r->cmdline = r->started_as;
+		r->started_as = first;
+	}
+	strbuf_release(&r->cmdline);
+	r->cmdline = words;
+	write_line(r, target);
+}
+
 /* The kernel log since the last sample: GPU drivers' lines and the
  * kernel's hang/lockup/OOM warnings, as `kmsg` lines (kmsg.h). */
 static void drain_kmsg(struct run *r)
@@ -676,6 +730,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 			return "exited";
 		write_line_raws(r, line, raws, nraws);
 		announce(r, t);
+		follow_exec(r, t);
 		check_libs(r, t, false);
 		check_ras(r, t, false);
 		drain_kmsg(r);
@@ -862,8 +917,8 @@ static void abandon(struct run *r)
 	reap_killed(r);
 }
 
-/* The `target` line; comm gets the target's name. */
-static void write_target(struct run *r, char *comm, size_t cap)
+/* The `target` line; r->comm gets the target's name. */
+static void write_target(struct run *r)
 {
 	struct trace_opts *o = r->o;
 	json_t *target = json_pack("{s:s, s:i}", "type", "target", "pid", o->pid);
@@ -871,11 +926,20 @@ static void write_target(struct run *r, char *comm, size_t cap)
 	if (ident)
 		json_object_update(target, ident);
 	json_decref(ident);
+	/* A command read back mid-exec has no arguments yet: the ones
+	 * gpuprobe gave it are exact. */
+	if (r->is_child && argv_unread(json_object_get(target, "cmdline"))) {
+		json_t *a = json_array();
+		for (char **p = o->cmd; *p; p++)
+			json_array_append_new(a, gp_json_string(*p));
+		json_object_set_new(target, "cmdline", a);
+	}
 	json_object_set_new(target, "how", json_string(r->is_child ? "command" : o->name ? "name" : "pid"));
 	target_libs(r, o->pid, target);
 	json_t *jc = json_object_get(target, "comm");
 	if (json_is_string(jc))
-		snprintf(comm, cap, "%s", json_string_value(jc));
+		snprintf(r->comm, sizeof r->comm, "%s", json_string_value(jc));
+	gp_target_words(&r->cmdline, target, 64);
 	write_line(r, target);
 }
 
@@ -885,6 +949,8 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 {
 	struct trace_opts *o = r->o;
 	struct gp_trace_end end = { .pid = o->pid, .comm = comm, .reason = reason,
+				    .cmdline = r->cmdline.len ? r->cmdline.buf : NULL,
+				    .started_as = r->started_as.len ? r->started_as.buf : NULL,
 				    .output = r->out_stdout ? NULL : o->out.path,
 				    .late = r->late, .page_size = r->page_size };
 	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
@@ -909,6 +975,19 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	json_object_set_new(ex, "threads_vanished", json_integer((json_int_t)tot.vanished));
 	json_object_set_new(ex, "tids_reused", json_integer((json_int_t)tot.reused));
 	json_object_set_new(ex, "late_ticks", json_integer((json_int_t)r->late));
+	struct gp_forks_counts fc;
+	const char *fwhy;
+	end.have_forks = gp_tree_forks(r->tree, &fc, &fwhy);
+	if (end.have_forks) {
+		end.forks_started = fc.started;
+		end.forks_exited = fc.exited;
+		end.forks_lost = fc.lost;
+		json_object_set_new(ex, "forks", json_pack("{s:I, s:I, s:I}", "started", (json_int_t)fc.started,
+				    "exited", (json_int_t)fc.exited, "lost", (json_int_t)fc.lost));
+	} else {
+		end.forks_why = fwhy;
+		json_object_set_new(ex, "forks_unseen", json_string(fwhy));
+	}
 	write_line(r, ex);
 	end.lines = r->lines;
 	end.lost_threads = tot.vanished;
@@ -965,6 +1044,8 @@ static void open_kmsg(struct run *r)
 
 static void run_free(struct run *r)
 {
+	strbuf_release(&r->cmdline);
+	strbuf_release(&r->started_as);
 	gp_series_free(&r->series);
 	for (size_t i = 0; i < r->nsess; i++)
 		gp_stacks_close(r->sess[i].stk);
@@ -1019,7 +1100,8 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	if (o.out.quiet)
 		gp_quiet = true;
 
-	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE), .ras_checked = -1 };
+	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE), .cmdline = STRBUF_INIT,
+			 .started_as = STRBUF_INIT, .ras_checked = -1 };
 	if (open_root(&r) < 0)
 		return GP_EXIT_ERROR;
 
@@ -1084,8 +1166,8 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	 * process to ptrace). */
 	r.stacks_on = o.stacks != STACKS_NONE && r.root.live;
 	open_kmsg(&r);
-	char comm[64] = "?";
-	write_target(&r, comm, sizeof comm);
+	snprintf(r.comm, sizeof r.comm, "?");
+	write_target(&r);
 
 	const char *reason = loop(&r, t0, &waitset);
 	double t_end = gp_mono_now() - t0;
@@ -1111,7 +1193,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 			wait_child(&r, 2);
 	}
 
-	finish(&r, reason, t_end, comm);
+	finish(&r, reason, t_end, r.comm);
 	run_free(&r);
 	gp_root_close(&r.root);
 	sigprocmask(SIG_SETMASK, &orig, NULL);

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "identity.h"
 #include "procstat.h"
+#include "result.h"
 
 #include <libproc2/pids.h>
 #include <pwd.h>
@@ -67,6 +68,49 @@ static void set_start_time(json_t *t, double epoch)
 	json_object_set_new(t, "start_time", json_string(buf));
 }
 
+/* One argument into cmdline.  JSON holds text only: an argument that is
+ * not UTF-8 (a Latin-1 file name) is written as gp_json_string makes it
+ * readable, and its bytes, in hex, at the same index of raw (null where
+ * the text is exact), so that `report` quotes the real bytes
+ * (render/: shell words, common/shquote.h). */
+static void argv_add(json_t *cmdline, json_t *raw, const char *arg)
+{
+	json_t *exact = json_string(arg);
+	if (exact) {
+		json_array_append_new(cmdline, exact);
+		json_array_append_new(raw, json_null());
+		return;
+	}
+	json_array_append_new(cmdline, gp_json_string(arg));
+	size_t n = strlen(arg);
+	char *hex = malloc(2 * n + 1);
+	if (!hex) {
+		json_array_append_new(raw, json_null());
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)arg[i]);
+	json_array_append_new(raw, json_string(hex));
+	free(hex);
+}
+
+/* cmdline, and cmdline_bytes when an argument needed it. */
+static void set_argv(json_t *t, json_t *cmdline, json_t *raw)
+{
+	size_t i;
+	json_t *v;
+	bool any = false;
+	json_array_foreach(raw, i, v)
+		any |= !json_is_null(v);
+	json_object_set_new(t, "cmdline", cmdline);
+	if (any)
+		json_object_set_new(t, "cmdline_bytes", raw);
+	else {
+		json_object_del(t, "cmdline_bytes");
+		json_decref(raw);
+	}
+}
+
 static json_t *identity_from_files(const struct gp_root *root, int pid)
 {
 	char path[64], buf[4096];
@@ -76,16 +120,16 @@ static json_t *identity_from_files(const struct gp_root *root, int pid)
 		return NULL;
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(pid));
-	json_object_set_new(t, "comm", json_string(st.comm));
+	json_object_set_new(t, "comm", gp_json_string(st.comm));
 	json_object_set_new(t, "starttime_ticks", json_integer((json_int_t)st.starttime));
 	snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
 	ssize_t n = gp_read_file(root, path, buf, sizeof buf);
-	json_t *argv = json_array();
+	json_t *argv = json_array(), *raw = json_array();
 	for (ssize_t i = 0; i < n;) {
-		json_array_append_new(argv, json_string(buf + i));
+		argv_add(argv, raw, buf + i);
 		i += (ssize_t)strlen(buf + i) + 1;
 	}
-	json_object_set_new(t, "cmdline", argv);
+	set_argv(t, argv, raw);
 	return t;
 }
 
@@ -105,10 +149,10 @@ json_t *gp_target_identity(const struct gp_root *root, int pid)
 		struct pids_stack *s = f->stacks[0];
 		char **argv = PIDS_VAL(I_ARGV, strv, s, info);
 		if (argv && argv[0] && argv[0][0]) {
-			json_t *a = json_array();
+			json_t *a = json_array(), *raw = json_array();
 			for (char **p = argv; *p; p++)
-				json_array_append_new(a, json_string(*p));
-			json_object_set_new(t, "cmdline", a);
+				argv_add(a, raw, *p);
+			set_argv(t, a, raw);
 		}
 		const char *user = PIDS_VAL(I_USER, str, s, info);
 		if (user)

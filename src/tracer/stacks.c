@@ -21,6 +21,7 @@
  * looked up after the detach and cached per (module, address). */
 #include "config.h"
 #include "stacks.h"
+#include "xmaps.h"
 #include "grow.h"
 #include "parse.h"
 #include "procfs.h"
@@ -188,6 +189,7 @@ struct gp_stacks {
 	bool settled;         /* this snapshot waited once for a pending stop */
 
 	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
+	struct gp_xmaps xm;   /* executable mappings at this snapshot: JIT pcs */
 };
 
 /* ---- small /proc helpers -------------------------------------------- */
@@ -407,6 +409,10 @@ static int session_refresh(struct gp_stacks *s)
 		return 0;
 	}
 	s->report_failed = false;
+	/* JIT code comes and goes between snapshots: read each time, as
+	 * dwfl_linux_proc_report just did (unreadable: nothing is JIT). */
+	if (gp_xmaps_read(&s->root, s->pid, &s->xm) < 0)
+		s->xm.n = 0;
 	dwfl_getmodules(s->dwfl, warm_module_cb, s, 0);
 	gp_py_refresh(s->py, s->dwfl);
 	if (!s->attached && !(s->flags & GP_STACKS_NO_PTRACE)) {
@@ -787,8 +793,13 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 			uint64_t addr = th->activation[i] ? pc : pc - 1;
 			json_t *f = json_object();
 			json_object_set_new(f, "pc", gp_json_hex(pc));
-			Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+			/* In an anonymous executable mapping: JIT code, whatever
+			 * module's span it falls in (xmaps.h). */
+			bool jit = gp_xmaps_is_jit(&s->xm, addr);
+			Dwfl_Module *mod = jit ? NULL : dwfl_addrmodule(s->dwfl, addr);
 			struct modinfo *mi = mod ? mod_info(mod) : NULL;
+			if (jit)
+				json_object_set_new(f, "jit", json_true());
 			if (mod && mi) {
 				Dwarf_Addr bias = 0;
 				Elf *elf = dwfl_module_getelf(mod, &bias);
@@ -1168,6 +1179,7 @@ void gp_stacks_close(struct gp_stacks *s)
 		free(s->notes[i]);
 	free(s->notes);
 	free(s->debuginfo_path);
+	gp_xmaps_free(&s->xm);
 	gp_root_close(&s->root);
 	free(s);
 }

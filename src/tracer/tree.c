@@ -1,5 +1,6 @@
 #include "config.h"
 #include "tree.h"
+#include "forks.h"
 #include "grow.h"
 #include "house.h"
 #include "parse.h"
@@ -36,6 +37,9 @@ struct gp_tree {
 	struct gp_point_builder *pb;
 	bool first;
 	unsigned long seen, capped;
+	struct gp_forks *forks;    /* every start and exit (live, children followed) */
+	char forks_why[160];       /* why not, when forks is NULL */
+	struct gp_forks_counts fc; /* as of the last sample */
 	char *procs;               /* this sample's `procs` member, JSON text */
 	size_t plen, pcap;
 };
@@ -83,6 +87,13 @@ struct gp_tree *gp_tree_new(const struct gp_tree_opts *o)
 		errno = saved;
 		return NULL;
 	}
+	/* Before a command gpuprobe starts is let go: its first fork counts. */
+	if (!o->children)
+		snprintf(t->forks_why, sizeof t->forks_why, "descendants not followed (--no-children)");
+	else if (!o->root->live)
+		snprintf(t->forks_why, sizeof t->forks_why, "a replayed /proc");
+	else
+		t->forks = gp_forks_open(o->pid, t->forks_why, sizeof t->forks_why);
 	return t;
 }
 
@@ -107,6 +118,7 @@ void gp_tree_free(struct gp_tree *t)
 	if (t->sys)
 		gp_sys_reader_free(t->sys);
 	gp_point_builder_free(t->pb);
+	gp_forks_close(t->forks);
 	free(t->procs);
 	free(t);
 }
@@ -283,7 +295,13 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	*linep = NULL;
 	*nraws = 0;
 	*why = NULL;
+	/* The events up to now, then the walk: a process the events missed
+	 * (a full queue) is tracked from the walk on. */
+	gp_forks_drain(t->forks);
 	discover(t);
+	for (size_t i = 0; t->forks && i < t->n; i++)
+		if (t->m[i].s)
+			gp_forks_track(t->forks, t->m[i].pid);
 	/* Children before parents: a parent's io is read after the reap
 	 * that its child's disappearance will be matched with (point.c). */
 	if (t->n > 1)
@@ -331,6 +349,14 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	json_object_set_new(line, "comm", json_string(root->comm));
 	if (!t->o.children)
 		json_object_set_new(line, "children", json_false());
+	if (t->forks) {
+		struct gp_forks_counts fc;
+		gp_forks_counts(t->forks, &fc);
+		t->fc = fc;
+		json_object_set_new(line, "forks", json_pack("{s:I, s:I, s:I}",
+			"started", (json_int_t)fc.started, "exited", (json_int_t)fc.exited,
+			"lost", (json_int_t)fc.lost));
+	}
 	json_object_set(line, "proc", root->part.proc);
 	if (root->part.gpu)
 		json_object_set(line, "gpu", root->part.gpu);
@@ -382,6 +408,13 @@ void gp_tree_counts(const struct gp_tree *t, unsigned long *seen, unsigned long 
 {
 	*seen = t->seen;
 	*capped = t->capped;
+}
+
+bool gp_tree_forks(const struct gp_tree *t, struct gp_forks_counts *c, const char **why)
+{
+	*c = t->fc;
+	*why = t->forks ? NULL : t->forks_why;
+	return t->forks != NULL;
 }
 
 void gp_tree_totals(const struct gp_tree *t, struct gp_sampler_totals *tot)

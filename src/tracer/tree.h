@@ -52,6 +52,14 @@ bool gp_tree_member(const struct gp_tree *t, size_t i, int *pid, const char **co
  * because of max_procs. */
 void gp_tree_counts(const struct gp_tree *t, unsigned long *seen, unsigned long *capped);
 
+/* Processes the tree started and that exited over the trace, every one
+ * (tracer/forks.h); false with why when the process connector could not
+ * be listened to (then only the processes a sample saw are known).
+ * As of the last sample, so that they add up with its process count:
+ * first + started - exited = last. */
+struct gp_forks_counts;
+bool gp_tree_forks(const struct gp_tree *t, struct gp_forks_counts *c, const char **why);
+
 /* Totals of the target's own sampler (threads vanished, permissions...). */
 void gp_tree_totals(const struct gp_tree *t, struct gp_sampler_totals *tot);
 

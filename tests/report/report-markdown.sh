@@ -23,9 +23,9 @@ ok "real trace: verdict line comes first" test "$(head -n 1 "$TMP/real.md" | cut
 ok "real trace: tables parse" check_tables "$TMP/real.md"
 ev=$(table_with "$TMP/real.md" metric)
 ok "real trace: evidence table has 7 columns" test "$(columns "$TMP/real.md" "$ev")" = 7
-th=$(table_with "$TMP/real.md" thread)
-ok "real trace: thread table has 7 columns and a row" test "$(columns "$TMP/real.md" "$th")" = 7 -a "$(rows "$TMP/real.md" "$th")" -ge 1
-ok "real trace: the pagein thread is in the thread table" grep -q '| pagein |' "$TMP/real.md"
+th=$(table_with "$TMP/real.md" process)
+ok "real trace: thread table has 8 columns (process first) and a row" test "$(columns "$TMP/real.md" "$th")" = 8 -a "$(rows "$TMP/real.md" "$th")" -ge 1
+ok "real trace: the pagein thread is in the thread table, with its process" grep -Eq '^\| [0-9]+ \(pagein\) \| [0-9]+ \| pagein \|' "$TMP/real.md"
 ok "real trace: environment block" grep -q '<summary>Environment</summary>' "$TMP/real.md"
 ok "real trace: RssFile sparkline" grep -Eq '^\| RssFile \|.*[▁▂▃▄▅▆▇█]{8}' "$TMP/real.md"
 
@@ -40,10 +40,10 @@ for shape in seed004-import-hang seed000-idle-spin all-futex rssfile-84mibs burs
 done
 md=$TMP/seed004-import-hang.md
 ok "seed 004: phase table (3 columns, 2 phases)" test "$(columns "$md" "$(table_with "$md" phase)")" = 3 -a "$(rows "$md" "$(table_with "$md" phase)")" = 2
-ok "seed 004: hal-memory leads the thread table at 99%" grep -q '^| 4290 | hal-memory | 99% | 98% |' "$md"
-ok "seed 004: the 40 sleepers are one row" grep -q '^| 40 threads | llama-cli |' "$md"
+ok "seed 004: hal-memory leads the thread table at 99%" grep -q '^| 4242 (llama-cli) | 4290 | hal-memory | 99% | 98% |' "$md"
+ok "seed 004: the 40 sleepers are one row" grep -q '^| 4242 (llama-cli) | 40 threads | llama-cli |' "$md"
 ok "seed 004: dirtied sparkline rises" grep -Eq '^\| system dirtied \|.*▁▁.*████' "$md"
-ok "seed 000: both spinners at 91%" test "$(grep -Ec '^\| 3283(49|50) \| llama-server \| 91% \|' "$TMP/seed000-idle-spin.md")" = 2
+ok "seed 000: both spinners at 91%" test "$(grep -Ec '^\| [0-9]+ \([a-z-]+\) \| 3283(49|50) \| llama-server \| 91% \|' "$TMP/seed000-idle-spin.md")" = 2
 
 # ---- stacks collapsed by identical frames
 sed '$d' "$TMP/seed000-idle-spin.jsonl" > "$TMP/stacks.jsonl"

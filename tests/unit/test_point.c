@@ -92,6 +92,39 @@ static void test_reaped_child_io_is_not_the_parent_s(void **state)
 	gp_point_builder_free(b);
 }
 
+/* A tree's thread counts add up (issue 20: "threads 1 -> 3 (0 created)"):
+ * a new process's threads are created threads of the tree, a gone
+ * process's threads exited ones. */
+static void test_tree_threads_add_up(void **state)
+{
+	(void)state;
+	struct gp_point_builder *b = gp_point_builder_new();
+	struct gp_point pt;
+	struct gp_tview th[3] = { sleeper(1000, GP_WAIT_CHILD), sleeper(1001, GP_WAIT_LOCK),
+				  sleeper(1002, GP_WAIT_LOCK) };
+	struct gp_pview p = proc(1000, 1, 0, 0), c = proc(1001, 1000, 0, 0);
+	gp_point_begin(b, &pt, 0, true);
+	gp_point_add(b, &pt, &p, th, 1);
+	gp_point_end(b, &pt);
+	uint32_t first = pt.threads;
+	/* t=1: a child of 3 threads appeared (its sampler counts none created) */
+	gp_point_begin(b, &pt, 1, false);
+	gp_point_add(b, &pt, &c, th, 3);
+	gp_point_add(b, &pt, &p, th, 1);
+	gp_point_end(b, &pt);
+	assert_int_equal(pt.procs_created, 1);
+	assert_int_equal(pt.threads_created, 3);
+	assert_int_equal(first + pt.threads_created - pt.threads_exited, pt.threads);
+	/* t=2: it is gone, its 3 threads with it */
+	gp_point_begin(b, &pt, 2, false);
+	gp_point_add(b, &pt, &p, th, 1);
+	gp_point_end(b, &pt);
+	assert_int_equal(pt.procs_exited, 1);
+	assert_int_equal(pt.threads_exited, 3);
+	assert_int_equal(pt.threads, 1);
+	gp_point_builder_free(b);
+}
+
 static void test_watched_child_io_is_subtracted(void **state)
 {
 	(void)state;
@@ -201,6 +234,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reaped_child_io_is_not_the_parent_s),
+	cmocka_unit_test(test_tree_threads_add_up),
 		cmocka_unit_test(test_watched_child_io_is_subtracted),
 		cmocka_unit_test(test_outside_waits_are_idle),
 		cmocka_unit_test(test_locks_alone_are_blocked),

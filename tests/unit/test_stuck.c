@@ -91,5 +91,33 @@ static void test_many_distinct(void **st)
 	json_decref(line);
 }
 
+/* 50 threads of 50 names (a JVM's) in one stack, and the leader: 50
+ * entries for 32 slots, and the count of the common frame is still 50,
+ * as the report's stacks section groups them (issue 20: "31 of 51"). */
+static void test_common_frame_counts_all(void **st)
+{
+	(void)st;
+	json_t *threads = json_array();
+	json_array_append_new(threads, thread(1, "S", "JavaMain"));
+	for (int i = 0; i < 50; i++) {
+		json_t *t = thread(2 + i, "S", "PlatformMonitor::wait");
+		char comm[16];
+		snprintf(comm, sizeof comm, "worker-%d", i);
+		json_object_set_new(t, "comm", json_string(comm));
+		json_array_append_new(threads, t);
+	}
+	json_t *line = json_pack("{s:s, s:f, s:s, s:i, s:o}", "type", "stacks", "t", 1.0,
+				 "why", "hang", "pid", 1, "threads", threads);
+	struct gp_stuck s;
+	gp_stuck_init(&s);
+	gp_stuck_add(&s, line);
+	assert_int_equal(s.total, 51);
+	assert_int_equal(s.n, GP_STUCK_MAX);
+	char f[64];
+	assert_int_equal(gp_stuck_common_frame(&s, f, sizeof f), 50);
+	assert_string_equal(f, "PlatformMonitor::wait");
+	json_decref(line);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_distinct_stacks_kept), cmocka_unit_test(test_leader_its_own),
-	  cmocka_unit_test(test_many_distinct))
+	  cmocka_unit_test(test_many_distinct), cmocka_unit_test(test_common_frame_counts_all))

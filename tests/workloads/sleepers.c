@@ -1,8 +1,11 @@
-/* sleepers N [--churn R]: N threads blocked in pthread_cond_wait (futex)
- * until killed.  With --churn R, the main thread also creates R
+/* sleepers N [--churn R | --named]: N threads blocked in pthread_cond_wait
+ * (futex) until killed; --named names them sleeper-0, sleeper-1, ... (a
+ * JVM's threads each have a name: one stack, many comms).  With --churn R, the main thread also creates R
  * short-lived threads a second (each lives 0-10 ms), so that threads
  * vanish between a tracer's readdir and its reads, and tids get reused. */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +34,11 @@ static void *brief(void *arg)
 int main(int argc, char **argv)
 {
 	double churn = 0;
+	bool named = argc == 3 && !strcmp(argv[2], "--named");
 	if (argc == 4 && !strcmp(argv[2], "--churn"))
 		churn = atof(argv[3]);
-	else if (argc != 2) {
-		fprintf(stderr, "usage: sleepers N [--churn THREADS_PER_S]\n");
+	else if (argc != 2 && !named) {
+		fprintf(stderr, "usage: sleepers N [--churn THREADS_PER_S | --named]\n");
 		return 2;
 	}
 	int n = atoi(argv[1]);
@@ -47,6 +51,11 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, &at, sleeper, NULL)) {
 			perror("sleepers: pthread_create");
 			return 1;
+		}
+		if (named) {
+			char name[16];
+			snprintf(name, sizeof name, "sleeper-%d", i % 1000000);
+			pthread_setname_np(t, name);
 		}
 	}
 	if (churn <= 0)

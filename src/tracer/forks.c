@@ -1,0 +1,194 @@
+#include "config.h"
+#include "forks.h"
+#include "grow.h"
+
+#include <errno.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct gp_forks {
+	int fd, root;
+	int *pid;                 /* the tree's processes, as the events say */
+	size_t n, cap;
+	struct gp_forks_counts c;
+};
+
+static bool tracked(const struct gp_forks *f, int pid, size_t *at)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->pid[i] == pid) {
+			if (at)
+				*at = i;
+			return true;
+		}
+	return false;
+}
+
+void gp_forks_track(struct gp_forks *f, int pid)
+{
+	if (!f || pid <= 0 || tracked(f, pid, NULL))
+		return;
+	if (gp_grow(&f->pid, &f->cap, f->n + 1, sizeof *f->pid, 64))
+		f->pid[f->n++] = pid;
+}
+
+/* One netlink message to the connector: cn_msg{CN_IDX_PROC, CN_VAL_PROC}
+ * and the operation (Documentation/driver-api/connector.rst). */
+static int send_op(int fd, enum proc_cn_mcast_op op)
+{
+	struct {
+		struct nlmsghdr nl;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) m;
+	memset(&m, 0, sizeof m);
+	m.nl.nlmsg_len = sizeof m;
+	m.nl.nlmsg_type = NLMSG_DONE;
+	m.nl.nlmsg_pid = 0;
+	m.cn.id.idx = CN_IDX_PROC;
+	m.cn.id.val = CN_VAL_PROC;
+	m.cn.len = sizeof op;
+	m.op = op;
+	return send(fd, &m, sizeof m, 0) == (ssize_t)sizeof m ? 0 : -1;
+}
+
+/* The proc_event of one received message, NULL when it is not one. */
+static const struct proc_event *event_of(const char *buf, ssize_t len)
+{
+	const struct nlmsghdr *nl = (const void *)buf;
+	if (len < (ssize_t)(NLMSG_HDRLEN + sizeof(struct cn_msg)) || !NLMSG_OK(nl, (size_t)len)
+	    || nl->nlmsg_type == NLMSG_ERROR)
+		return NULL;
+	const struct cn_msg *cn = NLMSG_DATA(nl);
+	if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC
+	    || cn->len < offsetof(struct proc_event, event_data)
+	    || (size_t)len < NLMSG_HDRLEN + sizeof *cn + cn->len)
+		return NULL;
+	return (const struct proc_event *)cn->data;
+}
+
+struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
+{
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	if (fd < 0) {
+		snprintf(why, cap, "no process connector (%s)", strerror(errno));
+		return NULL;
+	}
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
+	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || send_op(fd, PROC_CN_MCAST_LISTEN) < 0) {
+		snprintf(why, cap, "the process connector refused (%s): run as root", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	/* A second's worth of a busy machine's events between two samples
+	 * (SO_RCVBUFFORCE: root only; the default otherwise). */
+	int sz = 8 << 20;
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz);
+	/* The kernel answers a LISTEN with a PROC_EVENT_NONE whose ack is
+	 * the error (cn_proc_mcast_ctl, since Linux 3.2), or not at all
+	 * from another namespace.  Other events may come first. */
+	char buf[4096];
+	for (int waited = 0; waited < 500;) {
+		ssize_t len = recv(fd, buf, sizeof buf, 0);
+		if (len < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			poll(&p, 1, 50);
+			waited += 50;
+			continue;
+		}
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0)
+			break;
+		const struct proc_event *ev = event_of(buf, len);
+		if (!ev || ev->what != PROC_EVENT_NONE)
+			continue;
+		if (ev->event_data.ack.err) {
+			snprintf(why, cap, "the process connector refused (%s): run as root",
+				 strerror((int)ev->event_data.ack.err));
+			close(fd);
+			return NULL;
+		}
+		struct gp_forks *f = calloc(1, sizeof *f);
+		if (!f) {
+			close(fd);
+			snprintf(why, cap, "out of memory");
+			return NULL;
+		}
+		f->fd = fd;
+		f->root = root;
+		gp_forks_track(f, root);
+		return f;
+	}
+	snprintf(why, cap, "the process connector did not answer (another pid or user namespace)");
+	close(fd);
+	return NULL;
+}
+
+void gp_forks_drain(struct gp_forks *f)
+{
+	if (!f)
+		return;
+	char buf[4096];
+	for (;;) {
+		ssize_t len = recv(f->fd, buf, sizeof buf, 0);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				f->c.lost++; /* the queue overflowed: some events are gone */
+				continue;
+			}
+			return; /* EAGAIN: all read */
+		}
+		const struct proc_event *ev = event_of(buf, len);
+		if (!ev)
+			continue;
+		size_t at;
+		if (ev->what == PROC_EVENT_FORK) {
+			const struct fork_proc_event *e = &ev->event_data.fork;
+			/* A new process (a thread has child_pid != child_tgid)
+			 * of a process of the tree. */
+			if (e->child_pid == e->child_tgid && tracked(f, e->parent_tgid, NULL)
+			    && !tracked(f, e->child_tgid, NULL)) {
+				gp_forks_track(f, e->child_tgid);
+				f->c.started++;
+			}
+		} else if (ev->what == PROC_EVENT_EXIT) {
+			const struct exit_proc_event *e = &ev->event_data.exit;
+			/* The root's own exit ends the trace: not one of
+			 * the processes it started. */
+			if (e->process_pid == e->process_tgid && tracked(f, e->process_tgid, &at)) {
+				f->pid[at] = f->pid[--f->n];
+				if (e->process_tgid != f->root)
+					f->c.exited++;
+			}
+		}
+	}
+}
+
+void gp_forks_counts(const struct gp_forks *f, struct gp_forks_counts *c)
+{
+	if (f)
+		*c = f->c;
+	else
+		memset(c, 0, sizeof *c);
+}
+
+void gp_forks_close(struct gp_forks *f)
+{
+	if (!f)
+		return;
+	(void)send_op(f->fd, PROC_CN_MCAST_IGNORE);
+	close(f->fd);
+	free(f->pid);
+	free(f);
+}
