@@ -59,7 +59,10 @@ static int run_cmd(void *arg)
 	char *cargv[24];
 	memcpy(cargv, c->argv + 1, (size_t)c->argc * sizeof *cargv); /* with the NULL */
 	cargv[0] = prog;
-	struct gp_global g = { .quiet = true, .argv0 = "gpuprobe", .argc = c->argc, .argv = c->argv };
+	/* Hints are what the MANIFEST quotes ("run as root for kernel
+	 * stacks"): never quiet here, whatever the bundle was told. */
+	gp_quiet = false;
+	struct gp_global g = { .quiet = false, .argv0 = "gpuprobe", .argc = c->argc, .argv = c->argv };
 	return c->cmd(c->argc - 1, cargv, &g);
 }
 
@@ -76,6 +79,11 @@ struct row {
 	double secs;
 	struct strbuf cmd, notes;
 	bool have;              /* the file is in the archive */
+	struct gp_part_job job; /* while it runs */
+	bool started;
+	const char *out_name;   /* the file its standard output goes to */
+	double deadline;
+	struct row *stdout_row; /* the row of that file, when it is another part */
 };
 
 struct bundle {
@@ -111,67 +119,83 @@ static void notes_from(struct row *r, const char *err)
 	}
 }
 
-static void run_part(struct bundle *b, struct row *r, const char *out_name, double deadline,
-		     int (*fn)(void *), void *arg)
+/* Starts a part; its row is finished by part_finish. */
+static void part_start(struct bundle *b, struct row *r, const char *out_name, double deadline,
+		       int (*fn)(void *), void *arg)
 {
+	r->out_name = out_name ? out_name : r->file;
+	r->deadline = deadline;
 	char out[4200];
-	snprintf(out, sizeof out, "%s/%s", b->dir, out_name ? out_name : r->file);
-	struct gp_part_res res;
-	int rc = gp_part_run(out, deadline, fn, arg, &res);
-	r->secs = res.secs;
-	notes_from(r, res.err);
-	if (rc == 0) {
-		snprintf(r->status, sizeof r->status, "ok");
-	} else if (res.timed_out) {
-		snprintf(r->status, sizeof r->status, "timed out after %.0f s%s", deadline,
-			 res.killed ? ", killed" : "");
-	} else if (rc == 2) {
-		snprintf(r->status, sizeof r->status, "skipped");
-	} else if (rc < 0 && !res.reaped) {
+	snprintf(out, sizeof out, "%s/%s", b->dir, r->out_name);
+	r->started = gp_part_start(&r->job, out, deadline, fn, arg) == 0;
+	if (!r->started)
 		snprintf(r->status, sizeof r->status, "not run: %s", strerror(errno));
-	} else if (rc < 0) {
-		snprintf(r->status, sizeof r->status, "killed by signal %d", WTERMSIG(res.status));
-	} else {
-		snprintf(r->status, sizeof r->status, "failed (exit %d)", rc);
-	}
-	struct stat st;
-	r->have = stat(out, &st) == 0 && st.st_size > 0;
-	if (!r->have)
-		unlink(out);
 }
 
-static void run_cmd_part(struct bundle *b, const char *file, const char *stdout_name, double deadline,
-			 struct cmd_part *c)
+static bool nonempty(const struct bundle *b, const char *name)
+{
+	char path[4200];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", b->dir, name);
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static void part_finish(struct bundle *b, struct row *r)
+{
+	if (!r->started)
+		return;
+	r->started = false;
+	struct gp_part_res res;
+	int rc = gp_part_finish(&r->job, &res);
+	r->secs = res.secs;
+	notes_from(r, res.err);
+	if (rc == 0)
+		snprintf(r->status, sizeof r->status, "ok");
+	else if (res.timed_out)
+		snprintf(r->status, sizeof r->status, "timed out after %.0f s%s", r->deadline,
+			 res.killed ? ", killed" : "");
+	else if (rc == 2)
+		snprintf(r->status, sizeof r->status, "skipped");
+	else if (rc < 0 && !res.reaped)
+		snprintf(r->status, sizeof r->status, "lost (not reaped)");
+	else if (rc < 0)
+		snprintf(r->status, sizeof r->status, "killed by signal %d", WTERMSIG(res.status));
+	else
+		snprintf(r->status, sizeof r->status, "failed (exit %d)", rc);
+	r->have = nonempty(b, r->file);
+	if (r->stdout_row) {
+		/* The command wrote its file (-o); its standard output is a
+		 * part of its own. */
+		memcpy(r->stdout_row->status, r->status, sizeof r->status);
+		r->stdout_row->have = nonempty(b, r->stdout_row->file);
+	}
+}
+
+/* A gpuprobe command as a part; stdout_name: its standard output is a
+ * part of its own (the command writes `file` with -o). */
+static struct row *cmd_part_start(struct bundle *b, const char *file, const char *stdout_name,
+				  double deadline, struct cmd_part *c)
 {
 	struct row *r = row_new(b, file);
 	c->dir = b->dir;
 	cmd_line(c, &r->cmd);
-	if (stdout_name)
-		strbuf_addf(&r->cmd, "  > %s", stdout_name);
-	run_part(b, r, stdout_name ? stdout_name : file, deadline, run_cmd, c);
 	if (stdout_name) {
-		/* The part's file is written by the command (-o), its standard
-		 * output is a part of its own. */
-		char path[4200];
-		struct stat st;
-		snprintf(path, sizeof path, "%s/%s", b->dir, file);
-		r->have = stat(path, &st) == 0 && st.st_size > 0;
-		char status[sizeof r->status];
-		memcpy(status, r->status, sizeof status);
-		struct row *s = row_new(b, stdout_name);
-		memcpy(s->status, status, sizeof status);
-		snprintf(path, sizeof path, "%s/%s", b->dir, stdout_name);
-		s->have = stat(path, &st) == 0 && st.st_size > 0;
-		strbuf_addf(&s->cmd, "(the standard output of %s)", file);
+		strbuf_addf(&r->cmd, "  > %s", stdout_name);
+		r->stdout_row = row_new(b, stdout_name);
+		strbuf_addf(&r->stdout_row->cmd, "(the standard output of %s)", file);
 	}
+	/* The child has its own copy of c: the caller may reuse it. */
+	part_start(b, r, stdout_name, deadline, run_cmd, c);
+	return r;
 }
 
-static void run_own_part(struct bundle *b, const char *file, double deadline, const char *what,
-			 int (*fn)(void *), struct gp_bundle_part_arg *a)
+static struct row *own_part_start(struct bundle *b, const char *file, double deadline,
+				  const char *what, int (*fn)(void *), struct gp_bundle_part_arg *a)
 {
 	struct row *r = row_new(b, file);
 	strbuf_addstr(&r->cmd, what);
-	run_part(b, r, NULL, deadline, fn, a);
+	part_start(b, r, NULL, deadline, fn, a);
+	return r;
 }
 
 static void cmd_init(struct cmd_part *c, int (*cmd)(int, char **, const struct gp_global *),
@@ -226,11 +250,19 @@ static void manifest(struct bundle *b, struct strbuf *m, const char *comm, const
 	bool any = false;
 	for (size_t i = 0; i < b->nrows; i++) {
 		const struct row *r = &b->rows[i];
-		if (strcmp(r->status, "ok") || !r->have) {
-			strbuf_addf(m, "  %s: %s%s\n", r->file, r->have ? "" : "not in the bundle: ",
-				    r->status);
-			any = true;
-		}
+		bool whole = !strcmp(r->status, "ok") && r->have;
+		if (whole && !r->notes.len)
+			continue;
+		/* The part's first line on standard error says why (a part
+		 * that completed but said something has gaps). */
+		const char *why = r->notes.buf;
+		while (*why == ' ')
+			why++;
+		int wl = (int)strcspn(why, "\n");
+		strbuf_addf(m, "  %s: %s%s%s%.*s\n", r->file,
+			    whole ? "complete, with gaps" : r->have ? r->status : "not in the bundle: ",
+			    whole || r->have ? "" : r->status, wl ? ": " : "", wl, why);
+		any = true;
 	}
 	if (!any)
 		strbuf_addf(m, "  nothing: every part completed\n");
@@ -276,13 +308,10 @@ static int copy_file(const char *src, const char *dst)
 	return n == 0 ? 0 : -1;
 }
 
-static int write_archive(struct bundle *b, const char *top, const struct strbuf *m)
+/* The archive was opened first (a FILE that cannot be written is said
+ * before ten seconds of work); the parts go in now. */
+static int write_archive(struct bundle *b, struct gp_tar *t, const char *top, const struct strbuf *m)
 {
-	struct gp_tar *t = gp_tar_open(b->o->out);
-	if (!t) {
-		gp_err_errno(errno, b->o->out, "cannot write the bundle");
-		return -1;
-	}
 	char name[160], path[4200];
 	snprintf(name, sizeof name, "%s/MANIFEST", top);
 	gp_tar_add_mem(t, name, m->buf, m->len);
@@ -309,10 +338,20 @@ static void secs_arg(struct cmd_part *c, const char *opt, double v)
 int gp_bundle_write(const struct gp_bundle_opts *o)
 {
 	struct bundle b = { .o = o };
+	struct gp_tar *tar = gp_tar_open(o->out);
+	if (!tar) {
+		gp_err_errno(errno, o->out, "cannot write the bundle");
+		return -1;
+	}
+	if (o->say)
+		fprintf(stderr, "gpuprobe: bundle of pid %d: a %g s trace and the other parts, "
+			"into %s\n", o->pid, o->seconds > 0 ? o->seconds : GP_BUNDLE_SECONDS_DEFAULT,
+			o->out);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(b.dir, sizeof b.dir, "%s/gpuprobe-bundle.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(b.dir)) {
 		gp_err_errno(errno, b.dir, "cannot make the bundle's working directory");
+		gp_tar_abandon(tar);
 		return -1;
 	}
 	double t0 = gp_mono_now();
@@ -328,10 +367,14 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 	double seconds = o->seconds > 0 ? o->seconds : GP_BUNDLE_SECONDS_DEFAULT;
 
 	/* Versions and environment first: what a maintainer asks for first,
-	 * and the part least likely to be cut by a later wedge. */
+	 * and the part least likely to be cut by a later wedge.  The parts
+	 * that never ptrace run beside the trace; the stacks after it (one
+	 * ptracing part at a time: part.h). */
 	struct cmd_part c;
 	cmd_init(&c, cmd_info, "info");
-	run_cmd_part(&b, "info.txt", NULL, 20, &c);
+	struct row *rows[8];
+	size_t nr = 0;
+	rows[nr++] = cmd_part_start(&b, "info.txt", NULL, 20, &c);
 
 	cmd_init(&c, cmd_trace, "trace");
 	cmd_arg(&c, "%d", o->pid);
@@ -340,30 +383,35 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 		secs_arg(&c, "--interval", o->interval);
 	if (o->hang_after > 0)
 		secs_arg(&c, "--hang-after", o->hang_after);
-	cmd_arg(&c, "-q");
 	cmd_arg(&c, "-o");
 	cmd_arg(&c, "trace.jsonl");
 	/* At the deadline trace gets SIGTERM and still writes its verdict. */
-	run_cmd_part(&b, "trace.jsonl", "trace.txt", seconds + 20, &c);
+	struct row *trace = cmd_part_start(&b, "trace.jsonl", "trace.txt", seconds + 20, &c);
+
+	struct gp_bundle_part_arg pa = { .pid = o->pid, .window_s = 600 };
+	rows[nr++] = own_part_start(&b, "kmsg.txt", 10, "(built in) /dev/kmsg: GPU-driver and "
+				    "hang/lockup/OOM lines of the last 10 minutes (src/tracer/kmsg.c)",
+				    gp_bundle_kmsg, &pa);
+	rows[nr++] = own_part_start(&b, "gpu.json", 20, "(built in) GPU fds from /proc/PID/fd, one "
+				    "reading of DRM fdinfo, KFD and NVML per process (src/gpu/gpumem.c)",
+				    gp_bundle_gpu, &pa);
+	rows[nr++] = own_part_start(&b, "runtime-libs.json", 15, "(built in) GPU runtimes mapped "
+				    "in /proc/PID/maps and their build-ids (src/tracer/runlibs.c)",
+				    gp_bundle_libs, &pa);
+	rows[nr++] = own_part_start(&b, "ras.txt", 15, "(built in) NCCL/RCCL RAS status "
+				    "(src/bundle/bundle_ras.c)", gp_bundle_ras_part, &pa);
+	part_finish(&b, trace);
+	bool have_trace = trace->have;
 
 	cmd_init(&c, cmd_stacks, "stacks");
 	cmd_arg(&c, "%d", o->pid);
-	run_cmd_part(&b, "stacks.txt", NULL, 30, &c);
-
-	struct gp_bundle_part_arg pa = { .pid = o->pid, .window_s = 600 + (gp_mono_now() - t0) };
-	run_own_part(&b, "kmsg.txt", 10, "(built in) /dev/kmsg: GPU-driver and hang/lockup/OOM "
-		     "lines of the last 10 minutes (src/tracer/kmsg.c)", gp_bundle_kmsg, &pa);
-	run_own_part(&b, "gpu.json", 20, "(built in) GPU fds from /proc/PID/fd, one reading of "
-		     "DRM fdinfo, KFD and NVML per process (src/gpu/gpumem.c)", gp_bundle_gpu, &pa);
-	run_own_part(&b, "runtime-libs.json", 15, "(built in) GPU runtimes mapped in "
-		     "/proc/PID/maps and their build-ids (src/tracer/runlibs.c)", gp_bundle_libs, &pa);
-	run_own_part(&b, "ras.txt", 15, "(built in) NCCL/RCCL RAS status (src/bundle/bundle_ras.c)",
-		     gp_bundle_ras_part, &pa);
+	part_finish(&b, cmd_part_start(&b, "stacks.txt", NULL, 30, &c));
+	for (size_t i = 0; i < nr; i++)
+		part_finish(&b, rows[i]);
 
 	/* The report of what the bundle holds: the watch's record first (its
 	 * plot is the one drawn), then the bundle's own trace. */
 	cmd_init(&c, cmd_report, "report");
-	bool have_trace = b.rows[1].have;
 	if (o->watch_result) {
 		struct row *w = row_new(&b, "watch.jsonl");
 		char dst[4200];
@@ -381,7 +429,7 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 	cmd_arg(&c, "plot.svg");
 #endif
 	if (c.argc > 2) {
-		run_cmd_part(&b, "report.md", NULL, 60, &c);
+		part_finish(&b, cmd_part_start(&b, "report.md", NULL, 60, &c));
 #ifdef HAVE_CAIRO
 		struct row *p = row_new(&b, "plot.svg");
 		struct stat st;
@@ -403,7 +451,7 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 
 	struct strbuf m = STRBUF_INIT;
 	manifest(&b, &m, comm, started, gp_mono_now() - t0);
-	int rc = write_archive(&b, top, &m);
+	int rc = write_archive(&b, tar, top, &m);
 	strbuf_release(&m);
 	cleanup(&b);
 	return rc;

@@ -28,6 +28,7 @@ struct gp_bundle_opts {
 	 * hang, the stacks at it, its verdict), NULL from the command. */
 	const char *why;
 	const char *watch_result;
+	bool say;               /* one line on standard error when it starts */
 };
 
 #define GP_BUNDLE_SECONDS_DEFAULT 10.0

@@ -17,12 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_HANG_AFTER = 0x100 };
+enum { OPT_HANG_AFTER = 0x100, OPT_INTERVAL, OPT_WHY, OPT_WATCH_RECORD };
 
 struct bundle_cmd_opts {
 	int pid;
 	const char *name;
-	double seconds, hang_after;
+	double seconds, hang_after, interval;
+	const char *why, *watch_record;
 	struct gp_out_args out;
 	struct gp_operand_args operand;
 };
@@ -32,6 +33,11 @@ static const struct argp_option bundle_options[] = {
 	{ "seconds", 's', "SECONDS", 0, "Length of the bundle's trace (default 10)", 0 },
 	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0,
 	  "The trace's --hang-after (default: trace's, 30)", 0 },
+	/* watch's, hidden: how it makes its bundles (watch_cmd.c) */
+	{ "interval", OPT_INTERVAL, "SECONDS", OPTION_HIDDEN, "The trace's --interval", 0 },
+	{ "why", OPT_WHY, "TEXT", OPTION_HIDDEN, "Why the bundle was made, for the MANIFEST", 0 },
+	{ "watch-record", OPT_WATCH_RECORD, "FILE", OPTION_HIDDEN,
+	  "gpuprobe watch's record of the process, put in as watch.jsonl", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -39,6 +45,9 @@ static const struct gp_opt_field bundle_fields[] = {
 	GP_OPT_SECONDS('s', struct bundle_cmd_opts, seconds, GP_NS_S, 3600 * GP_NS_S),
 	GP_OPT_SECONDS(OPT_HANG_AFTER, struct bundle_cmd_opts, hang_after, 100 * GP_NS_MS,
 		       86400 * GP_NS_S),
+	GP_OPT_SECONDS(OPT_INTERVAL, struct bundle_cmd_opts, interval, 50 * GP_NS_MS, 3600 * GP_NS_S),
+	GP_OPT_STRING(OPT_WHY, struct bundle_cmd_opts, why),
+	GP_OPT_STRING(OPT_WATCH_RECORD, struct bundle_cmd_opts, watch_record),
 	GP_OPT_END,
 };
 
@@ -144,11 +153,9 @@ int cmd_bundle(int argc, char **argv, const struct gp_global *g)
 		snprintf(def, sizeof def, "gpuprobe-bundle-%d-%s.tar.gz", o.pid, stamp);
 		o.out.path = def;
 	}
-	if (!gp_quiet)
-		fprintf(stderr, "gpuprobe: bundle of pid %d: a %.0f s trace and the other parts, "
-			"into %s\n", o.pid, o.seconds, o.out.path);
 	struct gp_bundle_opts bo = { .pid = o.pid, .out = o.out.path, .seconds = o.seconds,
-				     .hang_after = o.hang_after };
+				     .hang_after = o.hang_after, .interval = o.interval, .why = o.why,
+				     .watch_result = o.watch_record, .say = !gp_quiet };
 	if (gp_bundle_write(&bo) < 0)
 		return GP_EXIT_ERROR;
 	printf("%s\n", o.out.path);

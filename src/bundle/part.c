@@ -72,16 +72,17 @@ static bool wait_until(int pid, double deadline, int fd, struct gp_part_res *res
 	}
 }
 
-int gp_part_run(const char *out, double deadline_s, int (*fn)(void *), void *arg,
-		struct gp_part_res *res)
+int gp_part_start(struct gp_part_job *j, const char *out, double deadline_s,
+		  int (*fn)(void *), void *arg)
 {
-	memset(res, 0, sizeof *res);
+	memset(j, 0, sizeof *j);
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
 	fflush(NULL); /* nothing buffered is written twice */
 	int parent = getpid();
-	double t0 = gp_mono_now();
+	j->t0 = gp_mono_now();
+	j->deadline_s = deadline_s;
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -96,19 +97,38 @@ int gp_part_run(const char *out, double deadline_s, int (*fn)(void *), void *arg
 	}
 	close(p[1]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	size_t len = 0;
-	if (!wait_until(pid, t0 + deadline_s, p[0], res, &len)) {
-		res->timed_out = true;
-		kill(pid, SIGTERM);
-		if (!wait_until(pid, gp_mono_now() + 2, p[0], res, &len)) {
-			res->killed = true;
-			kill(pid, SIGKILL);
-			wait_until(pid, gp_mono_now() + 2, p[0], res, &len);
+	j->pid = pid;
+	j->errfd = p[0];
+	return 0;
+}
+
+int gp_part_finish(struct gp_part_job *j, struct gp_part_res *res)
+{
+	struct gp_part_res *r = &j->res;
+	if (!wait_until(j->pid, j->t0 + j->deadline_s, j->errfd, r, &j->len)) {
+		r->timed_out = true;
+		kill(j->pid, SIGTERM);
+		if (!wait_until(j->pid, gp_mono_now() + 2, j->errfd, r, &j->len)) {
+			r->killed = true;
+			kill(j->pid, SIGKILL);
+			wait_until(j->pid, gp_mono_now() + 2, j->errfd, r, &j->len);
 		}
 	}
-	close(p[0]);
-	res->secs = gp_mono_now() - t0;
-	if (res->timed_out || !res->reaped)
+	close(j->errfd);
+	r->secs = gp_mono_now() - j->t0;
+	*res = *r;
+	if (r->timed_out || !r->reaped)
 		return -1;
-	return WIFEXITED(res->status) ? WEXITSTATUS(res->status) : -1;
+	return WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+}
+
+int gp_part_run(const char *out, double deadline_s, int (*fn)(void *), void *arg,
+		struct gp_part_res *res)
+{
+	struct gp_part_job j;
+	if (gp_part_start(&j, out, deadline_s, fn, arg) < 0) {
+		memset(res, 0, sizeof *res);
+		return -1;
+	}
+	return gp_part_finish(&j, res);
 }

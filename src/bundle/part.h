@@ -29,4 +29,20 @@ struct gp_part_res {
 int gp_part_run(const char *out, double deadline_s, int (*fn)(void *), void *arg,
 		struct gp_part_res *res);
 
+/* The same in two halves, so that parts that never ptrace run beside
+ * one that does (at most one thread of the machine stopped by gpuprobe:
+ * ptstop.h; parts in other processes would break that, so a bundle runs
+ * at most one ptracing part at a time).  gp_part_start returns 0 or -1
+ * with errno; gp_part_finish waits for it as gp_part_run does, the
+ * deadline counted from the start. */
+struct gp_part_job {
+	int pid, errfd;
+	double t0, deadline_s;
+	size_t len;
+	struct gp_part_res res;
+};
+int gp_part_start(struct gp_part_job *j, const char *out, double deadline_s,
+		  int (*fn)(void *), void *arg);
+int gp_part_finish(struct gp_part_job *j, struct gp_part_res *res);
+
 #endif

@@ -167,3 +167,10 @@ int gp_tar_close(struct gp_tar *t)
 	errno = e;
 	return e ? -1 : 0;
 }
+
+void gp_tar_abandon(struct gp_tar *t)
+{
+	gzclose(t->gz);
+	unlink(t->tmp);
+	free(t);
+}

@@ -28,5 +28,7 @@ int gp_tar_add_mem(struct gp_tar *t, const char *name, const void *data, size_t 
 /* Writes the end blocks, closes and renames PATH.tmp to PATH; on any
  * earlier error removes PATH.tmp instead.  0, or -1 with errno. */
 int gp_tar_close(struct gp_tar *t);
+/* Closes and removes PATH.tmp: no archive. */
+void gp_tar_abandon(struct gp_tar *t);
 
 #endif

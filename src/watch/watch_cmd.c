@@ -1,6 +1,5 @@
 /* gpuprobe watch [PID...] [--name NAME] [--gpu]: see watch.h. */
 #include "config.h"
-#include "bundle.h"
 #include "commands.h"
 #include "error.h"
 #include "follow.h"
@@ -354,26 +353,44 @@ static uint64_t dir_bundle_bytes(const char *dir)
 	return sum;
 }
 
-/* In the bundle's child: the record as one result file, then the bundle. */
+/* In the bundle's child: the record as one result file, then the bundle,
+ * through the command table (the commands sit side by side: watch runs
+ * `gpuprobe bundle` as a person would, with the hidden options that hand
+ * it the record and the reason). */
 static void bundle_child(struct watch *W, struct wproc *w, json_t *verdict, const char *why)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Its working files under the watch's spool: removed with it. */
+	/* Its working files under the watch's spool: removed with it.  Its
+	 * standard output (the bundle's name) is not the watch's log: the
+	 * watch logs the one line when the bundle is done. */
 	setenv("TMPDIR", W->spool, 1);
-	char rec[4200];
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0)
+		dup2(null, STDOUT_FILENO);
+	char rec[4200], pid[16], secs[32], hang[32];
 	snprintf(rec, sizeof rec, "%s/bundle-%d.jsonl", W->spool, w->pid);
 	json_t *tail[3] = { verdict, json_pack("{s:s, s:f, s:s, s:n, s:n}", "type", "exit", "t",
 					       w->series.n ? w->series.pt[w->series.n - 1].t : 0.0,
 					       "reason", "time limit", "status", "signal"), NULL };
 	bool have_rec = w->spooled && gp_spool_export(&w->spool, rec, tail) == 0;
-	struct gp_bundle_opts bo = { .pid = w->pid, .out = W->bundle_path,
-				     .seconds = W->o->bundle_seconds, .interval = 0.25,
-				     .hang_after = W->o->judge.hang_after, .why = why,
-				     .watch_result = have_rec ? rec : NULL };
-	int rc = gp_bundle_write(&bo);
+	snprintf(pid, sizeof pid, "%d", w->pid);
+	snprintf(secs, sizeof secs, "%g", W->o->bundle_seconds);
+	snprintf(hang, sizeof hang, "%g", W->o->judge.hang_after);
+	char *argv[] = { "gpuprobe", "bundle", pid, "-q", "-o", W->bundle_path, "--seconds", secs,
+			 "--interval", "0.25", "--hang-after", hang, "--why", (char *)why,
+			 have_rec ? "--watch-record" : NULL, rec, NULL };
+	int argc = 0;
+	while (argv[argc])
+		argc++;
+	char prog[] = "gpuprobe bundle";
+	char *cargv[sizeof argv / sizeof argv[0]];
+	memcpy(cargv, argv + 1, sizeof argv - sizeof argv[0]);
+	cargv[0] = prog;
+	struct gp_global g = { .quiet = true, .argv0 = "gpuprobe", .argc = argc, .argv = argv };
+	int rc = cmd_bundle(argc - 1, cargv, &g);
 	unlink(rec);
 	fflush(NULL);
 	_exit(rc == 0 ? 0 : 1);
@@ -721,7 +738,11 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 			 o.metrics ? o.metrics : "");
 	double t0 = gp_mono_now();
 	for (unsigned long k = 0;; k++) {
-		double t = gp_mono_now() - t0;
+		/* The tick's scheduled time, not the clock read now: the sleep
+		 * ends within a millisecond of it, and a flat stretch is then
+		 * whole ticks long -- read from the clock, 5 s of flatness was
+		 * 4.9997 s and a --hang-after 5 hang was judged a tick late. */
+		double t = (double)k * o.interval;
 		tick(&W, t, g);
 		if (o.npids && !o.name && !o.gpu && W.n == 0) {
 			if (!o.quiet)
