@@ -201,7 +201,20 @@ struct watch {
 	double bundle_t0;
 	bool metrics_warned;
 	size_t window;                /* points kept a process */
+	/* Processes that left (pid and starttime): a zombie, or a process
+	 * that is gone but still listed, is not followed again and again. */
+	struct { int pid; unsigned long long start; } gone[256];
+	unsigned ngone;
 };
+
+static bool was_gone(const struct watch *W, int pid, unsigned long long start)
+{
+	unsigned n = W->ngone < 256 ? W->ngone : 256;
+	for (unsigned i = 0; i < n; i++)
+		if (W->gone[i].pid == pid && W->gone[i].start == start)
+			return true;
+	return false;
+}
 
 static bool is_hang(enum gp_class c)
 {
@@ -246,7 +259,7 @@ static void wproc_free(struct wproc *w)
 static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, char **argv)
 {
 	struct gp_stat st;
-	if (!proc_stat(&W->root, pid, &st))
+	if (!proc_stat(&W->root, pid, &st) || was_gone(W, pid, st.starttime))
 		return NULL;
 	struct wproc *w = calloc(1, sizeof *w);
 	if (!w)
@@ -616,6 +629,9 @@ static void tick(struct watch *W, double t, const struct gp_global *g)
 		if (!tick_one(W, w, t, &gone)) {
 			if (!W->o->quiet)
 				log_line("pid %d (%s): no longer followed: %s", w->pid, w->comm, gone);
+			unsigned slot = W->ngone++ % 256;
+			W->gone[slot].pid = w->pid;
+			W->gone[slot].start = w->start;
 			wproc_free(w);
 			W->p[i] = W->p[--W->n];
 			continue;

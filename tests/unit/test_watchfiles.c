@@ -15,10 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "metrics.h"
+#include "part.h"
 #include "spool.h"
 #include "strbuf.h"
 #include "tar.h"
@@ -180,7 +184,62 @@ static void test_spool_rotation(void **st)
 	assert_int_equal(rmdir(dir), 0); /* nothing of the record left */
 }
 
+static int part_says(void *arg)
+{
+	printf("out %s\n", (const char *)arg);
+	fprintf(stderr, "gpuprobe: part: something was missing\n");
+	return 3;
+}
+
+/* A wedged part: deaf to SIGTERM, it never returns. */
+static int part_wedged(void *arg)
+{
+	(void)arg;
+	signal(SIGTERM, SIG_IGN);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_part_deadline(void **st)
+{
+	(void)st;
+	char dir[] = "/tmp/gp-unit-part.XXXXXX", out[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/p.txt", dir);
+	struct gp_part_res res;
+	assert_int_equal(gp_part_run(out, 5, part_says, (void *)"x", &res), 3);
+	assert_true(res.reaped);
+	assert_false(res.timed_out);
+	assert_string_equal(res.err, "gpuprobe: part: something was missing\n");
+	FILE *f = fopen(out, "r");
+	char line[32] = "";
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof line, f));
+	fclose(f);
+	assert_string_equal(line, "out x\n");
+	/* The deadline, then SIGTERM (ignored), 2 s, then SIGKILL. */
+	double t0 = mono();
+	assert_int_equal(gp_part_run(out, 0.3, part_wedged, NULL, &res), -1);
+	double took = mono() - t0;
+	assert_true(res.timed_out);
+	assert_true(res.killed);
+	assert_true(res.reaped);
+	assert_true(took >= 2.3 && took < 4.0);
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* no child left behind */
+	unlink(out);
+	rmdir(dir);
+}
+
 UNIT_MAIN(
+	cmocka_unit_test(test_part_deadline),
 	cmocka_unit_test(test_metrics_text),
 	cmocka_unit_test(test_metrics_write_atomic),
 	cmocka_unit_test(test_tar_roundtrip),
