@@ -20,11 +20,17 @@ cd "$(dirname "$0")"
 # strace: another tracer holding one thread (tests/e2e/stacks-traced-elsewhere.sh).
 # python3-torch (1.13, with libtorch): real ranks without a GPU, two
 # torch.distributed processes on gloo (tests/e2e/trace-gloo-ranks.sh).
+# zlib1g-dev: gzip for gpuprobe bundle's archive (src/bundle/tar.c).
+# prometheus-node-exporter (13 MB installed) and prometheus (96 MB: the
+# package that ships promtool; Debian has no smaller one): watch --metrics
+# read as a fleet reads it, node_exporter's textfile collector serving it
+# and `promtool check metrics` linting it (tests/e2e/watch-metrics.sh).
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
       libcmocka-dev jq procps sysstat elfutils util-linux coreutils
       libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
-      clang valgrind python3 xz-utils pv gdb python3-dbg strace python3-torch"
+      clang valgrind python3 xz-utils pv gdb python3-dbg strace
+      zlib1g-dev prometheus-node-exporter prometheus python3-torch"
 
 missing=""
 for p in $PKGS; do

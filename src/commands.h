@@ -25,5 +25,7 @@ int cmd_idle(int argc, char **argv, const struct gp_global *g);
 int cmd_idle_child(int argc, char **argv, const struct gp_global *g);
 int cmd_stacks(int argc, char **argv, const struct gp_global *g);
 int cmd_unwind(int argc, char **argv, const struct gp_global *g);
+int cmd_bundle(int argc, char **argv, const struct gp_global *g);
+int cmd_watch(int argc, char **argv, const struct gp_global *g);
 
 #endif

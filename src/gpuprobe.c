@@ -28,6 +28,8 @@ static const struct command commands[] = {
 	{ "pools", cmd_pools, "the GPU runtime's agents and memory pools, with the names --pool takes" },
 	{ "idle", cmd_idle, "open a GPU context, sit idle, attribute the CPU it burns; compare builds" },
 	{ "demo", cmd_demo, "the whole pipeline on built-in workloads, no GPU needed" },
+	{ "bundle", cmd_bundle, "one .tar.gz for a bug report: info, trace, stacks, kernel log, GPU, MANIFEST" },
+	{ "watch", cmd_watch, "a node's sidecar: live verdicts, a bundle on a hang, Prometheus metrics" },
 	/* hidden (no doc): the demo's workloads run as `gpuprobe __workload NAME` */
 	{ "__workload", cmd_workload, NULL },
 	/* hidden: the runtime side of gpuprobe idle */

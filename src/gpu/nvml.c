@@ -583,6 +583,30 @@ bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
 	return all || json_array_size(arr) > had;
 }
 
+/* Every pid in any process list of any GPU (watch --gpu), each once,
+ * at most cap.  A list that cannot be read is skipped: the caller looks
+ * at the processes' open GPU files too. */
+unsigned gp_nvml_pids(struct gp_nvml *nv, int *pids, unsigned cap)
+{
+	unsigned n = 0;
+	for (unsigned g = 0; nv && g < nv->ngpu; g++)
+		for (int k = 0; k < 2; k++) {
+			const struct nvml_query *q = &nv->q[k];
+			unsigned stride;
+			int m = q->fn ? nvml_call(nv, q, &nv->gpu[g], &stride) : 0;
+			for (int i = 0; i < m; i++) {
+				struct gp_nvml_proc e;
+				gp_nvml_proc_at(nv->buf, stride, (unsigned)i, &e);
+				unsigned j = 0;
+				while (j < n && pids[j] != (int)e.pid)
+					j++;
+				if (j == n && n < cap && e.pid > 0)
+					pids[n++] = (int)e.pid;
+			}
+		}
+	return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Activity                                                            */
 /* ------------------------------------------------------------------ */

@@ -71,6 +71,9 @@ unsigned gp_nvml_count(const struct gp_nvml *nv);
  * others: gp_nvml_why() then says which list and what was seen. */
 bool gp_nvml_proc_memory(struct gp_nvml *nv, int pid, json_t *arr,
 			 uint64_t *bytes);
+/* Every pid in the process lists of every GPU, each once, at most cap;
+ * returns how many (watch --gpu). */
+unsigned gp_nvml_pids(struct gp_nvml *nv, int *pids, unsigned cap);
 /* Why the last gp_nvml_proc_memory could not read a list; "" if it could. */
 const char *gp_nvml_why(const struct gp_nvml *nv);
 

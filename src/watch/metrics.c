@@ -1,0 +1,123 @@
+/* watch's Prometheus text file: see metrics.h. */
+#include "config.h"
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A label value as the exposition format wants it: backslash, double
+ * quote and newline escaped (Prometheus "Exposition formats", text
+ * format: label_value).  comm is any 15 bytes the process chose: other
+ * control bytes become '?', so a line is always one line. */
+static void label(struct strbuf *sb, const char *v)
+{
+	for (const char *c = v; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			strbuf_addf(sb, "\\%c", *c);
+		else if (*c == '\n')
+			strbuf_addstr(sb, "\\n");
+		else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			strbuf_addch(sb, '?');
+		else
+			strbuf_addch(sb, *c);
+	}
+}
+
+static void head(struct strbuf *sb, const char *name, const char *type, const char *help)
+{
+	strbuf_addf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void proc_labels(struct strbuf *sb, const char *name, const struct gp_metric_proc *p)
+{
+	strbuf_addf(sb, "%s{pid=\"%d\",comm=\"", name, p->pid);
+	label(sb, p->comm);
+	strbuf_addch(sb, '"');
+}
+
+void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,
+		     const struct gp_metric_proc *p, size_t n)
+{
+	head(sb, "gpuprobe_watch_up", "gauge", "1 while gpuprobe watch runs.");
+	strbuf_addstr(sb, "gpuprobe_watch_up 1\n");
+	head(sb, "gpuprobe_watch_processes", "gauge", "Processes gpuprobe watch follows.");
+	strbuf_addf(sb, "gpuprobe_watch_processes %zu\n", w->procs);
+	head(sb, "gpuprobe_watch_bundles_total", "counter",
+	     "Bundles gpuprobe watch has written since it started.");
+	strbuf_addf(sb, "gpuprobe_watch_bundles_total %lu\n", w->bundles);
+
+	head(sb, "gpuprobe_process_class", "gauge",
+	     "1 for the verdict class of the process now (gpuprobe trace's classes).");
+	for (size_t i = 0; i < n; i++) {
+		proc_labels(sb, "gpuprobe_process_class", &p[i]);
+		strbuf_addstr(sb, ",class=\"");
+		label(sb, p[i].cls);
+		strbuf_addstr(sb, "\"} 1\n");
+	}
+	head(sb, "gpuprobe_process_hang", "gauge", "1 when the verdict of the process is a hang class.");
+	for (size_t i = 0; i < n; i++) {
+		proc_labels(sb, "gpuprobe_process_hang", &p[i]);
+		strbuf_addf(sb, "} %d\n", p[i].hang ? 1 : 0);
+	}
+	head(sb, "gpuprobe_process_seconds_since_progress", "gauge",
+	     "Seconds since the process last made progress (output, memory, GPU work).");
+	for (size_t i = 0; i < n; i++) {
+		proc_labels(sb, "gpuprobe_process_seconds_since_progress", &p[i]);
+		strbuf_addf(sb, "} %.3f\n", p[i].since_progress);
+	}
+	head(sb, "gpuprobe_process_cpu_cores", "gauge", "CPU cores the process burns now.");
+	for (size_t i = 0; i < n; i++) {
+		proc_labels(sb, "gpuprobe_process_cpu_cores", &p[i]);
+		strbuf_addf(sb, "} %.3f\n", p[i].cpu_cores);
+	}
+	head(sb, "gpuprobe_process_idle_cpu_cores", "gauge",
+	     "CPU cores the process burns while it makes no progress (class idle or hang).");
+	for (size_t i = 0; i < n; i++) {
+		proc_labels(sb, "gpuprobe_process_idle_cpu_cores", &p[i]);
+		strbuf_addf(sb, "} %.3f\n", p[i].idle_cpu_cores);
+	}
+	head(sb, "gpuprobe_process_gpu", "gauge",
+	     "1 for what the GPU does for the process now: work, spin, busy, idle or unknown.");
+	for (size_t i = 0; i < n; i++) {
+		proc_labels(sb, "gpuprobe_process_gpu", &p[i]);
+		strbuf_addstr(sb, ",state=\"");
+		label(sb, p[i].gpu);
+		strbuf_addstr(sb, "\"} 1\n");
+	}
+}
+
+int gp_metrics_write(const char *path, const struct strbuf *sb)
+{
+	char tmp[4200];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	size_t done = 0;
+	while (done < sb->len) {
+		ssize_t n = write(fd, sb->buf + done, sb->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			close(fd);
+			unlink(tmp);
+			errno = e;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}

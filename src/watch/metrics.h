@@ -1,0 +1,48 @@
+/* watch --metrics FILE: a Prometheus text file (exposition format 0.0.4,
+ * which node_exporter's textfile collector reads: it takes *.prom files
+ * of its --collector.textfile.directory, HELP and TYPE lines included,
+ * and refuses timestamps) written atomically each tick: to FILE.tmp,
+ * then rename(2), so that the collector never reads half a file.
+ *
+ * The series (every value a gauge unless said):
+ *   gpuprobe_watch_up 1
+ *   gpuprobe_watch_processes                 processes followed
+ *   gpuprobe_watch_bundles_total             counter: bundles written
+ *   gpuprobe_process_class{pid,comm,class}   1 for the process's class now
+ *   gpuprobe_process_hang{pid,comm}          1 when the class is a hang-*
+ *   gpuprobe_process_seconds_since_progress{pid,comm}
+ *   gpuprobe_process_cpu_cores{pid,comm}     CPU the process burns now
+ *   gpuprobe_process_idle_cpu_cores{pid,comm}
+ *        CPU burnt while it makes no progress (class idle or hang-*):
+ *        seed 000's runtime thread polling while the GPU context idles
+ *   gpuprobe_process_gpu{pid,comm,state}     1 for its GPU's state now:
+ *        work, spin, busy (occupancy alone), idle, unknown (gpuwork.h) */
+#ifndef GP_METRICS_H
+#define GP_METRICS_H
+
+#include "strbuf.h"
+
+#include <stddef.h>
+
+struct gp_metric_proc {
+	int pid;
+	char comm[16];
+	const char *cls;            /* a verdict class name */
+	int hang;                   /* the class is a hang-* */
+	double since_progress;      /* seconds */
+	double cpu_cores, idle_cpu_cores;
+	const char *gpu;            /* gp_gpu_work_name() */
+};
+
+struct gp_metrics_watch {
+	unsigned long bundles;
+	size_t procs;
+};
+
+/* The file's text (pure). */
+void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,
+		     const struct gp_metric_proc *p, size_t n);
+/* Writes it to path atomically.  0, or -1 with errno. */
+int gp_metrics_write(const char *path, const struct strbuf *sb);
+
+#endif

@@ -1,0 +1,814 @@
+/* gpuprobe watch [PID...] [--name NAME] [--gpu]: see watch.h. */
+#include "config.h"
+#include "commands.h"
+#include "error.h"
+#include "follow.h"
+#include "grow.h"
+#include "hostinfo.h"
+#include "identity.h"
+#include "load.h"
+#include "metrics.h"
+#include "nvml.h"
+#include "opts.h"
+#include "procfs.h"
+#include "procstat.h"
+#include "ptstop.h"
+#include "result.h"
+#include "sampler.h"
+#include "series.h"
+#include "spool.h"
+#include "stacks.h"
+#include "tasks.h"
+#include "strbuf.h"
+#include "stuck.h"
+#include "timeutil.h"
+#include "tree.h"
+#include "verdict.h"
+#include "verdict_text.h"
+#include "watch.h"
+
+#include <argp.h>
+#include <ctype.h>
+#include <stdarg.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+	OPT_GPU = 0x100,
+	OPT_BUNDLE_DIR,
+	OPT_BUNDLE_EVERY,
+	OPT_BUNDLE_MAX,
+	OPT_BUNDLE_SECONDS,
+	OPT_METRICS,
+};
+
+struct watch_opts {
+	int *pids;
+	size_t npids, cappids;
+	const char *name;
+	bool gpu;
+	double interval, seconds, bundle_every, bundle_seconds;
+	uint64_t bundle_max;
+	const char *bundle_dir, *metrics;
+	bool quiet;
+	struct gp_stack_args st;
+	struct gp_judge_args judge;
+};
+
+static const struct argp_option watch_options[] = {
+	{ NULL, 0, NULL, 0, "What to follow (together, and picked up as they start):", 1 },
+	{ "name", 'n', "NAME", 0, "Every process whose comm or argv[0] is NAME", 1 },
+	{ "gpu", OPT_GPU, NULL, 0, "Every process that holds a GPU: in an NVML process list, "
+	  "or with /dev/nvidia*, /dev/kfd or /dev/dri/* open", 1 },
+	{ NULL, 0, NULL, 0, "Sampling:", 2 },
+	{ "interval", 'i', "SECONDS", 0, "Time between ticks (default 1; at least 0.1)", 2 },
+	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS (default: until signalled)", 2 },
+	{ NULL, 0, NULL, 0, "On a hang:", 3 },
+	{ "bundle-dir", OPT_BUNDLE_DIR, "DIR", 0, "Write a bundle into DIR when a process's "
+	  "verdict turns to a hang class (once per hang)", 3 },
+	{ "bundle-every", OPT_BUNDLE_EVERY, "SECONDS", 0,
+	  "At most one bundle every SECONDS (default 60)", 3 },
+	{ "bundle-max", OPT_BUNDLE_MAX, "SIZE", 0, "No bundle while DIR's bundles hold SIZE "
+	  "bytes or more (K/M/G suffixes; default 1G)", 3 },
+	{ "bundle-seconds", OPT_BUNDLE_SECONDS, "SECONDS", 0,
+	  "Length of the bundle's own trace (default 1; the watch's record comes too)", 3 },
+	{ NULL, 0, NULL, 0, "Output:", 4 },
+	{ "metrics", OPT_METRICS, "FILE", 0, "Write a Prometheus text file (for node_exporter's "
+	  "textfile collector: FILE ends in .prom) every tick, atomically", 4 },
+	{ "quiet", 'q', NULL, 0, "Log only hangs and errors", 4 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static const struct gp_opt_field watch_fields[] = {
+	GP_OPT_SECONDS('i', struct watch_opts, interval, 100 * GP_NS_MS, 3600 * GP_NS_S),
+	GP_OPT_SECONDS('s', struct watch_opts, seconds, 1, 365 * 86400 * GP_NS_S),
+	GP_OPT_SECONDS(OPT_BUNDLE_EVERY, struct watch_opts, bundle_every, 0, 86400 * GP_NS_S),
+	GP_OPT_SECONDS(OPT_BUNDLE_SECONDS, struct watch_opts, bundle_seconds, GP_NS_S, 600 * GP_NS_S),
+	GP_OPT_ON(OPT_GPU, struct watch_opts, gpu),
+	GP_OPT_ON('q', struct watch_opts, quiet),
+	GP_OPT_STRING(OPT_BUNDLE_DIR, struct watch_opts, bundle_dir),
+	GP_OPT_STRING(OPT_METRICS, struct watch_opts, metrics),
+	GP_OPT_END,
+};
+
+static error_t watch_parse(int key, char *arg, struct argp_state *state)
+{
+	struct watch_opts *o = state->input;
+	switch (key) {
+	case 'n':
+		if (!*arg)
+			argp_error(state, "--name needs a non-empty NAME");
+		o->name = arg;
+		return 0;
+	case OPT_BUNDLE_MAX:
+		o->bundle_max = gp_arg_size(state, key, arg, 1, UINT64_MAX);
+		return 0;
+	case ARGP_KEY_ARG: {
+		int pid = gp_arg_pid(state, key, arg);
+		if (!gp_grow(&o->pids, &o->cappids, o->npids + 1, sizeof *o->pids, 8))
+			argp_failure(state, GP_EXIT_ERROR, ENOMEM, "PID");
+		o->pids[o->npids++] = pid;
+		return 0;
+	}
+	case ARGP_KEY_END:
+		if (!o->npids && !o->name && !o->gpu)
+			argp_error(state, "nothing to follow: give PIDs, --name NAME or --gpu");
+		if (o->metrics && !*o->metrics)
+			argp_error(state, "--metrics needs a FILE");
+		if (o->bundle_dir && !*o->bundle_dir)
+			argp_error(state, "--bundle-dir needs a DIR");
+		return 0;
+	default:
+		return gp_set_option(state, watch_fields, key, arg, o);
+	}
+}
+
+static const struct argp watch_argp = {
+	watch_options, watch_parse, "[PID...]",
+	"Follow processes for as long as they live (given PIDs, every process named "
+	"--name, every GPU holder with --gpu; new ones as they start), each with a "
+	"live verdict: trace's sampling and verdict, stacks only of hot threads and, "
+	"once a process has made no progress for --hang-after, of all its threads.\v"
+	"When a process's verdict turns to hang-blocked, hang-gpu-spin, "
+	"hang-busy-kernel or hang-busy-user, watch logs one line and, with "
+	"--bundle-dir, writes a bundle (see gpuprobe bundle) holding its own record "
+	"of the process (the samples before the hang, the stacks at it, the verdict: "
+	"watch.jsonl) beside a short trace, stacks, kernel log and GPU evidence: "
+	"once per hang, rate-limited by --bundle-every, none while the directory "
+	"holds --bundle-max.  A process that exits leaves no bundle.\n\n"
+	"--metrics FILE is rewritten every tick (FILE.tmp, then rename): per process "
+	"its class, seconds since progress, CPU, CPU burnt while making no progress, "
+	"and what its GPU does (work, spin, busy, idle, unknown).  See "
+	"gpuprobe-watch(1) for the series, the systemd unit and the DaemonSet.\n\n"
+	"SIGTERM, SIGINT and SIGHUP end it cleanly: a bundle being written is "
+	"stopped and removed, the metrics file is removed, no target is left "
+	"stopped.\n\n"
+	"Exit status: 0 ended by a signal, --seconds, or every given PID exited; 1 "
+	"a runtime error (cannot make the spool, DIR not writable); 64 usage error.",
+	NULL, NULL, NULL,
+};
+
+/* ---- one followed process -------------------------------------------- */
+
+struct wproc {
+	int pid;
+	unsigned long long start;     /* starttime: a reused pid is another process */
+	char comm[16];
+	struct gp_tree *tree;
+	struct gp_stacks *stk;
+	struct gp_series series;
+	struct gp_flat_watch fw;
+	struct gp_stuck stuck;
+	bool snapped;                 /* this flat stretch has its stacks */
+	double last_hot;              /* when hot threads were last stacked */
+	struct gp_spool spool;
+	bool spooled;
+	enum gp_class cls;
+	bool judged;
+	double since;                 /* seconds without progress */
+	double cpu;                   /* cores, last interval */
+	uint8_t gw;                   /* enum gp_gpu_work */
+	bool episode;                 /* this flat stretch's hang was handled */
+	bool want_bundle;             /* ... and waits for its bundle */
+	bool seen;
+};
+
+struct watch {
+	struct watch_opts *o;
+	struct gp_root root;
+	char spool[4096];
+	struct wproc **p;
+	size_t n, cap;
+	struct gp_follow follow;
+	struct gp_verdict *v;         /* scratch: one verdict at a time */
+	json_t *host;                 /* the header's host facts, read once */
+	long page_size;
+	unsigned long bundles;
+	double last_bundle;           /* < 0: none yet */
+	int bundle_pid;               /* the bundle being written, 0 none */
+	char bundle_path[4096];
+	char bundle_line[512];        /* logged when it is done */
+	double bundle_t0;
+	bool metrics_warned;
+	size_t window;                /* points kept a process */
+	/* Processes that left (pid and starttime): a zombie, or a process
+	 * that is gone but still listed, is not followed again and again. */
+	struct { int pid; unsigned long long start; } gone[256];
+	unsigned ngone;
+};
+
+static bool was_gone(const struct watch *W, int pid, unsigned long long start)
+{
+	unsigned n = W->ngone < 256 ? W->ngone : 256;
+	for (unsigned i = 0; i < n; i++)
+		if (W->gone[i].pid == pid && W->gone[i].start == start)
+			return true;
+	return false;
+}
+
+static bool is_hang(enum gp_class c)
+{
+	return c == GP_CLASS_HANG_BLOCKED || c == GP_CLASS_HANG_BUSY_KERNEL
+	       || c == GP_CLASS_HANG_BUSY_USER || c == GP_CLASS_HANG_GPU_SPIN;
+}
+
+static bool proc_stat(const struct gp_root *root, int pid, struct gp_stat *st)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	return gp_read_file(root, path, buf, sizeof buf) > 0 && gp_parse_stat(buf, st);
+}
+
+static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_line(const char *fmt, ...)
+{
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s gpuprobe watch: ", ts);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+	va_end(ap);
+}
+
+static void wproc_free(struct wproc *w)
+{
+	gp_tree_free(w->tree);
+	gp_stacks_close(w->stk);
+	gp_series_free(&w->series);
+	if (w->spooled)
+		gp_spool_close(&w->spool);
+	free(w);
+}
+
+static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, char **argv)
+{
+	struct gp_stat st;
+	if (!proc_stat(&W->root, pid, &st) || was_gone(W, pid, st.starttime))
+		return NULL;
+	struct wproc *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->pid = pid;
+	w->start = st.starttime;
+	snprintf(w->comm, sizeof w->comm, "%.15s", st.comm);
+	w->last_hot = -1e9;
+	gp_stuck_init(&w->stuck);
+	struct gp_tree_opts to = { .root = &W->root, .pid = pid, .children = false,
+				   .kstacks = W->o->st.kstacks, .no_nvml = false };
+	w->tree = gp_tree_new(&to);
+	if (!w->tree) {
+		free(w);
+		return NULL;
+	}
+	unsigned flags = (W->o->st.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
+			 (W->o->st.no_python ? GP_STACKS_NO_PYTHON : 0);
+	w->stk = gp_stacks_open(pid, flags);
+	/* The record: the lines trace -o would write, for the bundle. */
+	json_t *head = gp_result_header("watch", argc, argv, json_incref(W->host));
+	json_t *target = json_pack("{s:s, s:i, s:s}", "type", "target", "pid", pid, "how", "watch");
+	json_t *ident = gp_target_identity(&W->root, pid);
+	if (ident)
+		json_object_update(target, ident);
+	json_decref(ident);
+	double span = W->o->judge.hang_after * 2 > 60 ? W->o->judge.hang_after * 2 : 60;
+	w->spooled = gp_spool_open(&w->spool, W->spool, pid, w->start, span, t, head, target) == 0;
+	return w;
+}
+
+/* The points kept: enough for the verdict's phases around a hang, never
+ * more than the window (memory flat over days). */
+static void trim(struct watch *W, struct wproc *w)
+{
+	if (w->series.n <= W->window)
+		return;
+	size_t drop = w->series.n - W->window * 3 / 4;
+	memmove(w->series.pt, w->series.pt + drop, (w->series.n - drop) * sizeof *w->series.pt);
+	w->series.n -= drop;
+}
+
+/* A stacks line of w (tids NULL: every thread) into its record; kept
+ * as the stuck snapshot when keep. */
+static void stack(struct wproc *w, double t, const int *tids, size_t k, const char *why,
+		  struct gp_point *pt, bool keep)
+{
+	json_t *line = NULL;
+	if (!w->stk || gp_stacks_snapshot(w->stk, t, tids, k, &line) != 0 || !line)
+		return;
+	json_object_set_new(line, "why", json_string(why));
+	if (pt && pt->top_tid)
+		gp_stacks_top_frame(line, pt->top_tid, pt->top_frame, sizeof pt->top_frame);
+	if (keep)
+		gp_stuck_add(&w->stuck, line);
+	if (w->spooled)
+		gp_spool_write(&w->spool, t, line, NULL, 0);
+	else
+		json_decref(line);
+}
+
+/* Hot threads of a process that makes no progress: a runtime thread
+ * polling while its GPU context idles (seed 000) or a busy hang.  Not of
+ * one that progresses: unwinding a large process's hot threads costs
+ * 0.1-1 s, which a sidecar spends only where a verdict needs it. */
+static void hot_stacks(struct watch *W, struct wproc *w, double t, struct gp_point *pt)
+{
+	if (t - w->last_hot < GP_WATCH_HOT_EVERY || !w->fw.init
+	    || t - w->fw.since < W->o->judge.hang_after / 2)
+		return;
+	struct gp_sampler *smp;
+	int pid;
+	if (!gp_tree_member(w->tree, 0, &pid, NULL, &smp))
+		return;
+	size_t n;
+	const struct gp_thread *th = gp_sampler_threads(smp, &n);
+	int tids[64];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < 64; i++)
+		if (th[i].cpu_pct >= W->o->st.hot_pct)
+			tids[k++] = th[i].tid;
+	if (!k)
+		return;
+	w->last_hot = t;
+	stack(w, t, tids, k, "hot", pt, false);
+}
+
+/* ---- bundles --------------------------------------------------------- */
+
+static uint64_t dir_bundle_bytes(const char *dir)
+{
+	uint64_t sum = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "gpuprobe-bundle-", 16))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_size;
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+/* In the bundle's child: the record as one result file, then the bundle,
+ * through the command table (the commands sit side by side: watch runs
+ * `gpuprobe bundle` as a person would, with the hidden options that hand
+ * it the record and the reason). */
+static void bundle_child(struct watch *W, struct wproc *w, json_t *verdict, const char *why)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Its working files under the watch's spool: removed with it.  Its
+	 * standard output (the bundle's name) is not the watch's log: the
+	 * watch logs the one line when the bundle is done. */
+	setenv("TMPDIR", W->spool, 1);
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0)
+		dup2(null, STDOUT_FILENO);
+	char rec[4200], pid[16], secs[32], hang[32];
+	snprintf(rec, sizeof rec, "%s/bundle-%d.jsonl", W->spool, w->pid);
+	json_t *tail[3] = { verdict, json_pack("{s:s, s:f, s:s, s:n, s:n}", "type", "exit", "t",
+					       w->series.n ? w->series.pt[w->series.n - 1].t : 0.0,
+					       "reason", "time limit", "status", "signal"), NULL };
+	bool have_rec = w->spooled && gp_spool_export(&w->spool, rec, tail) == 0;
+	snprintf(pid, sizeof pid, "%d", w->pid);
+	snprintf(secs, sizeof secs, "%g", W->o->bundle_seconds);
+	snprintf(hang, sizeof hang, "%g", W->o->judge.hang_after);
+	char *argv[] = { "gpuprobe", "bundle", pid, "-q", "-o", W->bundle_path, "--seconds", secs,
+			 "--interval", "0.25", "--hang-after", hang, "--why", (char *)why,
+			 have_rec ? "--watch-record" : NULL, rec, NULL };
+	int argc = 0;
+	while (argv[argc])
+		argc++;
+	char prog[] = "gpuprobe bundle";
+	char *cargv[sizeof argv / sizeof argv[0]];
+	memcpy(cargv, argv + 1, sizeof argv - sizeof argv[0]);
+	cargv[0] = prog;
+	struct gp_global g = { .quiet = true, .argv0 = "gpuprobe", .argc = argc, .argv = argv };
+	int rc = cmd_bundle(argc - 1, cargv, &g);
+	unlink(rec);
+	fflush(NULL);
+	_exit(rc == 0 ? 0 : 1);
+}
+
+static void safe_name(const char *in, char *out, size_t cap)
+{
+	size_t j = 0;
+	for (const char *c = in; *c && j + 1 < cap; c++)
+		out[j++] = (isalnum((unsigned char)*c) || *c == '.' || *c == '_' || *c == '-') ? *c : '_';
+	out[j] = '\0';
+}
+
+static void start_bundle(struct watch *W, struct wproc *w, double t, const char *summary)
+{
+	char why[512], comm[32], stamp[24];
+	snprintf(why, sizeof why, "gpuprobe watch: %s, no progress for %.1f s: %s",
+		 gp_class_name(w->cls), w->since, summary);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	safe_name(w->comm, comm, sizeof comm);
+	snprintf(W->bundle_path, sizeof W->bundle_path, "%s/gpuprobe-bundle-%d-%s-%s.tar.gz",
+		 W->o->bundle_dir, w->pid, comm, stamp);
+	json_t *verdict = gp_verdict_json(W->v);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		bundle_child(W, w, verdict, why);
+	json_decref(verdict);
+	if (pid < 0) {
+		log_line("pid %d (%s): %s: no bundle: fork: %s", w->pid, w->comm,
+			 gp_class_name(w->cls), strerror(errno));
+		return;
+	}
+	W->bundle_pid = pid;
+	W->bundle_t0 = gp_mono_now();
+	W->last_bundle = t;
+	snprintf(W->bundle_line, sizeof W->bundle_line, "pid %d (%s): %s, no progress for %.1f s: %s",
+		 w->pid, w->comm, gp_class_name(w->cls), w->since, summary);
+}
+
+/* The bundle's child, taken when it is done; the one log line. */
+static void reap_bundle(struct watch *W)
+{
+	int st;
+	if (!W->bundle_pid || waitpid(W->bundle_pid, &st, WNOHANG) != W->bundle_pid)
+		return;
+	W->bundle_pid = 0;
+	struct stat sb;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(W->bundle_path, &sb) == 0) {
+		W->bundles++;
+		log_line("%s: bundle %s (%.0f KiB, %.1f s)", W->bundle_line, W->bundle_path,
+			 (double)sb.st_size / 1024, gp_mono_now() - W->bundle_t0);
+	} else {
+		log_line("%s: the bundle %s could not be written", W->bundle_line, W->bundle_path);
+	}
+}
+
+static void stop_bundle(struct watch *W)
+{
+	if (!W->bundle_pid)
+		return;
+	kill(W->bundle_pid, SIGKILL);
+	waitpid(W->bundle_pid, NULL, 0);
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", W->bundle_path);
+	unlink(tmp);
+	W->bundle_pid = 0;
+}
+
+/* A hang was judged: once per flat stretch, a line and maybe a bundle. */
+static void on_hang(struct watch *W, struct wproc *w, double t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	gp_verdict_summary(&sb, W->v);
+	if (!w->episode) {
+		w->episode = true;
+		w->want_bundle = W->o->bundle_dir != NULL;
+		if (!w->want_bundle)
+			log_line("pid %d (%s): %s, no progress for %.1f s: %s", w->pid, w->comm,
+				 gp_class_name(w->cls), w->since, sb.buf);
+	}
+	if (w->want_bundle && !W->bundle_pid
+	    && (W->last_bundle < 0 || t - W->last_bundle >= W->o->bundle_every)) {
+		w->want_bundle = false;
+		uint64_t used = dir_bundle_bytes(W->o->bundle_dir);
+		if (used >= W->o->bundle_max)
+			log_line("pid %d (%s): %s, no progress for %.1f s: %s: no bundle: %s holds "
+				 "%llu bytes of bundles (--bundle-max %llu)", w->pid, w->comm,
+				 gp_class_name(w->cls), w->since, sb.buf, W->o->bundle_dir,
+				 (unsigned long long)used, (unsigned long long)W->o->bundle_max);
+		else
+			start_bundle(W, w, t, sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
+/* ---- the tick -------------------------------------------------------- */
+
+/* One sample of w, its stacks, its verdict.  false: it is gone (*gone
+ * says why). */
+static bool tick_one(struct watch *W, struct wproc *w, double t, const char **gone)
+{
+	struct gp_point pt;
+	json_t *line = NULL;
+	struct gp_raw raws[2];
+	size_t nraws = 0;
+	const char *why;
+	gp_ptstop_drain();
+	enum gp_sample_rc rc = gp_tree_take(w->tree, t, &pt, &line, raws, &nraws, &why);
+	gp_ptstop_drain();
+	if (rc != GP_SAMPLE_OK) {
+		*gone = rc == GP_SAMPLE_GONE && why ? why : "cannot be read";
+		return false;
+	}
+	if (w->spooled)
+		gp_spool_write(&w->spool, t, line, raws, nraws);
+	else
+		json_decref(line);
+	hot_stacks(W, w, t, &pt);
+	if (gp_flat_watch(&w->fw, &pt)) {
+		w->snapped = false;
+		w->episode = w->want_bundle = false;
+		gp_stuck_init(&w->stuck);
+	} else if (!w->snapped && t - w->fw.since >= W->o->judge.hang_after) {
+		stack(w, t, NULL, 0, "hang", NULL, true);
+		w->snapped = true;
+	}
+	gp_series_push(&w->series, &pt);
+	trim(W, w);
+	w->since = t - w->fw.since;
+	w->cpu = pt.cpu_pct / 100.0;
+	w->gw = pt.gw.work;
+
+	struct gp_verdict_opts vo = { .hang_after = W->o->judge.hang_after,
+				      .slow_rate = (double)W->o->judge.slow_rate,
+				      .page_size = W->page_size,
+				      .kstacks_seen = W->o->st.kstacks && geteuid() == 0,
+				      .stuck = w->stuck.t >= 0 ? &w->stuck : NULL };
+	gp_verdict_compute(w->series.pt, w->series.n, &vo, W->v);
+	w->cls = W->v->cls;
+	w->judged = true;
+	if (is_hang(w->cls))
+		on_hang(W, w, t);
+	return true;
+}
+
+static void write_metrics(struct watch *W)
+{
+	if (!W->o->metrics)
+		return;
+	struct gp_metric_proc *mp = calloc(W->n ? W->n : 1, sizeof *mp);
+	if (!mp)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < W->n; i++) {
+		const struct wproc *w = W->p[i];
+		if (!w->judged)
+			continue;
+		struct gp_metric_proc *m = &mp[k++];
+		m->pid = w->pid;
+		snprintf(m->comm, sizeof m->comm, "%s", w->comm);
+		m->cls = gp_class_name(w->cls);
+		m->hang = is_hang(w->cls);
+		m->since_progress = w->since;
+		m->cpu_cores = w->cpu;
+		m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? w->cpu : 0;
+		m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
+	}
+	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n };
+	struct strbuf sb = STRBUF_INIT;
+	gp_metrics_text(&sb, &mw, mp, k);
+	if (gp_metrics_write(W->o->metrics, &sb) < 0) {
+		if (!W->metrics_warned)
+			gp_err_errno(errno, W->o->metrics, "cannot write the metrics (tried again "
+				     "every tick)");
+		W->metrics_warned = true;
+	} else {
+		W->metrics_warned = false;
+	}
+	strbuf_release(&sb);
+	free(mp);
+}
+
+/* The processes to follow now: new ones added, gone ones dropped. */
+static void refresh(struct watch *W, double t, const struct gp_global *g)
+{
+	int *cand = NULL;
+	int nc = gp_follow_scan(&W->follow, t, &cand);
+	for (size_t i = 0; i < W->n; i++)
+		W->p[i]->seen = false;
+	for (int c = 0; c < nc; c++) {
+		if (cand[c] == getpid())
+			continue;
+		size_t i = 0;
+		while (i < W->n && W->p[i]->pid != cand[c])
+			i++;
+		if (i < W->n) {
+			W->p[i]->seen = true;
+			continue;
+		}
+		if (!gp_grow(&W->p, &W->cap, W->n + 1, sizeof *W->p, 16))
+			break;
+		struct wproc *w = wproc_new(W, cand[c], t, g->argc, g->argv);
+		if (!w)
+			continue;
+		w->seen = true;
+		W->p[W->n++] = w;
+		if (!W->o->quiet)
+			log_line("following pid %d (%s)", w->pid, w->comm);
+	}
+	free(cand);
+}
+
+static void tick(struct watch *W, double t, const struct gp_global *g)
+{
+	refresh(W, t, g);
+	for (size_t i = 0; i < W->n;) {
+		struct wproc *w = W->p[i];
+		const char *gone = NULL;
+		if (!tick_one(W, w, t, &gone)) {
+			if (!W->o->quiet)
+				log_line("pid %d (%s): no longer followed: %s", w->pid, w->comm, gone);
+			unsigned slot = W->ngone++ % 256;
+			W->gone[slot].pid = w->pid;
+			W->gone[slot].start = w->start;
+			wproc_free(w);
+			W->p[i] = W->p[--W->n];
+			continue;
+		}
+		i++;
+	}
+	reap_bundle(W);
+	write_metrics(W);
+}
+
+/* ---- set-up and the loop --------------------------------------------- */
+
+static void remove_tree(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno == EISDIR && depth < 3) {
+			char sub[4400];
+			snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+			remove_tree(sub, depth + 1);
+		}
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static int setup(struct watch *W)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(W->spool, sizeof W->spool, "%s/gpuprobe-watch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(W->spool)) {
+		gp_err_errno(errno, W->spool, "cannot make the watch's spool directory");
+		return -1;
+	}
+	if (W->o->bundle_dir) {
+		if (mkdir(W->o->bundle_dir, 0750) < 0 && errno != EEXIST) {
+			gp_err_errno(errno, W->o->bundle_dir, "cannot make the bundle directory");
+			return -1;
+		}
+		if (access(W->o->bundle_dir, W_OK | X_OK) < 0) {
+			gp_err_errno(errno, W->o->bundle_dir, "cannot write bundles there");
+			return -1;
+		}
+	}
+	if (gp_root_open(&W->root, NULL) < 0) {
+		gp_err_errno(errno, "/", "cannot open");
+		return -1;
+	}
+	struct gp_host_info_opts hio = { .process = true };
+	W->host = gp_host_info_ex(&W->root, &hio);
+	W->v = malloc(sizeof *W->v);
+	if (!W->v) {
+		gp_err(NULL, "out of memory");
+		return -1;
+	}
+	if (W->o->gpu) {
+		char why[256] = "";
+		W->follow.nv = gp_nvml_open(NULL, why, sizeof why);
+		if (!W->follow.nv && !W->o->quiet)
+			gp_hint("--gpu: NVML: %s: following processes with GPU devices open", why);
+	}
+	return 0;
+}
+
+int cmd_watch(int argc, char **argv, const struct gp_global *g)
+{
+	static const struct gp_help help[] = {
+		{ GP_KEY_HOT_THRESHOLD, "CPU% over which a thread is hot: its stacks are taken "
+		  "(default 50)" },
+		{ GP_KEY_HANG_AFTER, "No progress for this long is a hang (default 30)" },
+		{ 0, NULL },
+	};
+	struct watch_opts o = { .interval = 1.0, .bundle_every = GP_WATCH_BUNDLE_EVERY,
+				.bundle_seconds = GP_WATCH_BUNDLE_SECONDS,
+				.bundle_max = GP_WATCH_BUNDLE_MAX, .quiet = g->quiet,
+				.st = { help, 50, true },
+				.judge = { help, GP_VERDICT_HANG_AFTER_DEFAULT, 0 } };
+	const struct gp_group groups[] = {
+		{ &gp_stack_argp, &o.st, NULL, 2 }, { &gp_judge_argp, &o.judge, NULL, 3 },
+		GP_GROUPS_END,
+	};
+	if (gp_parse_command(&watch_argp, groups, argc, argv, &o)) {
+		free(o.pids);
+		return GP_EXIT_USAGE;
+	}
+	if (o.judge.hang_after <= 0)
+		o.judge.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT;
+
+	struct watch W = { .o = &o, .page_size = sysconf(_SC_PAGESIZE), .last_bundle = -1,
+			   .follow = { .pids = o.pids, .npids = o.npids, .name = o.name, .gpu = o.gpu,
+				       .fd_scan_every = 5, .fd_scanned = -1 } };
+	/* Enough points for the verdict's phases: four --hang-after, at
+	 * least two minutes, at most an hour. */
+	double keep = o.judge.hang_after * 4 > 120 ? o.judge.hang_after * 4 : 120;
+	W.window = (size_t)(keep / o.interval) + 1;
+	if (W.window > 3600)
+		W.window = 3600;
+	sigset_t waitset, orig;
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGINT);
+	sigaddset(&waitset, SIGTERM);
+	sigaddset(&waitset, SIGHUP);
+	sigaddset(&waitset, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &waitset, &orig);
+
+	int rc = GP_EXIT_OK;
+	if (setup(&W) < 0) {
+		rc = GP_EXIT_ERROR;
+		goto out;
+	}
+	if (!o.quiet)
+		log_line("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
+			 o.name ? ", --name " : "", o.name ? o.name : "", o.gpu ? ", --gpu" : "",
+			 o.judge.hang_after, o.bundle_dir ? ", bundles into " : "",
+			 o.bundle_dir ? o.bundle_dir : "", o.metrics ? ", metrics to " : "",
+			 o.metrics ? o.metrics : "");
+	double t0 = gp_mono_now();
+	for (unsigned long k = 0;; k++) {
+		/* The tick's scheduled time, not the clock read now: the sleep
+		 * ends within a millisecond of it, and a flat stretch is then
+		 * whole ticks long -- read from the clock, 5 s of flatness was
+		 * 4.9997 s and a --hang-after 5 hang was judged a tick late. */
+		double t = (double)k * o.interval;
+		tick(&W, t, g);
+		if (o.npids && !o.name && !o.gpu && W.n == 0) {
+			if (!o.quiet)
+				log_line("every PID given has exited");
+			break;
+		}
+		double deadline = (double)(k + 1) * o.interval;
+		while (deadline <= gp_mono_now() - t0)
+			deadline += o.interval, k++;
+		if (o.seconds > 0 && deadline > o.seconds + 1e-9)
+			break;
+		int sig = 0;
+		for (;;) {
+			double left = deadline - (gp_mono_now() - t0);
+			if (left <= 0)
+				break;
+			struct timespec ts = gp_ts_from_s(left);
+			siginfo_t si;
+			sig = sigtimedwait(&waitset, &si, &ts);
+			if (sig == SIGCHLD) {
+				gp_ptstop_drain();
+				reap_bundle(&W);
+				sig = 0;
+				continue;
+			}
+			if (sig > 0)
+				break;
+		}
+		if (sig > 0) {
+			if (!o.quiet)
+				log_line("signal %d: ending", sig);
+			break;
+		}
+	}
+out:
+	stop_bundle(&W);
+	for (size_t i = 0; i < W.n; i++)
+		wproc_free(W.p[i]);
+	free(W.p);
+	if (o.metrics && W.v)
+		unlink(o.metrics);
+	if (W.spool[0] && !strstr(W.spool, "XXXXXX"))
+		remove_tree(W.spool, 0);
+	gp_follow_free(&W.follow);
+	gp_nvml_close(W.follow.nv);
+	if (W.v)
+		gp_root_close(&W.root);
+	free(W.v);
+	json_decref(W.host);
+	free(o.pids);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
+	return rc;
+}
