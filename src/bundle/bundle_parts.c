@@ -3,6 +3,7 @@
 #include "bundle.h"
 #include "bundle_parts.h"
 #include "gpumem.h"
+#include "house.h"
 #include "kmsg.h"
 #include "nvml.h"
 #include "procfs.h"
@@ -96,12 +97,16 @@ int gp_bundle_gpu(void *arg)
 	int nf = gp_bundle_family(a->pid, family, 64);
 	json_t *doc = json_object(), *procs = json_array();
 	json_object_set_new(doc, "processes", procs);
-	/* NVML on its own first: its absence is said once, with why. */
-	char why[256] = "";
-	struct gp_nvml *nv = gp_nvml_open(NULL, why, sizeof why);
+	/* One set of GPU readers (gpu/house.h) for the family: NVML first,
+	 * its absence said once, with why. */
+	struct gp_gpu_house_opts ho = { .root = &root };
+	struct gp_gpu_house *house = gp_gpu_house_new(&ho);
+	const char *why = "out of memory";
+	struct gp_nvml *nv = house ? gp_gpu_house_nvml(house, &why) : NULL;
+	if (house)
+		gp_gpu_house_tick(house, 0); /* one reading of the lists for the family */
 	if (nv) {
 		json_object_set_new(doc, "nvml_gpus", json_integer(gp_nvml_count(nv)));
-		gp_nvml_close(nv);
 	} else {
 		json_object_set_new(doc, "nvml", json_string(why));
 		fprintf(stderr, "gpuprobe: NVML: %s\n", why);
@@ -118,7 +123,7 @@ int gp_bundle_gpu(void *arg)
 			fprintf(stderr, "gpuprobe: /proc/%d/fd: %s: GPU file descriptors unknown\n",
 				family[i], strerror(errno));
 		}
-		struct gp_gpu_reader *r = gp_gpu_reader_new(&root, family[i], 0);
+		struct gp_gpu_reader *r = house ? gp_gpu_reader_new(house, family[i], 0) : NULL;
 		json_t *gpu = NULL;
 		struct gp_gpu_totals tot;
 		if (r && gp_gpu_read(r, &gpu, &tot) == 0 && gpu)
@@ -129,6 +134,7 @@ int gp_bundle_gpu(void *arg)
 	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 	putchar('\n');
 	json_decref(doc);
+	gp_gpu_house_free(house);
 	gp_root_close(&root);
 	if (!with_fds)
 		fprintf(stderr, "gpuprobe: no process of the bundle holds a GPU device open "

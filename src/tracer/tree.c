@@ -34,6 +34,7 @@ struct gp_tree {
 	size_t n, cap;
 	struct gp_sys_reader *sys;
 	struct gp_gpu_house *house; /* the GPU readers, one for every member */
+	bool own_house;             /* made here (o.house was NULL) */
 	struct gp_point_builder *pb;
 	bool first;
 	unsigned long seen, capped;
@@ -76,9 +77,13 @@ struct gp_tree *gp_tree_new(const struct gp_tree_opts *o)
 		t->o.max_procs = 256;
 	t->first = true;
 	t->sys = gp_sys_reader_new(o->root);
-	struct gp_gpu_house_opts ho = { .root = o->root,
-					.flags = o->no_nvml ? GP_HOUSE_NO_NVML : 0 };
-	t->house = gp_gpu_house_new(&ho);
+	t->house = o->house;
+	if (!t->house) {
+		struct gp_gpu_house_opts ho = { .root = o->root,
+						.flags = o->no_nvml ? GP_HOUSE_NO_NVML : 0 };
+		t->house = gp_gpu_house_new(&ho);
+		t->own_house = true;
+	}
 	t->pb = gp_point_builder_new();
 	int saved = ENOMEM;
 	if (!t->sys || !t->house || !t->pb || !add_member(t, o->pid, 0, 0, true)) {
@@ -114,7 +119,8 @@ void gp_tree_free(struct gp_tree *t)
 		gp_sampler_free(t->m[i].s);
 	}
 	free(t->m);
-	gp_gpu_house_free(t->house);
+	if (t->own_house)
+		gp_gpu_house_free(t->house);
 	if (t->sys)
 		gp_sys_reader_free(t->sys);
 	gp_point_builder_free(t->pb);

@@ -21,12 +21,17 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+struct gp_gpu_house;
+
 struct gp_tree_opts {
 	const struct gp_root *root;
 	int pid;
 	bool children;     /* follow descendants (trace's default) */
 	bool kstacks, no_nvml, reopen;
 	unsigned max_procs; /* followed at most (the rest counted, not sampled) */
+	/* GPU readers shared with other trees (watch: one NVML handle for
+	 * every watched process); NULL: the tree makes its own. */
+	struct gp_gpu_house *house;
 };
 
 struct gp_tree;

@@ -5,6 +5,7 @@
 #include "follow.h"
 #include "grow.h"
 #include "hostinfo.h"
+#include "house.h"
 #include "identity.h"
 #include "load.h"
 #include "metrics.h"
@@ -23,6 +24,7 @@
 #include "stuck.h"
 #include "timeutil.h"
 #include "tree.h"
+#include "trace/flatwatch.h"
 #include "verdict.h"
 #include "verdict_text.h"
 #include "watch.h"
@@ -190,6 +192,9 @@ struct watch {
 	struct wproc **p;
 	size_t n, cap;
 	struct gp_follow follow;
+	/* One set of GPU readers (gpu/house.h) for every watched process:
+	 * one NVML handle, the device-wide lists asked once a tick. */
+	struct gp_gpu_house *house;
 	struct gp_verdict *v;         /* scratch: one verdict at a time */
 	json_t *host;                 /* the header's host facts, read once */
 	long page_size;
@@ -270,7 +275,8 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	w->last_hot = -1e9;
 	gp_stuck_init(&w->stuck);
 	struct gp_tree_opts to = { .root = &W->root, .pid = pid, .children = false,
-				   .kstacks = W->o->st.kstacks, .no_nvml = false };
+				   .kstacks = W->o->st.kstacks, .no_nvml = false,
+				   .house = W->house };
 	w->tree = gp_tree_new(&to);
 	if (!w->tree) {
 		free(w);
@@ -691,9 +697,15 @@ static int setup(struct watch *W)
 		gp_err(NULL, "out of memory");
 		return -1;
 	}
+	struct gp_gpu_house_opts ho = { .root = &W->root };
+	W->house = gp_gpu_house_new(&ho);
+	if (!W->house) {
+		gp_err(NULL, "out of memory");
+		return -1;
+	}
 	if (W->o->gpu) {
-		char why[256] = "";
-		W->follow.nv = gp_nvml_open(NULL, why, sizeof why);
+		const char *why = "";
+		W->follow.nv = gp_gpu_house_nvml(W->house, &why);
 		if (!W->follow.nv && !W->o->quiet)
 			gp_hint("--gpu: NVML: %s: following processes with GPU devices open", why);
 	}
@@ -803,7 +815,7 @@ out:
 	if (W.spool[0] && !strstr(W.spool, "XXXXXX"))
 		remove_tree(W.spool, 0);
 	gp_follow_free(&W.follow);
-	gp_nvml_close(W.follow.nv);
+	gp_gpu_house_free(W.house); /* closes NVML (follow.nv is the house's) */
 	if (W.v)
 		gp_root_close(&W.root);
 	free(W.v);
