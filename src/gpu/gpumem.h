@@ -1,13 +1,14 @@
 /* Per-process GPU memory and engine time, from every source the kernel
  * and the driver offer without attaching to the process:
  *
- *  - DRM fdinfo (/proc/PID/fdinfo/FD of each DRM fd), the kernel's
- *    "DRM client usage stats" (Documentation/gpu/drm-usage-stats.rst):
- *    amdgpu, i915, xe, panfrost/panthor, msm, v3d, ...
- *  - KFD (/sys/class/kfd/kfd/proc/PID/vram_GPUID): what ROCm allocated
- *    through /dev/kfd, which DRM fdinfo does not see.
- *  - NVML (libnvidia-ml.so.1, dlopen'ed, live root only): the NVIDIA
- *    proprietary driver has no DRM fdinfo for CUDA memory.
+ *  - DRM fdinfo (drm.c), the kernel's "DRM client usage stats"
+ *    (Documentation/gpu/drm-usage-stats.rst): amdgpu, i915, xe,
+ *    panfrost/panthor, msm, v3d, ...
+ *  - KFD (kfd.c, /sys/class/kfd/kfd/proc/PID/vram_GPUID): what ROCm
+ *    allocated through /dev/kfd, which DRM fdinfo does not see.
+ *  - NVML (nvml.c through the trace's house, live root only): the NVIDIA
+ *    proprietary driver has no DRM fdinfo for CUDA memory; the process
+ *    lists are read once a tick for every process of the trace.
  *
  * A source that is missing is simply absent from the sample: a flat or
  * missing GPU counter alone never proves anything (DESIGN.md). */
