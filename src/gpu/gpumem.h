@@ -36,7 +36,12 @@ struct gp_gpu_reader;
  * GP_GPU_NO_NVML.  NULL on allocation failure only: a pid that does not
  * exist (yet) just reads as no sources. */
 struct gp_gpu_house;
-struct gp_gpu_reader *gp_gpu_reader_new(struct gp_gpu_house *house, int pid,
+struct gp_gpu_reader *gp_gpu_reader_new_in(struct gp_gpu_house *house, int pid,
+					   unsigned flags);
+/* A reader with a house of its own (root must outlive it; NVML from
+ * $GPUPROBE_NVML_LIB, else libnvidia-ml.so.1): for a one-off read of
+ * one process.  Readers of a trace share its house (_new_in). */
+struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
 					unsigned flags);
 
 /* One sample: *gpu gets a new json object
