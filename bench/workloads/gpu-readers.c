@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	 * the calls timed above are on nv). */
 	struct gp_gpu_house_opts ho = { .root = &root, .nvml_lib = lib };
 	struct gp_gpu_house *house = gp_gpu_house_new(&ho);
-	struct gp_gpu_reader *m = gp_gpu_reader_new(house, pid, GP_GPU_NO_NVML);
+	struct gp_gpu_reader *m = gp_gpu_reader_new_in(house, pid, GP_GPU_NO_NVML);
 	struct gp_gpuact_opts o = { .house = house, .pid = pid };
 	struct gp_gpuact *r = gp_gpuact_new(&o);
 	struct gp_nvml_seen seen;

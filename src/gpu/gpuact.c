@@ -343,7 +343,7 @@ int gp_gpuact_read(struct gp_gpuact *r, double t, const json_t *gpumem,
 	if (!gpumem) {
 		struct gp_gpu_totals tot;
 		if (!r->mem)
-			r->mem = gp_gpu_reader_new(r->house, r->o.pid, GP_GPU_NO_NVML);
+			r->mem = gp_gpu_reader_new_in(r->house, r->o.pid, GP_GPU_NO_NVML);
 		if (!r->mem || gp_gpu_read(r->mem, &own, &tot) < 0) {
 			errno = ENOMEM;
 			return -1;

@@ -3,16 +3,22 @@
  *
  * Three sources, each optional, each absence said with its reason:
  *
- *  - NVML (nvml.c): per-process SM and memory utilisation
- *    (nvmlDeviceGetProcessUtilization), device utilisation, clock-event
- *    (throttle) reasons.  NVIDIA's proprietary driver: no DRM fdinfo.
- *  - DRM fdinfo (gpumem.c parses it): drm-engine-<e> busy time as a
- *    busy % between two reads; amdgpu's amd-evicted-vram.  On amdgpu the
- *    engine time counts only work submitted through DRM contexts, not
- *    KFD compute queues (HIP): see engine_kfd_blind below.
- *  - KFD sysfs (/sys/class/kfd/kfd/proc/PID/): queue evictions
+ *  - NVML (nvml.c, the house's one handle): per-process SM and memory
+ *    utilisation (nvmlDeviceGetProcessUtilization), device utilisation,
+ *    clock-event (throttle) reasons, power, GPM.  NVIDIA's proprietary
+ *    driver: no DRM fdinfo.
+ *  - DRM fdinfo (drm.c): drm-engine-<e> busy time as a busy % between
+ *    two reads; amdgpu's amd-evicted-vram.  On amdgpu the engine time
+ *    counts only work submitted through DRM contexts, not KFD compute
+ *    queues (HIP): see engine_kfd_blind below.
+ *  - KFD sysfs (kfd.c, /sys/class/kfd/kfd/proc/PID/): queue evictions
  *    (stats_<gpu>/evicted_ms), CU occupancy, SDMA busy time, SVM fault
- *    counters; and the device's gpu_busy_percent (amdgpu sysfs).
+ *    counters; and the device's gpu_busy_percent and gpu_metrics
+ *    (amdsys.c, read by the house once a tick).
+ *
+ * What is device-wide comes from the trace's house (house.h), read once a
+ * tick for every process; this reader keeps what is the process's own
+ * (its last-seen NVML samples, its engine and SDMA counters, its floors).
  *
  * /proc and /sys are read under a gp_root, so recorded trees replay
  * (tests/fixtures/gpuact).  NVML is asked only on the live root. */

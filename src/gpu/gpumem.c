@@ -17,14 +17,15 @@
 
 struct gp_gpu_reader {
 	struct gp_gpu_house *house;
+	bool own_house;
 	const struct gp_root *root;
 	int pid;
 	unsigned flags;
 	struct gp_drm_reader *drm;
 };
 
-struct gp_gpu_reader *gp_gpu_reader_new(struct gp_gpu_house *house, int pid,
-					unsigned flags)
+struct gp_gpu_reader *gp_gpu_reader_new_in(struct gp_gpu_house *house, int pid,
+					   unsigned flags)
 {
 	struct gp_gpu_reader *r = calloc(1, sizeof *r);
 
@@ -42,11 +43,29 @@ struct gp_gpu_reader *gp_gpu_reader_new(struct gp_gpu_house *house, int pid,
 	return r;
 }
 
+struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
+					unsigned flags)
+{
+	struct gp_gpu_house_opts ho = { .root = root,
+		.flags = flags & GP_GPU_NO_NVML ? GP_HOUSE_NO_NVML : 0 };
+	struct gp_gpu_house *h = gp_gpu_house_new(&ho);
+	struct gp_gpu_reader *r = h ? gp_gpu_reader_new_in(h, pid, flags) : NULL;
+
+	if (!r) {
+		gp_gpu_house_free(h);
+		return NULL;
+	}
+	r->own_house = true;
+	return r;
+}
+
 void gp_gpu_reader_free(struct gp_gpu_reader *r)
 {
 	if (!r)
 		return;
 	gp_drm_reader_free(r->drm);
+	if (r->own_house)
+		gp_gpu_house_free(r->house);
 	free(r);
 }
 

@@ -1,13 +1,14 @@
 /* Per-process GPU memory and engine time, from every source the kernel
  * and the driver offer without attaching to the process:
  *
- *  - DRM fdinfo (/proc/PID/fdinfo/FD of each DRM fd), the kernel's
- *    "DRM client usage stats" (Documentation/gpu/drm-usage-stats.rst):
- *    amdgpu, i915, xe, panfrost/panthor, msm, v3d, ...
- *  - KFD (/sys/class/kfd/kfd/proc/PID/vram_GPUID): what ROCm allocated
- *    through /dev/kfd, which DRM fdinfo does not see.
- *  - NVML (libnvidia-ml.so.1, dlopen'ed, live root only): the NVIDIA
- *    proprietary driver has no DRM fdinfo for CUDA memory.
+ *  - DRM fdinfo (drm.c), the kernel's "DRM client usage stats"
+ *    (Documentation/gpu/drm-usage-stats.rst): amdgpu, i915, xe,
+ *    panfrost/panthor, msm, v3d, ...
+ *  - KFD (kfd.c, /sys/class/kfd/kfd/proc/PID/vram_GPUID): what ROCm
+ *    allocated through /dev/kfd, which DRM fdinfo does not see.
+ *  - NVML (nvml.c through the trace's house, live root only): the NVIDIA
+ *    proprietary driver has no DRM fdinfo for CUDA memory; the process
+ *    lists are read once a tick for every process of the trace.
  *
  * A source that is missing is simply absent from the sample: a flat or
  * missing GPU counter alone never proves anything (DESIGN.md). */
@@ -35,7 +36,12 @@ struct gp_gpu_reader;
  * GP_GPU_NO_NVML.  NULL on allocation failure only: a pid that does not
  * exist (yet) just reads as no sources. */
 struct gp_gpu_house;
-struct gp_gpu_reader *gp_gpu_reader_new(struct gp_gpu_house *house, int pid,
+struct gp_gpu_reader *gp_gpu_reader_new_in(struct gp_gpu_house *house, int pid,
+					   unsigned flags);
+/* A reader with a house of its own (root must outlive it; NVML from
+ * $GPUPROBE_NVML_LIB, else libnvidia-ml.so.1): for a one-off read of
+ * one process.  Readers of a trace share its house (_new_in). */
+struct gp_gpu_reader *gp_gpu_reader_new(const struct gp_root *root, int pid,
 					unsigned flags);
 
 /* One sample: *gpu gets a new json object

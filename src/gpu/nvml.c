@@ -679,6 +679,8 @@ static bool ring_append(struct nvml_ring *r, const struct nvml_util_sample *s, u
 		if (r->s[i].timeStamp + GP_NVML_RING_US >= r->newest)
 			r->s[keep++] = r->s[i];
 	r->n = keep;
+	if (n == 0)
+		return true;	/* and no memcpy to a ring never allocated (UBSan) */
 	if (r->n + n > 4096)
 		r->n = 0;	/* a flood: the old ones go first */
 	if (r->n + n > r->cap) {
@@ -730,7 +732,7 @@ static void ring_fetch(struct gp_nvml *nv, struct nvml_gpu *g)
 			r->newest = nv->ubuf[i].timeStamp;
 	if (!ring_append(r, nv->ubuf, (unsigned)n)) {
 		r->ok = false;
-		r->err = 2;	/* no memory: said as NVML_ERROR_INVALID_ARGUMENT's kin */
+		r->err = 2;	/* no memory for the ring: said as NVML_ERROR_INVALID_ARGUMENT */
 	}
 }
 

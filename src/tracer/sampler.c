@@ -98,7 +98,7 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 		s->house = gp_gpu_house_new(&ho);
 		s->own_house = true;
 	}
-	s->gpu = s->house ? gp_gpu_reader_new(s->house, o->pid, 0) : NULL;
+	s->gpu = s->house ? gp_gpu_reader_new_in(s->house, o->pid, 0) : NULL;
 	s->sys = o->no_system ? NULL : gp_sys_reader_new(o->root);
 	s->waits = gp_waitprobe_new(o->root, o->pid);
 	s->edges = gp_waitedge_new(o->root, o->pid);

@@ -15,7 +15,7 @@ static struct gp_gpu_reader *reader_new(const struct gp_root *root, int pid, uns
 	struct gp_gpu_house_opts ho = { .root = root, .nvml_lib = nvml_lib };
 	reader_house = gp_gpu_house_new(&ho);
 	assert_non_null(reader_house);
-	return gp_gpu_reader_new(reader_house, pid, flags);
+	return gp_gpu_reader_new_in(reader_house, pid, flags);
 }
 
 static void reader_free(struct gp_gpu_reader *r)

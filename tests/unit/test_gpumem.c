@@ -384,7 +384,8 @@ static void test_reader_replay(void **state UNUSED)
 	struct gp_root root;
 	assert_int_equal(gp_root_open(&root, fixture("root1")), 0);
 	assert_false(root.live);
-	struct gp_gpu_reader *r = reader_new(&root, 4242, 0, NULL);
+	/* A reader with a house of its own (a one-off read: bundle). */
+	struct gp_gpu_reader *r = gp_gpu_reader_new(&root, 4242, 0);
 	assert_non_null(r);
 
 	/* Twice: the second sample goes through the kept fd table. */
@@ -396,7 +397,7 @@ static void test_reader_replay(void **state UNUSED)
 		check_root1(gpu, &t);
 		json_decref(gpu);
 	}
-	reader_free(r);
+	gp_gpu_reader_free(r);
 	gp_root_close(&root);
 }
 
