@@ -1,6 +1,7 @@
 #include "config.h"
 #include "forks.h"
 #include "grow.h"
+#include "timeutil.h"
 
 #include <errno.h>
 #include <linux/cn_proc.h>
@@ -95,16 +96,19 @@ struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
 	/* The kernel answers a LISTEN with a PROC_EVENT_NONE whose ack is
 	 * the error (cn_proc_mcast_ctl, since Linux 3.2), or not at all
 	 * from another namespace.  Other events may come first. */
+	/* Bounded by the clock, not by the reads: on a busy machine other
+	 * processes' events keep coming, and the answer may be among the
+	 * ones a full queue dropped (ENOBUFS). */
 	char buf[4096];
-	for (int waited = 0; waited < 500;) {
+	double deadline = gp_mono_now() + 0.5;
+	for (double left; (left = deadline - gp_mono_now()) > 0;) {
 		ssize_t len = recv(fd, buf, sizeof buf, 0);
 		if (len < 0 && errno == EAGAIN) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
-			poll(&p, 1, 50);
-			waited += 50;
+			poll(&p, 1, (int)(left * 1000) + 1);
 			continue;
 		}
-		if (len < 0 && errno == EINTR)
+		if (len < 0 && (errno == EINTR || errno == ENOBUFS))
 			continue;
 		if (len < 0)
 			break;

@@ -40,7 +40,8 @@ struct gp_tree {
 	unsigned long seen, capped;
 	struct gp_forks *forks;    /* every start and exit (live, children followed) */
 	char forks_why[160];       /* why not, when forks is NULL */
-	struct gp_forks_counts fc; /* as of the last sample */
+	struct gp_forks_counts fc; /* as of the last sample, since the first */
+	struct gp_forks_counts fc0;/* as of the first sample */
 	char *procs;               /* this sample's `procs` member, JSON text */
 	size_t plen, pcap;
 };
@@ -358,6 +359,13 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	if (t->forks) {
 		struct gp_forks_counts fc;
 		gp_forks_counts(t->forks, &fc);
+		/* From the first sample on: a child started before it is in
+		 * its process count already (so first + started - exited =
+		 * last holds). */
+		if (t->first)
+			t->fc0 = fc;
+		fc.started -= t->fc0.started;
+		fc.exited -= t->fc0.exited;
 		t->fc = fc;
 		json_object_set_new(line, "forks", json_pack("{s:I, s:I, s:I}",
 			"started", (json_int_t)fc.started, "exited", (json_int_t)fc.exited,
