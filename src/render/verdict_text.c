@@ -302,6 +302,37 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 	return false;
 }
 
+/* What the waits of a flat phase with no effort mean: the program's flow
+ * blocked on a lock, a pool at rest, a join that ends outside. */
+static void describe_rest(struct strbuf *sb, const struct gp_activity *a)
+{
+	if (a->main_lock_pid) {
+		strbuf_addf(sb, "; the main thread of pid %d waits on a lock with no timeout",
+		    a->main_lock_pid);
+		if (a->main_frame[0])
+			strbuf_addf(sb, " in %s", a->main_frame);
+		strbuf_addf(sb, ": the program's own flow is blocked");
+	}
+	else if (a->kind == GP_CLASS_IDLE && a->wg.released)
+		strbuf_addf(sb, "; %u thread%s wait%s on a lock that only threads waiting outside "
+		    "can release (a join of a serving thread, a pool at rest)", a->wg.released,
+		    a->wg.released == 1 ? "" : "s", a->wg.released == 1 ? "s" : "");
+	else if (a->kind == GP_CLASS_IDLE && a->wg.main_end == GP_END_OUTSIDE && a->w[GP_WAIT_LOCK])
+		strbuf_addf(sb, "; the main thread's chain of waits ends outside (it joins a thread "
+		    "that waits for input or a timer)");
+	else if (a->kind == GP_CLASS_IDLE && a->main_outside)
+		strbuf_addf(sb, "; the main thread waits outside; the threads on locks or "
+		    "conditions look like a worker pool at rest");
+	else if (a->kind == GP_CLASS_IDLE && a->inside)
+		strbuf_addf(sb, "; the threads on locks are idle if a thread that waits outside "
+		    "will release them, deadlocked if not: see the stacks");
+	else if (a->conf_cap == GP_CONF_LOW && a->unclear && !a->outside
+		 && !a->inside)
+		strbuf_addf(sb, "; from outside, a wakeup that comes from inside the process "
+		    "and one from outside look alike%s",
+		    a->lockish ? ": the stacks name a lock" : ": the stacks name no lock");
+}
+
 static void describe_activity(struct strbuf *sb, const struct gp_activity *a, const char *machine)
 {
 	char tmp[160];
@@ -357,31 +388,7 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 			strbuf_addf(sb, "; the waits for the outside are in pid %d (%s)", a->outside_pid,
 			    a->outside_comm);
 		describe_stuck(sb, a);
-		if (a->main_lock_pid) {
-			strbuf_addf(sb, "; the main thread of pid %d waits on a lock with no timeout",
-			    a->main_lock_pid);
-			if (a->main_frame[0])
-				strbuf_addf(sb, " in %s", a->main_frame);
-			strbuf_addf(sb, ": the program's own flow is blocked");
-		}
-		else if (a->kind == GP_CLASS_IDLE && a->wg.released)
-			strbuf_addf(sb, "; %u thread%s wait%s on a lock that only threads waiting outside "
-			    "can release (a join of a serving thread, a pool at rest)", a->wg.released, a->wg.released == 1 ? "" : "s",
-			    a->wg.released == 1 ? "s" : "");
-		else if (a->kind == GP_CLASS_IDLE && a->wg.main_end == GP_END_OUTSIDE && a->w[GP_WAIT_LOCK])
-			strbuf_addf(sb, "; the main thread's chain of waits ends outside (it joins a thread "
-			    "that waits for input or a timer)");
-		else if (a->kind == GP_CLASS_IDLE && a->main_outside)
-			strbuf_addf(sb, "; the main thread waits outside; the threads on locks or "
-			    "conditions look like a worker pool at rest");
-		else if (a->kind == GP_CLASS_IDLE && a->inside)
-			strbuf_addf(sb, "; the threads on locks are idle if a thread that waits outside "
-			    "will release them, deadlocked if not: see the stacks");
-		else if (a->conf_cap == GP_CONF_LOW && a->unclear && !a->outside
-			 && !a->inside)
-			strbuf_addf(sb, "; from outside, a wakeup that comes from inside the process "
-			    "and one from outside look alike%s",
-			    a->lockish ? ": the stacks name a lock" : ": the stacks name no lock");
+		describe_rest(sb, a);
 		return;
 	}
 	bool kernel = a->kind == GP_CLASS_HANG_BUSY_KERNEL;

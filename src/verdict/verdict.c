@@ -105,6 +105,10 @@ static void judge_hang(const struct judging *j, struct gp_verdict *v)
 	bool long_flat = j->flat >= 2 * j->H;
 	enum gp_conf level = long_flat && j->io_seen ? GP_CONF_HIGH
 			     : long_flat || j->io_seen ? GP_CONF_MEDIUM : GP_CONF_LOW;
+	/* A cycle of owners read from the mutexes themselves, flat for
+	 * hang_after: no other reading of it (waitjudge.c). */
+	if (act->deadlock)
+		level = GP_CONF_HIGH;
 	/* High only where the evidence cannot be read another way: a busy
 	 * thread with no output may be computing; waits the outside look
 	 * cannot tell cap it too (classify_waits). */

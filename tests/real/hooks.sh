@@ -44,6 +44,51 @@ setup_pipeline_pv() {
 	TARGET_CMD="sh -c 'head -c 1G /dev/zero | pv -q -L 8m | cat > /dev/null'"
 }
 
+# ---- waits: who waits on whom (issue 20) ---------------------------------
+# A pipeline whose last member is SIGSTOPped: yes and pv wait behind it.
+setup_stopped_pipeline() {
+	command -v pv >/dev/null 2>&1 || { skip_case "pv is missing (bootstrap.sh installs it)"; return; }
+	start_bg sh -c 'yes | pv -q | cat > /dev/null; exit 0'
+	TARGET_PID=$BG_PID
+	wait_until 5 pipeline_cat || framework_failure "the pipeline did not start"
+	case_track "$CAT_PID"
+	kill -STOP "$CAT_PID"
+	wait_until 5 is_stopped "$CAT_PID" || framework_failure "cat did not stop"
+	sleep "$SETTLE"
+}
+pipeline_cat() { CAT_PID=$(pgrep -P "$TARGET_PID" -x cat) && [ -n "$CAT_PID" ]; }
+
+# flock(1) behind a holder outside the traced tree (another flock that
+# sleeps with the lock).
+setup_flock_holder() {
+	command -v flock >/dev/null 2>&1 || { skip_case "flock(1) is missing (util-linux)"; return; }
+	: > "$CT/lock"
+	start_bg flock "$CT/lock" sleep 1000
+	wait_until 5 lock_held || framework_failure "the holder did not take the lock"
+	TARGET_CMD="flock '$CT/lock' true"
+}
+lock_held() { grep -q " $BG_PID " /proc/locks; }
+
+# A multiprocessing Pool at rest, traced once it answered a first map.
+setup_pool_rest() {
+	start_bg $NICE python3 "$REAL/pool-rest.py" "$CT/ready"
+	TARGET_PID=$BG_PID
+	wait_until 30 test -s "$CT/ready" || framework_failure "the pool did not start"
+	sleep "$SETTLE"
+}
+
+# A JVM program run from its source (java File.java, JDK 11+), traced
+# once it wrote its ready file.
+java_case() {
+	command -v java >/dev/null 2>&1 || { skip_case "java is missing (default-jre-headless)"; return 1; }
+	start_bg $NICE java "$REAL/$1.java" "$CT/ready"
+	TARGET_PID=$BG_PID
+	wait_until 60 test -s "$CT/ready" || framework_failure "java $1 did not start"
+	sleep "$SETTLE"
+}
+setup_jvm_join_server() { java_case JoinServer; }
+setup_jvm_monitor_deadlock() { java_case MonitorDeadlock; }
+
 # ---- bench: servers (bench/real-programs.sh) -----------------------------
 # redis-server on a private port, no persistence, its files under $CT.
 REDIS_PORT=

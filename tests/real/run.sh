@@ -34,7 +34,7 @@
 #            top-level field of the verdict: the process where the
 #            progress or the hang is).
 # Placeholders in TARGET and OPTIONS: @REAL@ this folder, @TMP@ the case's
-# scratch folder, @PY@ python3.
+# scratch folder, @PY@ python3, @WORKLOADS@ the build tree's tests/workloads.
 #
 # Every case also requires: gpuprobe exits 0 (never a crash: >= 128, nor
 # 124 a hang of the tracer) and writes a verdict line; its text output
@@ -99,7 +99,8 @@ free_port() {
 }
 
 expand() {
-	printf '%s' "$1" | sed -e "s|@REAL@|$REAL|g" -e "s|@TMP@|$CT|g" -e "s|@PY@|python3|g"
+	printf '%s' "$1" | sed -e "s|@REAL@|$REAL|g" -e "s|@TMP@|$CT|g" -e "s|@PY@|python3|g" \
+		-e "s|@WORKLOADS@|$WORKLOADS|g"
 }
 trim() { printf '%s' "$1" | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//'; }
 inlist() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }

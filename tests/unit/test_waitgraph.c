@@ -1,0 +1,146 @@
+/* The wait-for graph (model/waitgraph.c, issue 20): where each chain of
+ * waits ends, from nodes as a sample records them. */
+#include "config.h"
+#include "unit.h"
+#include "waitgraph.h"
+#include "waits.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+static struct gp_wg_node node(int pid, int tid, const char *comm, char state, enum gp_wait w,
+			      enum gp_edge_how how, int id)
+{
+	struct gp_wg_node n = { .pid = pid, .ppid = 1, .tid = tid, .comm = comm, .pcomm = comm,
+		.state = state, .wait = (uint8_t)w };
+	n.on.how = (uint8_t)how;
+	n.on.id = id;
+	return n;
+}
+
+/* A glibc ABBA: two owners each wait for the other; main joins one. */
+static void test_cycle(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = {
+		node(10, 10, "main", 'S', GP_WAIT_LOCK, GP_EDGE_JOIN, 11),
+		node(10, 11, "locker-a", 'S', GP_WAIT_LOCK, GP_EDGE_MUTEX, 12),
+		node(10, 12, "locker-b", 'S', GP_WAIT_LOCK, GP_EDGE_MUTEX, 11),
+	};
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 3, 10, &g);
+	assert_int_equal(g.ncycle, 2);
+	assert_true((g.cyc_tid[0] == 11 && g.cyc_on[0] == 12) || (g.cyc_tid[0] == 12 && g.cyc_on[0] == 11));
+	assert_int_equal(g.main_end, GP_END_CYCLE);
+	assert_int_equal(g.main_joins, 11);
+	assert_int_equal(g.main_blocked_pid, 10);
+}
+
+/* yes -> pv -> cat (stopped by a signal): both wait behind cat. */
+static void test_stopped_pipeline(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = {
+		node(21, 21, "yes", 'S', GP_WAIT_OUTPUT, GP_EDGE_PIPE, 22),
+		node(22, 22, "pv", 'S', GP_WAIT_OUTPUT, GP_EDGE_PIPE, 23),
+		node(23, 23, "cat", 'T', GP_WAIT_STOPPED, GP_EDGE_STOPPED, 0),
+		node(20, 20, "sh", 'S', GP_WAIT_CHILD, GP_EDGE_NONE, 0),
+	};
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 4, 20, &g);
+	assert_int_equal(g.stopped_pid, 23);
+	assert_string_equal(g.stopped_comm, "cat");
+	assert_int_equal(g.stopper_pid, 0);
+	assert_int_equal(g.behind, 2);
+	assert_int_equal(g.ncycle, 0);
+}
+
+/* A pipe whose other end is outside the tree ends outside; one whose
+ * peer runs ends in a running thread: nothing stalls. */
+static void test_pipe_outside(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = {
+		node(30, 30, "reader", 'S', GP_WAIT_INPUT, GP_EDGE_PIPE, 999),
+		node(31, 31, "writer", 'S', GP_WAIT_OUTPUT, GP_EDGE_PIPE, 32),
+		node(32, 32, "busy", 'R', GP_WAIT_NONE, GP_EDGE_NONE, 0),
+	};
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 3, 30, &g);
+	assert_int_equal(g.main_end, GP_END_OUTSIDE);
+	assert_int_equal(g.behind, 0);
+	assert_int_equal(g.stopped_pid, 0);
+}
+
+/* Python's join (no owner field) released by the only other thread,
+ * which waits in accept(): the main thread's chain ends outside. */
+static void test_released(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = {
+		node(40, 40, "python3", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+		node(40, 41, "server", 'S', GP_WAIT_INPUT, GP_EDGE_NONE, 0),
+	};
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 2, 40, &g);
+	assert_int_equal(g.released, 1);
+	assert_int_equal(g.main_blocked_pid, 0);
+	/* Two threads on locks with no owner: nobody is left to release
+	 * them, so nothing is released (a Python ABBA). */
+	struct gp_wg_node m[] = {
+		node(50, 50, "python3", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+		node(50, 51, "a", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+		node(50, 52, "b", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+	};
+	gp_waitgraph_judge(m, 3, 50, &g);
+	assert_int_equal(g.released, 0);
+	assert_int_equal(g.main_blocked_pid, 50);
+	/* A releaser that may be busy or unclear keeps the edge unknown. */
+	struct gp_wg_node k[] = {
+		node(60, 60, "java", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+		node(60, 61, "vm", 'S', GP_WAIT_CONDVAR, GP_EDGE_NONE, 0),
+		node(60, 62, "srv", 'S', GP_WAIT_INPUT, GP_EDGE_NONE, 0),
+	};
+	gp_waitgraph_judge(k, 3, 60, &g);
+	assert_int_equal(g.released, 0);
+}
+
+/* A flock holder outside the tree is named with its waiters. */
+static void test_holder(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = { node(70, 70, "flock", 'S', GP_WAIT_LOCK, GP_EDGE_FLOCK, 4242) };
+	strcpy(n[0].on.comm, "flock");
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 1, 70, &g);
+	assert_int_equal(g.holder_pid, 4242);
+	assert_true(g.holder_outside);
+	assert_string_equal(g.holder_comm, "flock");
+	assert_int_equal(g.holder_waiters, 1);
+	assert_int_equal(g.main_end, GP_END_HOLDER);
+}
+
+static void test_names(void **st)
+{
+	(void)st;
+	for (int h = 1; h < GP_EDGE_COUNT; h++)
+		assert_int_equal(gp_edge_from_name(gp_edge_name((enum gp_edge_how)h)), h);
+	assert_null(gp_edge_name(GP_EDGE_NONE));
+	assert_int_equal(gp_edge_from_name("bogus"), GP_EDGE_NONE);
+	assert_int_equal(gp_edge_from_name(NULL), GP_EDGE_NONE);
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(NULL, 0, 1, &g);
+	assert_int_equal(g.edges, 0);
+}
+
+UNIT_MAIN(
+	cmocka_unit_test(test_cycle),
+	cmocka_unit_test(test_stopped_pipeline),
+	cmocka_unit_test(test_pipe_outside),
+	cmocka_unit_test(test_released),
+	cmocka_unit_test(test_holder),
+	cmocka_unit_test(test_names))
