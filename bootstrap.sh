@@ -18,18 +18,17 @@ cd "$(dirname "$0")"
 # tests/real/cases.tsv (bench/real-programs.sh installs its servers itself).
 # gdb and python3-dbg: py-bt, the truth beside tests/e2e/stacks-python-pybt.sh.
 # strace: another tracer holding one thread (tests/e2e/stacks-traced-elsewhere.sh).
-PKGS="gcc make autoconf automake pkg-config
-      libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
-      libcmocka-dev jq procps sysstat elfutils util-linux coreutils
-      libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
-      clang valgrind python3 xz-utils pv gdb python3-dbg strace"
-
 # zlib1g-dev: gzip for gpuprobe bundle's archive (src/bundle/tar.c).
 # prometheus-node-exporter (13 MB installed) and prometheus (96 MB: the
 # package that ships promtool; Debian has no smaller one): watch --metrics
 # read as a fleet reads it, node_exporter's textfile collector serving it
 # and `promtool check metrics` linting it (tests/e2e/watch-metrics.sh).
-PKGS="$PKGS zlib1g-dev prometheus-node-exporter prometheus"
+PKGS="gcc make autoconf automake pkg-config
+      libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
+      libcmocka-dev jq procps sysstat elfutils util-linux coreutils
+      libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
+      clang valgrind python3 xz-utils pv gdb python3-dbg strace
+      zlib1g-dev prometheus-node-exporter prometheus"
 
 missing=""
 for p in $PKGS; do
