@@ -1,6 +1,7 @@
 /* gpuprobe bundle: the parts, the MANIFEST and the archive (bundle.h). */
 #include "config.h"
 #include "bundle.h"
+#include "shquote.h"
 #include "bundle_parts.h"
 #include "commands.h"
 #include "error.h"
@@ -66,10 +67,11 @@ static int run_cmd(void *arg)
 	return c->cmd(c->argc - 1, cargv, &g);
 }
 
+/* As shell words (common/shquote.h): the MANIFEST's lines are run again
+ * by hand, pasted. */
 static void cmd_line(const struct cmd_part *c, struct strbuf *sb)
 {
-	for (int i = 0; i < c->argc; i++)
-		strbuf_addf(sb, "%s%s", i ? " " : "", c->argv[i]);
+	gp_shquote_argv(sb, (const char *const *)c->argv, (size_t)c->argc);
 }
 
 /* One row of the MANIFEST. */

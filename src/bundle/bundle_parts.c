@@ -123,7 +123,7 @@ int gp_bundle_gpu(void *arg)
 			fprintf(stderr, "gpuprobe: /proc/%d/fd: %s: GPU file descriptors unknown\n",
 				family[i], strerror(errno));
 		}
-		struct gp_gpu_reader *r = house ? gp_gpu_reader_new(house, family[i], 0) : NULL;
+		struct gp_gpu_reader *r = house ? gp_gpu_reader_new_in(house, family[i], 0) : NULL;
 		json_t *gpu = NULL;
 		struct gp_gpu_totals tot;
 		if (r && gp_gpu_read(r, &gpu, &tot) == 0 && gpu)
