@@ -1059,6 +1059,31 @@ static void run_free(struct run *r)
 	gp_tree_free(r->tree);
 }
 
+/* Once more at the end, while the tree is still there: the stacks the
+ * verdict carries when no hang snapshot was taken, or a newer one of the
+ * same flat stretch; the runtimes and RAS.  Not after Ctrl-C when this
+ * flat stretch has its hang snapshot: the signal has reached the tree by
+ * now (from the terminal, or forwarded by stop_child), and the stacks
+ * show its exit -- zombies, a KeyboardInterrupt unwinding -- not the hang
+ * (the gloo ranks of tests/e2e/trace-gloo-ranks.sh: both leaders Z, the
+ * ranks unnamed).  Then the command is ended or waited for. */
+static void last_look(struct run *r, const char *reason, double t_end)
+{
+	bool dying = !strcmp(reason, "interrupted") && r->hang_snapped;
+	if (strcmp(reason, "exited") != 0 && strcmp(reason, "output error") != 0
+	    && strcmp(reason, "pid reused") != 0 && !dying) {
+		snapshot_all(r, t_end, "end");
+		check_libs(r, t_end, true);
+		check_ras(r, t_end, true);
+	}
+	if (r->is_child && !r->child.reaped) {
+		if (!strcmp(reason, "time limit") || !strcmp(reason, "output error"))
+			stop_child(r, SIGTERM, true);
+		else
+			wait_child(r, 2);
+	}
+}
+
 /* trace's wording of the shared options. */
 static const struct gp_help trace_help[] = {
 	{ GP_KEY_HOT_THRESHOLD, "CPU% over which a thread is hot (default 50)" },
@@ -1171,28 +1196,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 
 	const char *reason = loop(&r, t0, &waitset);
 	double t_end = gp_mono_now() - t0;
-	/* Once more at the end, while the tree is still there: the stacks
-	 * the verdict carries when no hang snapshot was taken, or a newer
-	 * one of the same flat stretch. */
-	/* Not after Ctrl-C when this flat stretch has its hang snapshot: the
-	 * signal has reached the tree by now (from the terminal, or
-	 * forwarded by stop_child), and the stacks show its exit -- zombies,
-	 * a KeyboardInterrupt unwinding -- not the hang (the gloo ranks of
-	 * tests/e2e/trace-gloo-ranks.sh: both leaders Z, the ranks unnamed). */
-	bool dying = !strcmp(reason, "interrupted") && r.hang_snapped;
-	if (strcmp(reason, "exited") != 0 && strcmp(reason, "output error") != 0
-	    && strcmp(reason, "pid reused") != 0 && !dying) {
-		snapshot_all(&r, t_end, "end");
-		check_libs(&r, t_end, true);
-		check_ras(&r, t_end, true);
-	}
-	if (r.is_child && !r.child.reaped) {
-		if (!strcmp(reason, "time limit") || !strcmp(reason, "output error"))
-			stop_child(&r, SIGTERM, true);
-		else
-			wait_child(&r, 2);
-	}
-
+	last_look(&r, reason, t_end);
 	finish(&r, reason, t_end, r.comm);
 	run_free(&r);
 	gp_root_close(&r.root);

@@ -10,6 +10,7 @@
 #            bounded by 3 s, and asked once more only at the end)
 #   garbage  an SSH banner: one clear line, exit 0
 #   absent   nothing listens: said once (one `ras` line for three reads)
+#   default  no --ras-port, no NCCL mapped: not asked, nothing said
 E2E_TIMEOUT=${E2E_TIMEOUT:-90}
 . "${0%/*}/lib.sh"
 require_jq
@@ -27,13 +28,17 @@ done
 free=$(python3 -S -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 echo "$free" > "$TMP/port-absent"
 SECONDS_=6
-for m in json text silent garbage absent; do
+for m in json text silent garbage absent default; do
+	# default: no --ras-port and no process mapping libnccl/librccl:
+	# RAS is not asked at all.
+	port=
+	[ $m = default ] || port="--ras-port=$(cat "$TMP/port-$m")"
 	( t0=$(now)
 	  GP_TIMEOUT=30 gp trace -q --interval 0.5 --seconds $SECONDS_ --hang-after 1 \
-		--ras-port "$(cat "$TMP/port-$m")" -o "$TMP/$m.jsonl" -- sleep 60 > "$TMP/$m.out" 2>&1
+		$port -o "$TMP/$m.jsonl" -- sleep 60 > "$TMP/$m.out" 2>&1
 	  echo "$? $(elapsed "$t0")" > "$TMP/$m.rc" ) &
 done
-wait_all() { for m in json text silent garbage absent; do [ -s "$TMP/$m.rc" ] || return 1; done; }
+wait_all() { for m in json text silent garbage absent default; do [ -s "$TMP/$m.rc" ] || return 1; done; }
 wait_until 45 wait_all || fail "a trace did not end"
 summary() { jq -r 'select(.type == "verdict") | .summary' "$TMP/$1.jsonl"; }
 for m in json text silent garbage absent; do
@@ -58,4 +63,7 @@ ok "garbage: one clear line" grep -qF 'not NCCL'"'"'s RAS: it said "SSH-2.0-Open
 ok "absent: one line in the evidence" grep -qxF "  not seen: RAS: not listening on 127.0.0.1:$free" "$TMP/absent.out"
 n=$(jq -s '[.[] | select(.type == "ras")] | length' "$TMP/absent.jsonl")
 ok "absent: said once ($n ras line)" test "$n" -eq 1
+n=$(jq -s '[.[] | select(.type == "ras")] | length' "$TMP/default.jsonl")
+ok "default, no NCCL mapped: RAS not asked ($n ras lines)" test "$n" -eq 0
+ok "default: nothing said of RAS" sh -c "! grep -q RAS '$TMP/default.out'"
 pass

@@ -119,5 +119,38 @@ static void test_common_frame_counts_all(void **st)
 	json_decref(line);
 }
 
+/* A library's Python frame waits (torch's all_reduce): the user's line
+ * under it is kept (user_frame); the user's own frame needs none. */
+static void test_user_frame(void **st)
+{
+	(void)st;
+	json_t *lib = json_pack("[{s:s, s:s, s:[{s:s, s:s, s:i}, {s:s, s:s, s:i}]}]",
+		"symbol", "_PyEval_EvalFrameDefault", "module", "/usr/bin/python3.11", "python",
+		"function", "all_reduce", "file",
+		"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py", "line", 1541,
+		"function", "reduce_grads", "file", "/job/train.py", "line", 21);
+	json_t *own = json_pack("[{s:s, s:s, s:[{s:s, s:s, s:i}]}]",
+		"symbol", "_PyEval_EvalFrameDefault", "module", "/usr/bin/python3.11", "python",
+		"function", "load_next_batch", "file", "/job/train.py", "line", 25);
+	json_t *line = json_pack("{s:s, s:f, s:s, s:i, s:[{s:i, s:s, s:s, s:o}]}", "type", "stacks",
+				 "t", 1.0, "why", "hang", "pid", 5, "threads", "tid", 5, "comm", "python3",
+				 "state", "S", "frames", lib);
+	json_t *line2 = json_pack("{s:s, s:f, s:s, s:i, s:[{s:i, s:s, s:s, s:o}]}", "type", "stacks",
+				  "t", 1.0, "why", "hang", "pid", 6, "threads", "tid", 6, "comm", "python3",
+				  "state", "S", "frames", own);
+	struct gp_stuck s;
+	gp_stuck_init(&s);
+	gp_stuck_add(&s, line);
+	gp_stuck_add(&s, line2);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.th[0].wait_frame, "all_reduce (distributed_c10d.py:1541)");
+	assert_string_equal(s.th[0].user_frame, "reduce_grads (train.py:21)");
+	assert_string_equal(s.th[1].wait_frame, "load_next_batch (train.py:25)");
+	assert_string_equal(s.th[1].user_frame, "");
+	json_decref(line);
+	json_decref(line2);
+}
+
 UNIT_MAIN(cmocka_unit_test(test_distinct_stacks_kept), cmocka_unit_test(test_leader_its_own),
-	  cmocka_unit_test(test_many_distinct), cmocka_unit_test(test_common_frame_counts_all))
+	  cmocka_unit_test(test_many_distinct), cmocka_unit_test(test_common_frame_counts_all),
+	  cmocka_unit_test(test_user_frame))
