@@ -18,8 +18,11 @@ cd "$(dirname "$0")"
 # tests/real/cases.tsv (bench/real-programs.sh installs its servers itself).
 # gdb and python3-dbg: py-bt, the truth beside tests/e2e/stacks-python-pybt.sh.
 # strace: another tracer holding one thread (tests/e2e/stacks-traced-elsewhere.sh).
+# libzstd-dev, zlib1g-dev: -o FILE.zst (libzstd streaming) and report of .zst
+# and .gz results; zstd (the tool): the tests read a .zst back with it.
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
+      libzstd-dev zlib1g-dev zstd
       libcmocka-dev jq procps sysstat elfutils util-linux coreutils
       libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
       clang valgrind python3 xz-utils pv gdb python3-dbg strace"

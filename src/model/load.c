@@ -4,6 +4,8 @@
 #include "gpuwork.h"
 #include "parse.h"
 #include "point.h"
+#include "threadref.h"
+#include "rstream.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -356,10 +358,15 @@ static FILE *open_result(const char *path, struct gp_loaded *out, char *err, siz
 		}
 	}
 	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	FILE *f = out->fd < 0 ? NULL : fdopen(fd, "r");
-	if (!f) {
+	if (out->fd < 0) {
 		snprintf(err, errcap, "%s", strerror(errno));
 		close(fd);
+		return NULL;
+	}
+	/* zstd or gzip by the first bytes (model/rstream.h). */
+	FILE *f = gp_rstream_open(fd);
+	if (!f) {
+		snprintf(err, errcap, "%s", strerror(errno));
 		if (out->fd >= 0)
 			close(out->fd);
 		out->fd = -1;
@@ -382,6 +389,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	ssize_t len;
 	bool first_sample = true;
 	struct gp_point_builder *pb = NULL;
+	struct gp_threadref *refs = gp_threadref_new();
 	char why[200] = "no header line";
 	while ((len = getline(&line, &cap, f)) > 0) {
 		out->lines++;
@@ -447,6 +455,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			struct gp_point pt;
 			if (!pb)
 				pb = gp_point_builder_new();
+			gp_threadref_resolve(refs, j);
 			/* Format 1 samples name no pid: the target line's. */
 			if (!json_object_get(j, "pid") && out->target) {
 				json_object_set(j, "pid", json_object_get(out->target, "pid"));
@@ -457,6 +466,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			first_sample = false;
 			if (!pb || gp_series_push(&out->series, &pt) < 0) {
 				gp_point_builder_free(pb);
+				gp_threadref_free(refs);
 				json_decref(j);
 				snprintf(err, errcap, "out of memory");
 				free(line);
@@ -469,6 +479,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	}
 	free(line);
 	gp_point_builder_free(pb);
+	gp_threadref_free(refs);
 	bool read_error = ferror(f);
 	fclose(f);
 	if (!out->header) {

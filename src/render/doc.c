@@ -3,6 +3,8 @@
 #include "parse.h"
 #include "strbuf.h"
 #include "syscalls.h"
+#include "threadref.h"
+#include "rstream.h"
 #include "units.h"
 
 #include <errno.h>
@@ -426,11 +428,9 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 	if (d->l.fd < 0)
 		errno = EBADF;
 	int fd = d->l.fd < 0 ? -1 : fcntl(d->l.fd, F_DUPFD_CLOEXEC, 0);
-	FILE *f = fd < 0 || lseek(fd, 0, SEEK_SET) != 0 ? NULL : fdopen(fd, "r");
+	FILE *f = fd < 0 ? NULL : gp_rstream_open(fd); /* owns fd */
 	if (!f) {
 		snprintf(err, errcap, "cannot read it again: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
 	unsigned long long left = d->l.bytes;
@@ -439,6 +439,7 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lineno = 0;
+	struct gp_threadref *refs = gp_threadref_new();
 	while (left > 0 && (len = getline(&buf, &cap, f)) > 0) {
 		lineno++;
 		if (buf[len - 1] != '\n' || (unsigned long long)len > left)
@@ -448,6 +449,8 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 		if (!j)
 			continue;
 		const char *type = json_string_value(json_object_get(j, "type"));
+		if (type && !strcmp(type, "sample"))
+			gp_threadref_resolve(refs, j); /* format 3 */
 		if (type) {
 			size_t h = 0;
 			while (h < sizeof handlers / sizeof handlers[0] && strcmp(handlers[h].type, type))
@@ -463,6 +466,7 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 		json_decref(j);
 	}
 	klog_finish(&sc);
+	gp_threadref_free(refs);
 	free(buf);
 	fclose(f);
 	return 0;

@@ -254,8 +254,22 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 		kstack_write(w, th->kstack);
 	if (th->is_new)
 		gp_jw_kbool(w, "new", true);
-	if (th->unchanged)
-		gp_jw_kbool(w, "unchanged", true);
+	gp_jw_obj_end(w);
+}
+
+/* A thread that has not run since its last full record (tasks.c: its
+ * schedstat did not move): a reference to that record, format 3
+ * (doc/result-format.md, "Unchanged threads").  Everything but the
+ * time it waited for a CPU is the record's, with no CPU this interval;
+ * that time is written only when it moved (schedstat's run_delay also
+ * grows when a thread is dequeued before it ran). */
+static void thread_ref_write(struct gp_jsonw *w, const struct gp_thread *th)
+{
+	gp_jw_obj_begin(w);
+	gp_jw_kint(w, "tid", th->tid);
+	gp_jw_kint(w, "same", 1);
+	if (th->have_sched && th->wait_ns != th->last_wait_ns)
+		gp_jw_kuint(w, "wait_ns", th->wait_ns);
 	gp_jw_obj_end(w);
 }
 
@@ -414,8 +428,18 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 		if (!th[i].is_new && dt > 0)
 			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
 		th[i].cpu_pct = (float)cpu;
-		enum gp_wait wait = gp_waitprobe_classify(s->waits, &th[i]);
-		thread_write(w, &th[i], s->clk_tck, dt, wait);
+		/* Not run since its last reading: it waits for what it waited
+		 * for then (no fdinfo, fd link or memory read again). */
+		char state = th[i].st.state;
+		enum gp_wait wait;
+		if (th[i].unchanged && *th[i].wait_mem && state != 'Z' && state != 'X')
+			wait = (enum gp_wait)*th[i].wait_mem;
+		else
+			wait = gp_waitprobe_classify(s->waits, &th[i]);
+		if (th[i].unchanged && dt > 0)
+			thread_ref_write(w, &th[i]);
+		else
+			thread_write(w, &th[i], s->clk_tck, dt, wait);
 		struct gp_tview *v = &s->tv[i];
 		memset(v, 0, sizeof *v);
 		v->tid = th[i].tid;

@@ -362,6 +362,7 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	    && (!t->runq_busy || !woken(t, s))) {
 		uint64_t wait_ns = th->wait_ns;
 		*th = s->last;
+		th->last_wait_ns = th->wait_ns;
 		th->wait_ns = wait_ns;
 		th->unchanged = true;
 		return 0;

@@ -29,6 +29,7 @@ struct gp_thread {
 	bool is_new;             /* first sample that saw this thread */
 	bool unchanged;          /* asleep in the same place since the last
 				  * sample: wchan/syscall carried over, not re-read */
+	uint64_t last_wait_ns;   /* unchanged: wait_ns of the reading carried over */
 	/* /proc/TID/schedstat (CONFIG_SCHED_INFO): time on a CPU and
 	 * waiting for one, in ns, and how many times it was scheduled in. */
 	uint64_t run_ns, wait_ns, pcount;
