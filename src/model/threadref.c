@@ -131,47 +131,109 @@ static json_t *resolved_of(json_t *full)
 	return r;
 }
 
-static size_t resolve_threads(struct gp_threadref *r, json_t *threads, int64_t pid)
+/* The thread a reference names, resolved (wait_ns: its override, or
+ * NULL); NULL when it names nothing.  A new reference. */
+static json_t *resolve_one(struct gp_threadref *r, uint64_t key, json_t *wait)
 {
+	struct entry *e = find(&r->prev, key);
+	if (!e)
+		return NULL;
+	if (!e->resolved)
+		e->resolved = resolved_of(e->full);
+	if (!e->resolved)
+		return NULL;
+	json_t *use = json_incref(e->resolved);
+	if (wait) {
+		json_t *c = json_copy(use);
+		json_decref(use);
+		use = c;
+		if (use)
+			json_object_set(use, "wait_ns", wait);
+	}
+	if (use)
+		put(&r->cur, key, e->full, e->resolved);
+	return use;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* {"same":[FIRST,LAST]}: every thread of the previous sample with a tid
+ * in the range, in tid order.  The range is a stranger's number: walked
+ * tid by tid only while it is no longer than the table, else the table
+ * is walked. */
+static size_t resolve_run(struct gp_threadref *r, json_t *out, const json_t *range, uint64_t hi)
+{
+	json_int_t a = json_integer_value(json_array_get(range, 0));
+	json_int_t b = json_integer_value(json_array_get(range, 1));
+	if (json_array_size(range) != 2 || a <= 0 || b < a || b > INT32_MAX)
+		return 0;
+	size_t done = 0;
+	if ((uint64_t)(b - a) < r->prev.n) {
+		for (json_int_t tid = a; tid <= b; tid++) {
+			json_t *t = resolve_one(r, hi | (uint32_t)tid, NULL);
+			if (t && json_array_append_new(out, t) == 0)
+				done++;
+		}
+		return done;
+	}
+	uint64_t *keys = malloc((r->prev.n + 1) * sizeof *keys);
+	size_t nk = 0;
+	for (size_t i = 0; keys && i < r->prev.cap; i++) {
+		uint64_t k = r->prev.e[i].key;
+		if (k && (k >> 32) == hi >> 32 && (json_int_t)(uint32_t)k >= a
+		    && (json_int_t)(uint32_t)k <= b)
+			keys[nk++] = k;
+	}
+	qsort(keys, nk, sizeof *keys, by_tid);
+	for (size_t i = 0; i < nk; i++) {
+		json_t *t = resolve_one(r, keys[i], NULL);
+		if (t && json_array_append_new(out, t) == 0)
+			done++;
+	}
+	free(keys);
+	return done;
+}
+
+/* parent.threads, references resolved, into a new array. */
+static size_t resolve_threads(struct gp_threadref *r, json_t *parent, int64_t pid)
+{
+	json_t *threads = json_object_get(parent, "threads");
+	if (!json_is_array(threads))
+		return 0;
+	json_t *out = json_array();
+	if (!out)
+		return 0;
+	uint64_t hi = (uint64_t)(uint32_t)pid << 32;
 	size_t done = 0, i;
 	json_t *th;
 	json_array_foreach(threads, i, th) {
+		json_t *same = json_object_get(th, "same");
+		if (json_is_array(same)) {
+			done += resolve_run(r, out, same, hi);
+			continue;
+		}
 		json_t *jtid = json_object_get(th, "tid");
-		if (!json_is_integer(jtid))
-			continue;
-		uint64_t key = (uint64_t)(uint32_t)pid << 32
-			       | (uint32_t)json_integer_value(jtid);
-		if (!json_object_get(th, "same")) {
-			put(&r->cur, key, th, NULL);
-			continue;
+		uint64_t key = json_is_integer(jtid)
+			       ? hi | (uint32_t)json_integer_value(jtid) : 0;
+		json_t *use = NULL;
+		if (same && key)
+			use = resolve_one(r, key, json_object_get(th, "wait_ns"));
+		if (use) {
+			done++;
+		} else {
+			/* A whole record; or a reference to nothing (a cut
+			 * or edited file): a thread with only a tid. */
+			use = json_incref(th);
+			if (!same)
+				put(&r->cur, key, th, NULL);
 		}
-		struct entry *e = find(&r->prev, key);
-		if (!e)
-			e = find(&r->cur, key); /* listed twice in one sample */
-		if (!e)
-			continue;
-		if (!e->resolved)
-			e->resolved = resolved_of(e->full);
-		if (!e->resolved)
-			continue;
-		json_t *use = json_incref(e->resolved);
-		json_t *wait = json_object_get(th, "wait_ns");
-		if (wait) {
-			json_t *c = json_copy(use);
-			json_decref(use);
-			use = c;
-			if (use)
-				json_object_set(use, "wait_ns", wait);
-		}
-		if (!use)
-			continue;
-		json_t *full = json_incref(e->full), *res = json_incref(e->resolved);
-		json_array_set_new(threads, i, use); /* th is gone from here on */
-		put(&r->cur, key, full, res);
-		json_decref(full);
-		json_decref(res);
-		done++;
+		json_array_append_new(out, use);
 	}
+	json_object_set_new(parent, "threads", out);
 	return done;
 }
 
@@ -182,10 +244,8 @@ size_t gp_threadref_resolve(struct gp_threadref *r, json_t *sample)
 	size_t n = 0, i;
 	json_t *c;
 	json_array_foreach(json_object_get(sample, "procs"), i, c)
-		n += resolve_threads(r, json_object_get(c, "threads"),
-				     json_integer_value(json_object_get(c, "pid")));
-	n += resolve_threads(r, json_object_get(sample, "threads"),
-			     json_integer_value(json_object_get(sample, "pid")));
+		n += resolve_threads(r, c, json_integer_value(json_object_get(c, "pid")));
+	n += resolve_threads(r, sample, json_integer_value(json_object_get(sample, "pid")));
 	/* Only this sample's threads can be referred to by the next one. */
 	table_clear(&r->prev);
 	struct table t = r->prev;

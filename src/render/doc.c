@@ -191,11 +191,29 @@ static uint64_t hexval(const json_t *v)
 	return x;
 }
 
+/* The series point a sample went into: the sample's own, or, where the
+ * series merged older samples (model/series.h), the first point at or
+ * after t (a merged point keeps the time of the last sample in it). */
+static size_t series_index(const struct gp_series *s, double t, size_t nth)
+{
+	if (!s->merged)
+		return nth;
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->pt[mid].t < t - 1e-9)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void on_sample(struct scan *sc, json_t *line)
 {
 	struct gp_doc *d = sc->d;
-	size_t k = sc->sample_idx++;
 	double t = json_number_value(json_object_get(line, "t"));
+	size_t k = series_index(&d->l.series, t, sc->sample_idx++);
 	bool judged = t >= sc->judged_from - 1e-9;
 	size_t i;
 	json_t *th;
