@@ -16,11 +16,13 @@
 #          (bench/workloads/busy): gpuprobe's CPU per sample and per
 #          thread-sample, samples taken, late ticks.
 #   day    a 200-thread process (bench/workloads/busy 200 1 1000: one
-#          thread computing, the rest waking once a second) sampled
-#          DAY_SAMPLES times (default 86 400, a day at 1 Hz) at
-#          --interval DAY_INTERVAL (default 0.01, so 864 s): -o .jsonl.zst
-#          size, gpuprobe's RSS polled every second (VmRSS, VmHWM) and
-#          its ru_maxrss, then `report` of the file: wall time and RSS.
+#          thread computing, the rest waking once a second) traced for
+#          DAY_SECONDS s (600) at --interval DAY_INTERVAL (0.05, the
+#          shortest: 12 001 samples, past the series' 8192 points) with
+#          -o .jsonl.zst: gpuprobe's RSS over time (polled each second)
+#          and ru_maxrss, bytes a sample and a day at that rate; then a
+#          day of samples (DAY_SAMPLES, 86 400) made of that run's
+#          samples, 1 s apart, and `report` of it: wall time and RSS.
 #
 # The machine's CPU count and load average are printed: on a shared
 # machine the wall-clock figures (late ticks) depend on them.
@@ -33,7 +35,8 @@ SHORT=${SHORT:-3}
 SECONDS_FAST=${SECONDS_FAST:-10}
 SECONDS_BUSY=${SECONDS_BUSY:-10}
 DAY_SAMPLES=${DAY_SAMPLES:-86400}
-DAY_INTERVAL=${DAY_INTERVAL:-0.01}
+DAY_INTERVAL=${DAY_INTERVAL:-0.05}
+DAY_SECONDS=${DAY_SECONDS:-600}
 BUSY=${BUSY:-$BENCH_DIR/workloads/busy}
 GPUPROBE_BASE=${GPUPROBE_BASE:-}
 
@@ -115,8 +118,8 @@ part_idle() {
 				split(L, l, " "); split(S, s, " ")
 				d = l[1] - s[1]; st = d > 0 ? (l[3] - s[3]) / d : 0
 				printf "| %s | %s (%s) | %.3f / %.3f | %.2f | %.2f | %s | %.1f |\n", name, l[1], l[2],
-				  l[3], s[3], st * 1000, st * 1e6 / th, p > 0 ? sprintf("%.3f×", st / p) : "-",
-				  l[1] > 0 ? l[5] / (l[1] * th) : 0 }'
+				  l[3], s[3], st * 1000, st * 1e6 / th, (p > 0 ? sprintf("%.3f×", st / p) : "-"),
+				  (l[1] > 0 ? l[5] / (l[1] * th) : 0) }'
 		done
 	done
 	awk -v p="$pst" -v th="$n" 'BEGIN { printf "| pidstat -t 1 | - | - | %.2f | %.2f | 1× | - |\n", p * 1000, p * 1e6 / th }'
@@ -136,7 +139,7 @@ part_fast() {
 	echo "|---:|---:|---:|---:|---:|---:|"
 	set -- $R
 	awk -v s="$1" -v l="$2" -v c="$3" -v w="$4" -v b="$5" -v th="$n" -v secs="$SECONDS_FAST" 'BEGIN {
-		printf "| %s | %d | %s | %.2f | %.1f | %.2f |\n", s, secs * 10 + 1, l, c, w, s > 0 ? b / (s * th) : 0 }'
+		printf "| %s | %d | %s | %.2f | %.1f | %.2f |\n", s, secs * 10 + 1, l, c, w, (s > 0 ? b / (s * th) : 0) }'
 	stop_target
 }
 
@@ -153,56 +156,86 @@ part_busy() {
 	echo "|---:|---:|---:|---:|---:|"
 	set -- $R
 	awk -v s="$1" -v l="$2" -v c="$3" -v b="$5" -v th="$n" 'BEGIN {
-		printf "| %s (%s) | %.2f | %.1f | %.2f | %.2f |\n", s, l, c, s > 0 ? c * 1000 / s : 0,
-		  s > 0 ? c * 1e6 / (s * th) : 0, s > 0 ? b / (s * th) : 0 }'
+		printf "| %s (%s) | %.2f | %.1f | %.2f | %.2f |\n", s, l, c, (s > 0 ? c * 1000 / s : 0),
+		  (s > 0 ? c * 1e6 / (s * th) : 0), (s > 0 ? b / (s * th) : 0) }'
 	stop_busy
 }
 
 part_day() {
 	start_busy 200 1 1000
-	local n secs out=$WORK/day.jsonl.zst
+	local n out=$WORK/run.jsonl.zst
 	n=$(awk '/^Threads:/ {print $2}' "/proc/$BUSY_PID/status")
-	secs=$(awk -v s="$DAY_SAMPLES" -v i="$DAY_INTERVAL" 'BEGIN { printf "%.2f", (s - 1) * i }')
 	/usr/bin/time -f '%M %U %S %e' -o "$WORK/day.time" "$GPUPROBE" trace "$BUSY_PID" -q \
-		--interval "$DAY_INTERVAL" --seconds "$secs" --stacks none -o "$out" >"$WORK/day.log" 2>&1 &
+		--interval "$DAY_INTERVAL" --seconds "$DAY_SECONDS" --stacks none -o "$out" >"$WORK/day.log" 2>&1 &
 	local tpid=$! gp= _
 	for _ in $(seq 100); do
 		gp=$(pgrep -P "$tpid" | head -n 1)
 		[ -n "$gp" ] && break
 		sleep 0.05
 	done
-	local maxrss_poll=0 r
+	# VmRSS every second, with the samples written so far (lines of the file).
+	: >"$WORK/rss"
+	local t=0 r
 	while [ -n "$gp" ] && [ -r "/proc/$gp/status" ]; do
 		r=$(awk '/^VmRSS:/ {print $2}' "/proc/$gp/status" 2>/dev/null)
-		[ -n "$r" ] && [ "$r" -gt "$maxrss_poll" ] && maxrss_poll=$r
+		[ -n "$r" ] && echo "$t $r" >>"$WORK/rss"
 		sleep 1
+		t=$((t + 1))
 	done
-	wait "$tpid"
+	wait "$tpid" || { cat "$WORK/day.log" >&2; die "the day run failed"; }
 	stop_busy
-	local maxrss
+	local maxrss s l size
 	read -r maxrss _ _ _ <"$WORK/day.time"
-	local s l size
 	s=$(exit_field "$out" samples)
 	l=$(exit_field "$out" late_ticks)
 	size=$(stat -c %s "$out")
-	/usr/bin/time -f '%e %M' -o "$WORK/report.time" "$GPUPROBE" report "$out" >"$WORK/report.md" 2>&1
+	# A day of samples from the real ones: the run's samples again and
+	# again (the first, whole, once), 1 s apart, recompressed by zstd -3
+	# (gpuprobe's level; it also flushes each line, so the real file is
+	# what the size row projects from).
+	"$GPUPROBE" report --format jsonl "$out" | grep -v '^{"type":"sample"' \
+		| grep -v '^{"type":"\(exit\|verdict\)"' >"$WORK/day.head"
+	zstd -dc "$out" 2>/dev/null | grep '^{"type":"sample"' >"$WORK/run.samples"
+	awk -v want="$DAY_SAMPLES" '
+		{ line[NR] = $0 }
+		END {
+			for (i = 0; i < want; i++) {
+				k = i < NR ? i + 1 : 2 + (i - 1) % (NR - 1)
+				l = line[k]
+				sub(/"t":[0-9.e+-]*/, "\"t\":" i ".0", l)
+				print l
+			}
+		}' "$WORK/run.samples" | cat "$WORK/day.head" - | zstd -3 -q -o "$WORK/day.jsonl.zst" -f
+	local dsize
+	dsize=$(stat -c %s "$WORK/day.jsonl.zst")
+	rm -f "$WORK/run.samples"
+	/usr/bin/time -f '%e %M' -o "$WORK/report.time" "$GPUPROBE" report "$WORK/day.jsonl.zst" >"$WORK/report.md" 2>&1
 	local rc=$? rwall rrss
 	read -r rwall rrss <"$WORK/report.time"
 	echo
-	echo "## day: $n threads, $DAY_SAMPLES samples at --interval $DAY_INTERVAL (a day at 1 Hz, replayed fast)"
+	echo "## day: $n threads (one computing, the rest waking once a second)"
+	echo
+	echo "A real run of $s samples at --interval $DAY_INTERVAL (late ticks: $l), then $DAY_SAMPLES samples (a day at 1 Hz) made of its samples again."
+	echo
+	echo "RSS of the real run over time (VmRSS, polled each second):"
+	echo
+	echo "| s | VmRSS MiB |"
+	echo "|---:|---:|"
+	awk 'NR % 60 == 1 { printf "| %d | %.1f |\n", $1, $2 / 1024 } END { printf "| %d | %.1f |\n", $1, $2 / 1024 }' "$WORK/rss"
 	echo
 	echo "| metric | value | bound |"
 	echo "|---|---:|---:|"
-	awk -v s="$s" -v l="$l" -v sz="$size" -v m="$maxrss" -v mp="$maxrss_poll" -v rw="$rwall" \
+	awk -v s="$s" -v sz="$size" -v m="$maxrss" -v rw="$rwall" -v ds="$dsize" -v want="$DAY_SAMPLES" \
 	    -v rr="$rrss" -v rc="$rc" -v th="$n" 'BEGIN {
-		printf "| samples taken (late ticks) | %s (%s) | - |\n", s, l
-		printf "| -o .jsonl.zst on disk | %.1f MB (%.2f bytes/thread-sample) | 200 MB |\n", sz / 1e6, s > 0 ? sz / (s * th) : 0
-		printf "| gpuprobe peak RSS (ru_maxrss) | %.1f MiB | 64 MiB |\n", m / 1024
-		printf "| gpuprobe max VmRSS, 1 Hz polling | %.1f MiB | 64 MiB |\n", mp / 1024
-		printf "| report of the file: wall | %.1f s (exit %d) | 60 s |\n", rw, rc
-		printf "| report of the file: peak RSS | %.1f MiB | - |\n", rr / 1024
+		printf "| real run: -o .jsonl.zst | %.1f MB, %.1f bytes/sample, %.2f bytes/thread-sample | - |\n", sz / 1e6, (s > 0 ? sz / s : 0), (s > 0 ? sz / (s * th) : 0)
+		printf "| a day at that rate (86 400 samples) | %.1f MB | 200 MB |\n", (s > 0 ? sz / s * 86400 / 1e6 : 0)
+		printf "| real run: gpuprobe peak RSS (ru_maxrss) | %.1f MiB | 64 MiB |\n", m / 1024
+		printf "| the day file (zstd -3 of the same lines) | %.1f MB | 200 MB |\n", ds / 1e6
+		printf "| report of the day file: wall | %.1f s (exit %d) | 60 s |\n", rw, rc
+		printf "| report of the day file: peak RSS | %.1f MiB | - |\n", rr / 1024
 	}'
 	sed -n 's/^\*\*Verdict: \(.*\)/verdict: \1/p' "$WORK/report.md" | cut -c1-200
+	grep -m1 'samples over' "$WORK/report.md" | cut -c1-200
 }
 
 for p in $PARTS; do

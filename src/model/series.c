@@ -51,30 +51,43 @@ static void merge_into(struct gp_point *b, const struct gp_point *a, double ta0)
 	}
 }
 
-/* The older part, points 1 .. n - recent - 1, merged into at most
- * GP_SERIES_MAX / 4 points of one width (its span over that many), the
- * first point (the trace's start) and the newest `recent` kept as they
- * are.  Each time the series fills up the older part is thinned again
- * over its whole span, so its resolution stays even across it (not
- * coarser the older a point is) and halves when the trace doubles. */
+/* The older part, points 1 .. n - recent - 1, merged into cells of one
+ * width on a grid from the first point's time (a cell is (t0 + (c-1) w,
+ * t0 + c w], its point the last sample in it), the first point (the
+ * trace's start) and the newest `recent` kept as they are.  The width
+ * doubles until the older part fits in GP_SERIES_MAX / 4 cells: a cell of
+ * the old width lies in exactly one of the new, so the older part's
+ * resolution stays even across it (not coarser the older a point is) and
+ * halves when the trace doubles. */
+static size_t cell_of(const struct gp_series *s, double t)
+{
+	double c = (t - s->pt[0].t) / s->width;
+	return c <= 0 ? 0 : (size_t)c + (c > (double)(size_t)c);
+}
+
 static void compact(struct gp_series *s, size_t max)
 {
-	size_t recent = max / 2, old_end = s->n - recent;
-	if (s->n <= recent + 2)
+	size_t recent = max / 2, old_end = s->n - recent, cells = max / 4;
+	if (s->n <= recent + 2 || cells < 1)
 		return;
 	double span = s->pt[old_end - 1].t - s->pt[0].t;
-	double width = span / (double)(max / 4);
+	if (!(span > 0))
+		return;
+	if (!(s->width > 0))
+		s->width = span / (double)cells;
+	while (span / s->width > (double)cells)
+		s->width *= 2;
 	size_t w = 1, i = 1;
-	double from = s->pt[0].t;   /* where the group being merged starts */
 	while (i < old_end) {
+		double from = s->pt[w - 1].t;   /* the interval the group covers starts here */
 		struct gp_point acc = s->pt[i++];
-		while (i < old_end && acc.t - from < width) {
+		size_t c = cell_of(s, acc.t);
+		while (i < old_end && cell_of(s, s->pt[i].t) == c) {
 			struct gp_point next = s->pt[i++];
 			merge_into(&next, &acc, from);
 			acc = next;
 		}
 		s->pt[w++] = acc;   /* w < i: written behind the reads */
-		from = acc.t;
 	}
 	memmove(&s->pt[w], &s->pt[old_end], recent * sizeof *s->pt);
 	s->n = w + recent;

@@ -94,8 +94,8 @@ enum {
  * memory"): at most GP_SERIES_MAX points.  When full, the newest half
  * stays at full resolution (4096 samples: 68 min at 1 Hz, the phase a
  * hang verdict judges and the flat stretch before it), the first point
- * stays, and the older rest is merged into GP_SERIES_MAX / 4 points of
- * one width (model/series.c merge_into: counters and levels of the later
+ * stays, and the older rest is merged into at most GP_SERIES_MAX / 4
+ * points of one width (model/series.c compact, merge_into: counters and levels of the later
  * point, event counts summed, CPU% time-weighted, the busiest thread of
  * the busier interval). */
 #define GP_SERIES_MAX 8192u
@@ -106,6 +106,7 @@ struct gp_series {
 	size_t max;         /* 0: GP_SERIES_MAX (tests set a small one) */
 	size_t samples;     /* every point pushed, merged or not */
 	bool merged;        /* some points stand for several samples */
+	double width;       /* seconds a merged point spans, at most */
 };
 
 /* Appends a copy of *p; -1 on allocation failure (the point is lost,

@@ -224,11 +224,19 @@ static void on_sample(struct scan *sc, json_t *line)
 		struct gp_thread_agg *a = thread(sc, (int)json_integer_value(jt));
 		if (!a)
 			return;
-		const char *comm = json_string_value(json_object_get(th, "comm"));
-		if (comm)
-			gp_strlcpy(a->comm, comm, sizeof a->comm);
-		const char *st = json_string_value(json_object_get(th, "state"));
-		a->state = st && *st ? st[0] : '?';
+		/* The sample just before only: its objects outlive the reading
+		 * of this one (model/threadref.c holds them), so an equal
+		 * pointer is the same object, not a freed one's address. */
+		bool same = a->seen == th && a->seen_at + 1 == sc->sample_idx;
+		a->seen = th;
+		a->seen_at = sc->sample_idx;
+		if (!same) {
+			const char *comm = json_string_value(json_object_get(th, "comm"));
+			if (comm)
+				gp_strlcpy(a->comm, comm, sizeof a->comm);
+			const char *st = json_string_value(json_object_get(th, "state"));
+			a->state = st && *st ? st[0] : '?';
+		}
 		a->last_t = t;
 		json_t *cpu = json_object_get(th, "cpu_pct"), *sys = json_object_get(th, "sys_pct");
 		if (json_is_number(cpu) && a->cpu && k < d->l.series.n)
@@ -245,6 +253,8 @@ static void on_sample(struct scan *sc, json_t *line)
 				 : (a->state == 'T' || a->state == 't') ? 3 : 4;
 			a->nstate[si]++;
 		}
+		if (same)
+			continue; /* its strings are the ones taken */
 		const char *w = json_string_value(json_object_get(th, "wchan"));
 		if (w && *w && strcmp(w, "0"))
 			gp_strlcpy(a->wchan, w, sizeof a->wchan);
