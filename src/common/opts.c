@@ -277,7 +277,8 @@ const struct argp gp_out_argp = { out_options, out_parse, NULL, NULL, NULL, gp_g
 
 static const struct { const char *name; enum gp_format f; } formats[] = {
 	{ "text", GP_FMT_TEXT }, { "json", GP_FMT_JSON }, { "markdown", GP_FMT_MARKDOWN },
-	{ "md", GP_FMT_MARKDOWN },
+	{ "jsonl", GP_FMT_JSONL },
+	{ "md", GP_FMT_MARKDOWN }, /* an alias: last */
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 

@@ -114,7 +114,8 @@ struct gp_out_args {
 extern const struct argp gp_out_argp;
 
 /* --format FORMAT, from the set a command renders. */
-enum gp_format { GP_FMT_TEXT = 1, GP_FMT_JSON = 2, GP_FMT_MARKDOWN = 4 };
+/* GP_FMT_JSONL: report's the result itself, every thread in full. */
+enum gp_format { GP_FMT_TEXT = 1, GP_FMT_JSON = 2, GP_FMT_MARKDOWN = 4, GP_FMT_JSONL = 8 };
 struct gp_format_args {
 	unsigned allowed;            /* GP_FMT_* mask */
 	enum gp_format fmt;          /* the default, then the choice */

@@ -4,6 +4,8 @@
 #include "gpuwork.h"
 #include "parse.h"
 #include "point.h"
+#include "threadref.h"
+#include "rstream.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -195,11 +197,69 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 	}
 }
 
+/* The thread views of the previous sample, by position over all of its
+ * threads, with the object each was made from: a format-3 reference
+ * resolves to the very object of the sample before (model/threadref.c),
+ * so an unchanged thread's view is copied, not read again from its JSON
+ * (a day of 200 threads is 17 million thread views). */
+struct tv_cache {
+	const json_t **js;
+	struct gp_tview *tv;
+	unsigned long *gen;     /* the sample each was made in */
+	size_t cap;
+	unsigned long sample;   /* this one's number, from 1 */
+};
+
+static void tv_cache_free(struct tv_cache *c)
+{
+	free(c->js);
+	free(c->tv);
+	free(c->gen);
+	memset(c, 0, sizeof *c);
+}
+
+static void cached_view(struct tv_cache *c, size_t at, const json_t *th, struct gp_tview *v,
+			bool *kstack_seen)
+{
+	/* Only the sample just before: its objects are alive until this one
+	 * is read (the resolver holds them), so an equal pointer is the same
+	 * object, never a freed one's address reused. */
+	if (c && at < c->cap && c->js[at] == th && c->gen[at] + 1 == c->sample) {
+		*v = c->tv[at];
+		c->gen[at] = c->sample;
+		return;
+	}
+	thread_view(th, v, kstack_seen);
+	if (!c)
+		return;
+	if (at >= c->cap) {
+		size_t cap = c->cap ? c->cap : 256;
+		while (cap <= at)
+			cap *= 2;
+		const json_t **js = realloc(c->js, cap * sizeof *js);
+		if (js)
+			c->js = js;
+		struct gp_tview *tv = js ? realloc(c->tv, cap * sizeof *tv) : NULL;
+		if (tv)
+			c->tv = tv;
+		unsigned long *gen = tv ? realloc(c->gen, cap * sizeof *gen) : NULL;
+		if (!gen)
+			return;
+		c->gen = gen;
+		memset(c->js + c->cap, 0, (cap - c->cap) * sizeof *js);
+		memset(c->gen + c->cap, 0, (cap - c->cap) * sizeof *gen);
+		c->cap = cap;
+	}
+	c->js[at] = th;
+	c->tv[at] = *v;
+	c->gen[at] = c->sample;
+}
+
 /* One process (the sample's own members, or an element of `procs`) into
- * the builder. */
+ * the builder.  *at: its first thread's position in the sample. */
 static void add_process(struct gp_point_builder *b, struct gp_point *pt, const json_t *proc,
 			const json_t *threads, const json_t *gpu, struct gp_pview *pv,
-			bool first, bool *kstack_seen)
+			bool first, bool *kstack_seen, struct tv_cache *cache, size_t *at)
 {
 	proc_view(proc, pv);
 	gpu_into_view(gpu, pv);
@@ -212,7 +272,7 @@ static void add_process(struct gp_point_builder *b, struct gp_point *pt, const j
 	json_array_foreach(threads, i, th) {
 		if (i >= n)
 			break;
-		thread_view(th, &tv[i], kstack_seen);
+		cached_view(cache, (*at)++, th, &tv[i], kstack_seen);
 		if (!first && tv[i].is_new)
 			pv->threads_created++;
 	}
@@ -220,9 +280,21 @@ static void add_process(struct gp_point_builder *b, struct gp_point *pt, const j
 	free(tv);
 }
 
+static void point_from_sample(struct gp_point_builder *b, const json_t *s, bool first,
+			      struct gp_point *pt, bool *kstack_seen, struct tv_cache *cache);
+
 void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool first,
 			  struct gp_point *pt, bool *kstack_seen)
 {
+	point_from_sample(b, s, first, pt, kstack_seen, NULL);
+}
+
+static void point_from_sample(struct gp_point_builder *b, const json_t *s, bool first,
+			      struct gp_point *pt, bool *kstack_seen, struct tv_cache *cache)
+{
+	size_t at = 0;
+	if (cache)
+		cache->sample++;
 	gp_point_begin(b, pt, get_num(s, "t"), first);
 	/* Format 2: the target's descendants, children before parents, then
 	 * the target itself (the sample's own members). */
@@ -238,7 +310,7 @@ void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool firs
 		pv.followed = !json_is_false(json_object_get(c, "followed"));
 		pv.children_followed = true;
 		add_process(b, pt, json_object_get(c, "proc"), json_object_get(c, "threads"),
-			    json_object_get(c, "gpu"), &pv, first, kstack_seen);
+			    json_object_get(c, "gpu"), &pv, first, kstack_seen, cache, &at);
 	}
 	json_t *proc = json_object_get(s, "proc");
 	if (json_is_object(proc)) {
@@ -248,7 +320,7 @@ void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool firs
 		pv.followed = true;
 		pv.children_followed = !json_is_false(json_object_get(s, "children"));
 		add_process(b, pt, proc, json_object_get(s, "threads"), json_object_get(s, "gpu"),
-			    &pv, first, kstack_seen);
+			    &pv, first, kstack_seen, cache, &at);
 	} else {
 		pt->root_gone = true;
 	}
@@ -366,10 +438,15 @@ static FILE *open_result(const char *path, struct gp_loaded *out, char *err, siz
 		}
 	}
 	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	FILE *f = out->fd < 0 ? NULL : fdopen(fd, "r");
-	if (!f) {
+	if (out->fd < 0) {
 		snprintf(err, errcap, "%s", strerror(errno));
 		close(fd);
+		return NULL;
+	}
+	/* zstd or gzip by the first bytes (model/rstream.h). */
+	FILE *f = gp_rstream_open(fd);
+	if (!f) {
+		snprintf(err, errcap, "%s", strerror(errno));
 		if (out->fd >= 0)
 			close(out->fd);
 		out->fd = -1;
@@ -392,6 +469,8 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	ssize_t len;
 	bool first_sample = true;
 	struct gp_point_builder *pb = NULL;
+	struct gp_threadref *refs = gp_threadref_new();
+	struct tv_cache cache = { 0 };
 	char why[200] = "no header line";
 	while ((len = getline(&line, &cap, f)) > 0) {
 		out->lines++;
@@ -459,16 +538,19 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			struct gp_point pt;
 			if (!pb)
 				pb = gp_point_builder_new();
+			gp_threadref_resolve(refs, j);
 			/* Format 1 samples name no pid: the target line's. */
 			if (!json_object_get(j, "pid") && out->target) {
 				json_object_set(j, "pid", json_object_get(out->target, "pid"));
 				json_object_set(j, "comm", json_object_get(out->target, "comm"));
 			}
 			if (pb)
-				gp_point_from_sample(pb, j, first_sample, &pt, &out->kstacks_seen);
+				point_from_sample(pb, j, first_sample, &pt, &out->kstacks_seen, &cache);
 			first_sample = false;
 			if (!pb || gp_series_push(&out->series, &pt) < 0) {
 				gp_point_builder_free(pb);
+				gp_threadref_free(refs);
+				tv_cache_free(&cache);
 				json_decref(j);
 				snprintf(err, errcap, "out of memory");
 				free(line);
@@ -481,6 +563,8 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	}
 	free(line);
 	gp_point_builder_free(pb);
+	gp_threadref_free(refs);
+	tv_cache_free(&cache);
 	bool read_error = ferror(f);
 	fclose(f);
 	if (!out->header) {

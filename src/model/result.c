@@ -11,12 +11,25 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 struct gp_result {
 	int fd;
 	int err;   /* first errno, sticky */
 	char *path;
+	/* -o FILE.zst: one zstd frame, flushed after every line
+	 * (ZSTD_e_flush ends the block, so everything written so far can
+	 * be decompressed: zstd.h, ZSTD_compressStream2), ended on close. */
+	ZSTD_CCtx *z;
+	char *zbuf;
+	size_t zcap;
 };
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+	return n > k && !strcmp(s + n - k, suf);
+}
 
 /* The writer of an open fd, which it owns from now on (closed on failure). */
 static struct gp_result *result_of(int fd, const char *path)
@@ -47,7 +60,22 @@ struct gp_result *gp_result_create(const char *path)
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	return result_of(fd, path);
+	struct gp_result *r = result_of(fd, path);
+	if (r && has_suffix(path, ".zst")) {
+		r->z = ZSTD_createCCtx();
+		r->zcap = ZSTD_CStreamOutSize();
+		r->zbuf = malloc(r->zcap);
+		/* Level 3 (the library's default): 0.2 us a thread-sample
+		 * here, bench/results/2026-12-05-scale.md. */
+		if (!r->z || !r->zbuf
+		    || ZSTD_isError(ZSTD_CCtx_setParameter(r->z, ZSTD_c_compressionLevel, 3))
+		    || ZSTD_isError(ZSTD_CCtx_setParameter(r->z, ZSTD_c_checksumFlag, 0))) {
+			gp_result_close(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return r;
 }
 
 void gp_result_create_failed(const char *path, int e)
@@ -77,7 +105,7 @@ const char *gp_result_path(const struct gp_result *r)
 	return r->path;
 }
 
-static int write_all(struct gp_result *r, const char *s, size_t len)
+static int write_plain(struct gp_result *r, const char *s, size_t len)
 {
 	size_t off = 0;
 	while (off < len) {
@@ -95,6 +123,35 @@ static int write_all(struct gp_result *r, const char *s, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+/* Through the compressor: the line, then a flush, so that a kill loses
+ * at most the line in progress (each line is a whole sample). */
+static int write_zstd(struct gp_result *r, const char *s, size_t len, ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = { s, len, 0 };
+	for (;;) {
+		ZSTD_outBuffer out = { r->zbuf, r->zcap, 0 };
+		size_t left = ZSTD_compressStream2(r->z, &out, &in, how);
+		if (ZSTD_isError(left)) {
+			r->err = EIO;
+			errno = r->err;
+			return -1;
+		}
+		if (out.pos && write_plain(r, r->zbuf, out.pos) < 0)
+			return -1;
+		if (left == 0 && in.pos == in.size)
+			return 0;
+	}
+}
+
+static int write_all(struct gp_result *r, const char *s, size_t len)
+{
+	if (r->err) {
+		errno = r->err;
+		return -1;
+	}
+	return r->z ? write_zstd(r, s, len, ZSTD_e_flush) : write_plain(r, s, len);
 }
 
 static char *dump_line(struct gp_result *r, json_t *line)
@@ -175,6 +232,10 @@ int gp_result_close(struct gp_result *r)
 {
 	if (!r)
 		return 0;
+	if (r->z && !r->err)
+		write_zstd(r, "", 0, ZSTD_e_end); /* the frame's end mark */
+	ZSTD_freeCCtx(r->z);
+	free(r->zbuf);
 	int err = r->err;
 	if (close(r->fd) < 0 && !err)
 		err = errno;

@@ -3,7 +3,11 @@
  *
  * Each line is serialised whole, then written with one write() and the
  * file is never buffered: a run that is killed keeps every line it wrote
- * and at most one unterminated tail, which readers drop. */
+ * and at most one unterminated tail, which readers drop.
+ *
+ * A path ending in ".zst" is written zstd-compressed (one frame, flushed
+ * after every line: the same guarantee, a cut block instead of a cut
+ * line); model/rstream.h reads it, and gzip, back. */
 #ifndef GP_RESULT_H
 #define GP_RESULT_H
 
@@ -25,8 +29,10 @@ void gp_result_create_failed(const char *path, int e);
 struct gp_result *gp_result_stdout(const char *path);
 /* The result format's version, in every header (doc/result-format.md):
  * 1 before it was written (2026-12-02), 2 with process trees (`procs`,
- * a thread's `wait`, `stacks` lines' `why`, the verdict's `stuck`). */
-#define GP_RESULT_FORMAT 2
+ * a thread's `wait`, `stacks` lines' `why`, the verdict's `stuck`), 3
+ * with a thread that has not run written as a reference to its last
+ * record (2026-12-05, model/threadref.h). */
+#define GP_RESULT_FORMAT 3
 
 /* Writes and steals `line`.  -1 with errno on a write error; the error is
  * sticky (later writes fail too) so a full disk is never silent. */

@@ -11,8 +11,10 @@
 #include "gpuwork.h"
 #include "waitgraph.h"
 
-/* What the verdict and the live line need from one sample, compactly
- * (about 300 bytes: 3600 samples are 1 MiB). */
+/* What the verdict and the live line need from one sample: 824 bytes
+ * (sizeof on x86-64, measured 2026-12-05; the comment said 300 while it
+ * was 768), so 3600 samples are 2.8 MiB and the bounded series at most
+ * GP_SERIES_MAX points, 6.4 MiB. */
 struct gp_point {
 	double t;
 	char state;                 /* process state from stat */
@@ -91,9 +93,23 @@ enum {
 	GP_PT_KSTACK = 1u << 8,
 };
 
+/* Bounded for any length of trace (doc/result-format.md, "The series in
+ * memory"): at most GP_SERIES_MAX points.  When full, the newest half
+ * stays at full resolution (4096 samples: 68 min at 1 Hz, the phase a
+ * hang verdict judges and the flat stretch before it), the first point
+ * stays, and the older rest is merged into at most GP_SERIES_MAX / 4
+ * points of one width (model/series.c compact, merge_into: counters and levels of the later
+ * point, event counts summed, CPU% time-weighted, the busiest thread of
+ * the busier interval). */
+#define GP_SERIES_MAX 8192u
+
 struct gp_series {
 	struct gp_point *pt;
 	size_t n, cap;
+	size_t max;         /* 0: GP_SERIES_MAX (tests set a small one) */
+	size_t samples;     /* every point pushed, merged or not */
+	bool merged;        /* some points stand for several samples */
+	double width;       /* seconds a merged point spans, at most */
 };
 
 /* Appends a copy of *p; -1 on allocation failure (the point is lost,

@@ -3,6 +3,8 @@
 #include "parse.h"
 #include "strbuf.h"
 #include "syscalls.h"
+#include "threadref.h"
+#include "rstream.h"
 #include "units.h"
 
 #include <errno.h>
@@ -240,10 +242,27 @@ static void forks_from(struct gp_doc *d, const json_t *fk)
 	d->forks_lost = count_of(fk, "lost");
 }
 
+/* The series point a sample went into: the sample's own, or, where the
+ * series merged older samples (model/series.h), the first point at or
+ * after t (a merged point keeps the time of the last sample in it). */
+static size_t series_index(const struct gp_series *s, double t, size_t nth)
+{
+	if (!s->merged)
+		return nth;
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->pt[mid].t < t - 1e-9)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void on_sample(struct scan *sc, json_t *line)
 {
 	struct gp_doc *d = sc->d;
-	size_t k = sc->sample_idx++;
 	double t = json_number_value(json_object_get(line, "t"));
 	/* The target's name now (format 2 samples carry it): after an exec,
 	 * not the one its target line was written with. */
@@ -253,6 +272,7 @@ static void on_sample(struct scan *sc, json_t *line)
 	/* Every process the tree started (tracer/forks.h), cumulative. */
 	const json_t *fk = json_object_get(line, "forks");
 	forks_from(d, fk);
+	size_t k = series_index(&d->l.series, t, sc->sample_idx++);
 	bool judged = t >= sc->judged_from - 1e-9;
 	/* The threads of every process of the tree, each with its process
 	 * (issue 20: the table showed the target's alone). */
@@ -288,11 +308,19 @@ static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, con
 		a->pid = pid;
 		if (pcomm)
 			gp_strlcpy(a->pcomm, pcomm, sizeof a->pcomm);
-		const char *comm = json_string_value(json_object_get(th, "comm"));
-		if (comm)
-			gp_strlcpy(a->comm, comm, sizeof a->comm);
-		const char *st = json_string_value(json_object_get(th, "state"));
-		a->state = st && *st ? st[0] : '?';
+		/* The sample just before only: its objects outlive the reading
+		 * of this one (model/threadref.c holds them), so an equal
+		 * pointer is the same object, not a freed one's address. */
+		bool same = a->seen == th && a->seen_at + 1 == sc->sample_idx;
+		a->seen = th;
+		a->seen_at = sc->sample_idx;
+		if (!same) {
+			const char *comm = json_string_value(json_object_get(th, "comm"));
+			if (comm)
+				gp_strlcpy(a->comm, comm, sizeof a->comm);
+			const char *st = json_string_value(json_object_get(th, "state"));
+			a->state = st && *st ? st[0] : '?';
+		}
 		a->last_t = t;
 		json_t *cpu = json_object_get(th, "cpu_pct"), *sys = json_object_get(th, "sys_pct");
 		if (json_is_number(cpu) && a->cpu && k < d->l.series.n)
@@ -309,6 +337,8 @@ static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, con
 				 : (a->state == 'T' || a->state == 't') ? 3 : 4;
 			a->nstate[si]++;
 		}
+		if (same)
+			continue; /* its strings are the ones taken */
 		const char *w = json_string_value(json_object_get(th, "wchan"));
 		if (w && *w && strcmp(w, "0"))
 			gp_strlcpy(a->wchan, w, sizeof a->wchan);
@@ -536,11 +566,9 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 	if (d->l.fd < 0)
 		errno = EBADF;
 	int fd = d->l.fd < 0 ? -1 : fcntl(d->l.fd, F_DUPFD_CLOEXEC, 0);
-	FILE *f = fd < 0 || lseek(fd, 0, SEEK_SET) != 0 ? NULL : fdopen(fd, "r");
+	FILE *f = fd < 0 ? NULL : gp_rstream_open(fd); /* owns fd */
 	if (!f) {
 		snprintf(err, errcap, "cannot read it again: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
 	unsigned long long left = d->l.bytes;
@@ -549,6 +577,7 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lineno = 0;
+	struct gp_threadref *refs = gp_threadref_new();
 	while (left > 0 && (len = getline(&buf, &cap, f)) > 0) {
 		lineno++;
 		if (buf[len - 1] != '\n' || (unsigned long long)len > left)
@@ -558,6 +587,8 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 		if (!j)
 			continue;
 		const char *type = json_string_value(json_object_get(j, "type"));
+		if (type && !strcmp(type, "sample"))
+			gp_threadref_resolve(refs, j); /* format 3 */
 		if (type) {
 			size_t h = 0;
 			while (h < sizeof handlers / sizeof handlers[0] && strcmp(handlers[h].type, type))
@@ -573,6 +604,7 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 		json_decref(j);
 	}
 	klog_finish(&sc);
+	gp_threadref_free(refs);
 	free(buf);
 	fclose(f);
 	return 0;

@@ -31,6 +31,10 @@ struct gp_thread_agg {
 	char kstack[512];            /* last kernel stack seen, frames joined by '\n' */
 	double last_t;
 	float *cpu;                  /* cpu_pct per sample index (NaN: absent) */
+	const void *seen;            /* its object in the sample seen_at: a format-3
+				      * reference resolves to the same one, whose
+				      * strings are not taken again */
+	size_t seen_at;
 };
 
 /* The kernel log: the file's `kmsg` lines (doc/result-format.md), in

@@ -6,10 +6,12 @@
 #include "commands.h"
 #include "doc.h"
 #include "error.h"
+#include "expand.h"
 #include "opts.h"
 #include "render.h"
 
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,9 @@ static const struct argp report_argp = {
 	"kernel's hang, lockup and OOM warnings; its driver errors named beside the "
 	"verdict).  Each trace is judged again from its samples.\v"
 	"Formats: markdown (GitHub-flavoured, pastes into an issue), text, json (one "
-	"merged document).  --plot draws RssFile, GPU memory and io, the top threads' "
+	"merged document), jsonl (the results themselves as JSON Lines, decompressed, "
+	"every thread of every sample written in full: for jq).  A FILE may be "
+	"compressed with zstd (trace -o FILE.zst) or gzip.  --plot draws RssFile, GPU memory and io, the top threads' "
 	"CPU, system dirtied/written, the phases, the verdict and the kernel log's "
 	"driver errors (needs a build with cairo).\n\n"
 	"A file cut short (a killed run) is rendered from what it holds, and said to "
@@ -67,10 +71,28 @@ static const struct argp report_argp = {
 	NULL, NULL, NULL,
 };
 
+/* --format jsonl: each file's lines, one file after the other. */
+static int report_jsonl(const struct report_opts *o)
+{
+	int rc = GP_EXIT_OK;
+	for (int i = 0; i < o->nfiles; i++) {
+		char err[256];
+		if (gp_report_expand(stdout, o->files[i], err, sizeof err) < 0) {
+			gp_err(o->files[i], "%s", err);
+			rc = GP_EXIT_ERROR;
+		}
+	}
+	if (fflush(stdout) != 0) {
+		gp_err_errno(errno, NULL, "cannot write standard output");
+		rc = GP_EXIT_ERROR;
+	}
+	return rc;
+}
+
 int cmd_report(int argc, char **argv, const struct gp_global *g)
 {
 	struct report_opts o = {
-		.fmt = { GP_FMT_MARKDOWN | GP_FMT_TEXT | GP_FMT_JSON, GP_FMT_MARKDOWN },
+		.fmt = { GP_FMT_MARKDOWN | GP_FMT_TEXT | GP_FMT_JSON | GP_FMT_JSONL, GP_FMT_MARKDOWN },
 		.judge.help = (const struct gp_help[]){
 			{ GP_KEY_HANG_AFTER, "Judge again with this --hang-after (default: the trace's own)" },
 			{ GP_KEY_SLOW_RATE, "Judge again with this --slow-rate" }, { 0, NULL } },
@@ -89,6 +111,8 @@ int cmd_report(int argc, char **argv, const struct gp_global *g)
 		return GP_EXIT_ERROR;
 	}
 #endif
+	if (o.fmt.fmt == GP_FMT_JSONL)
+		return report_jsonl(&o);
 	struct gp_doc *docs = calloc((size_t)o.nfiles, sizeof *docs);
 	if (!docs) {
 		gp_err(NULL, "out of memory");

@@ -1090,7 +1090,8 @@ static const struct gp_help trace_help[] = {
 	{ GP_KEY_HANG_AFTER, "No progress for this long is a hang (default 30)" },
 	{ GP_KEY_SLOW_RATE, "Progress under SIZE per second (K/M/G suffixes) is slow-progress "
 	  "(default: only under a tenth of the trace's own peak)" },
-	{ 'o', "Stream the result as JSON Lines to FILE ('-': stdout)" },
+	{ 'o', "Stream the result as JSON Lines to FILE ('-': stdout); FILE.zst: "
+	       "zstd-compressed, flushed after every sample" },
 	{ 'q', "No live line: print only the summary" },
 	{ 0, NULL },
 };

@@ -17,6 +17,7 @@
 #include "gpuwork.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,9 +287,59 @@ static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double 
 		kstack_write(w, th->kstack);
 	if (th->is_new)
 		gp_jw_kbool(w, "new", true);
-	if (th->unchanged)
-		gp_jw_kbool(w, "unchanged", true);
 	gp_jw_obj_end(w);
+}
+
+/* Threads that have not run since their last full record (tasks.c:
+ * their schedstat did not move) are written as references to those
+ * records, format 3 (doc/result-format.md, "Unchanged threads"):
+ * {"tid":N,"same":1} for one, {"same":[FIRST,LAST]} for a run of them
+ * listed one after the other with tids FIRST..LAST (10 000 idle threads
+ * of a pool are a few runs).  Everything but the time a thread waited for
+ * a CPU is the record's, with no CPU this interval; that time is written,
+ * in the single form, only when it moved (schedstat's run_delay also
+ * grows when a thread is dequeued before it ran). */
+struct same_run {
+	int first, last;
+	bool open;
+};
+
+static void same_flush(struct gp_jsonw *w, struct same_run *r)
+{
+	if (!r->open)
+		return;
+	gp_jw_obj_begin(w);
+	if (r->first == r->last) {
+		gp_jw_kint(w, "tid", r->first);
+		gp_jw_kint(w, "same", 1);
+	} else {
+		gp_jw_key(w, "same");
+		gp_jw_arr_begin(w);
+		gp_jw_int(w, r->first);
+		gp_jw_int(w, r->last);
+		gp_jw_arr_end(w);
+	}
+	gp_jw_obj_end(w);
+	r->open = false;
+}
+
+static void same_add(struct gp_jsonw *w, struct same_run *r, const struct gp_thread *th)
+{
+	if (th->have_sched && th->wait_ns != th->last_wait_ns) {
+		same_flush(w, r);
+		gp_jw_obj_begin(w);
+		gp_jw_kint(w, "tid", th->tid);
+		gp_jw_kint(w, "same", 1);
+		gp_jw_kuint(w, "wait_ns", th->wait_ns);
+		gp_jw_obj_end(w);
+		return;
+	}
+	if (r->open && th->tid == r->last + 1 && r->last < INT32_MAX) {
+		r->last = th->tid;
+		return;
+	}
+	same_flush(w, r);
+	*r = (struct same_run){ th->tid, th->tid, true };
 }
 
 static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
@@ -442,15 +493,32 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 	gp_jw_arr_begin(w);
 	gp_waitprobe_reset(s->waits);
 	gp_waitedge_reset(s->edges, s->ppid);
+	struct same_run run = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		double cpu = 0, sys = 0;
 		if (!th[i].is_new && dt > 0)
 			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
 		th[i].cpu_pct = (float)cpu;
-		enum gp_wait wait = gp_waitprobe_classify(s->waits, &th[i]);
+		/* Not run since its last reading: it waits for what it waited
+		 * for then, on whom it waited then (no fdinfo, fd link or
+		 * memory read again). */
+		char state = th[i].st.state;
+		enum gp_wait wait;
+		if (th[i].unchanged && *th[i].wait_mem && state != 'Z' && state != 'X')
+			wait = (enum gp_wait)*th[i].wait_mem;
+		else
+			wait = gp_waitprobe_classify(s->waits, &th[i]);
 		struct gp_wait_edge on;
-		gp_waitedge_probe(s->edges, &th[i], wait, &on);
-		thread_write(w, &th[i], s->clk_tck, dt, wait, &on);
+		if (th[i].unchanged && dt > 0) {
+			on = th[i].edge_mem ? *th[i].edge_mem : (struct gp_wait_edge){ 0 };
+			same_add(w, &run, &th[i]);
+		} else {
+			same_flush(w, &run);
+			gp_waitedge_probe(s->edges, &th[i], wait, &on);
+			if (th[i].edge_mem)
+				*th[i].edge_mem = on;
+			thread_write(w, &th[i], s->clk_tck, dt, wait, &on);
+		}
 		struct gp_tview *v = &s->tv[i];
 		memset(v, 0, sizeof *v);
 		v->tid = th[i].tid;
@@ -475,6 +543,7 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 		if (th[i].kstack)
 			s->tot.kstacks_read++;
 	}
+	same_flush(w, &run);
 	gp_jw_arr_end(w);
 	return 0;
 }

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "tasks.h"
+#include "waitgraph.h"
 #include "grow.h"
 
 #include <dirent.h>
@@ -33,6 +34,9 @@ struct slot {
 	/* What it waited for at its last sample (waitprobe.c): a sleep we
 	 * interrupted to take its stack resumes as restart_syscall. */
 	uint8_t wait_mem;
+	/* On whom it waited at its last full read (tracer/waitedge.c): an
+	 * unchanged thread's edge is carried over, not probed again. */
+	struct gp_wait_edge edge_mem;
 	/* The last full read, carried over while the thread has not run. */
 	bool have_last;
 	struct gp_thread last;
@@ -55,19 +59,26 @@ struct gp_tasks {
 	bool denied[F_COUNT];
 	long ncpu;
 	bool runq_busy;           /* this sample: more runnable tasks than CPUs */
+	size_t listed;            /* threads at its last sample (all_threads' share) */
 	char buf[8192];
 };
 
 /* The fd budget, shared by every table of the process (a tree has one
  * a process).  A sleeping thread costs one kept fd, its schedstat, read
- * every sample; its other files are read only when it ran.  So within
- * the budget every file is kept; past half of it only schedstat is
- * kept, the rest opened and closed for each read; past the budget every
- * file is opened for each read.  Nothing ever hits EMFILE: before this,
+ * every sample (and its stat while the run queues are busy); its other
+ * files are read only when it ran.  So room is kept for every thread's
+ * schedstat first, then for every thread's stat, then for the rest
+ * (may_keep); what does not fit is opened and closed for each read.  Nothing ever hits EMFILE: before this,
  * the first EMFILE switched every table to re-opening but left the fds
  * it already kept pinned for good (13 337 fds at 10 100 threads), and a
  * thread whose open failed vanished from its sample (issue 18). */
 static size_t kept_fds, fd_budget;
+/* Threads listed at the last sample of every table, and how many of them
+ * have their schedstat, and their stat, kept: the budget keeps room for
+ * every thread's schedstat first, then for every thread's stat (what a
+ * sleeper costs while the run queues are busy, `woken`), and only then
+ * for the other files. */
+static size_t all_threads, kept_sched, kept_stat;
 
 static size_t budget(void)
 {
@@ -88,13 +99,28 @@ size_t gp_tasks_kept_fds(void)
 	return kept_fds;
 }
 
-static void fd_close(int *fd)
+static void fd_close(struct slot *s, int which)
 {
-	if (*fd >= 0) {
-		close(*fd);
+	if (s->fd[which] >= 0) {
+		close(s->fd[which]);
 		kept_fds--;
+		kept_sched -= which == F_SCHEDSTAT;
+		kept_stat -= which == F_STAT;
 	}
-	*fd = -1;
+	s->fd[which] = -1;
+}
+
+/* Whether one more fd of this kind may be kept (see kept_fds). */
+static bool may_keep(int which)
+{
+	size_t b = budget();
+	size_t want_sched = all_threads > kept_sched ? all_threads - kept_sched : 0;
+	size_t want_stat = all_threads > kept_stat ? all_threads - kept_stat : 0;
+	if (which == F_SCHEDSTAT)
+		return kept_fds < b;
+	if (which == F_STAT)
+		return kept_fds + want_sched < b;
+	return kept_fds + want_sched + want_stat < b;
 }
 
 static int open_task_file(struct gp_tasks *t, int tid, int which)
@@ -146,7 +172,7 @@ struct gp_tasks *gp_tasks_new(const struct gp_root *root, int pid, unsigned flag
 static void slot_close(struct slot *s)
 {
 	for (int i = 0; i < F_COUNT; i++)
-		fd_close(&s->fd[i]);
+		fd_close(s, i);
 	free(s->kstack);
 	s->kstack = NULL;
 	s->have_last = false;
@@ -158,6 +184,7 @@ void gp_tasks_free(struct gp_tasks *t)
 		return;
 	for (size_t i = 0; i < t->nslots; i++)
 		slot_close(&t->slots[i]);
+	all_threads -= all_threads < t->listed ? all_threads : t->listed;
 	free(t->slots);
 	free(t->hash);
 	free(t->out);
@@ -247,7 +274,7 @@ static void shed_fds(struct gp_tasks *t, bool all)
 	for (size_t i = 0; i < t->nslots; i++)
 		for (int k = 0; k < F_COUNT; k++)
 			if (all || k != F_SCHEDSTAT)
-				fd_close(&t->slots[i].fd[k]);
+				fd_close(&t->slots[i], k);
 }
 
 /* Read one file of a slot.  Returns length, or -1 with errno.  Opens
@@ -265,10 +292,11 @@ static ssize_t slot_read(struct gp_tasks *t, struct slot *s, int which,
 		}
 		if (fd < 0)
 			return -1;
-		size_t limit = which == F_SCHEDSTAT ? budget() : budget() / 2;
-		if (!(t->flags & GP_TASKS_REOPEN) && kept_fds < limit) {
+		if (!(t->flags & GP_TASKS_REOPEN) && may_keep(which)) {
 			s->fd[which] = fd;
 			kept_fds++;
+			kept_sched += which == F_SCHEDSTAT;
+			kept_stat += which == F_STAT;
 		}
 	}
 	ssize_t n = gp_pread_all(fd, buf, cap);
@@ -362,6 +390,7 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	    && (!t->runq_busy || !woken(t, s))) {
 		uint64_t wait_ns = th->wait_ns;
 		*th = s->last;
+		th->last_wait_ns = th->wait_ns;
 		th->wait_ns = wait_ns;
 		th->unchanged = true;
 		return 0;
@@ -413,6 +442,8 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 		return -1;
 	}
 	t->gen++;
+	all_threads = all_threads - (all_threads < t->listed ? all_threads : t->listed) + ntids;
+	t->listed = ntids;
 	t->runq_busy = runqueue_busy(t);
 	if (ntids > t->capout) {
 		struct gp_thread *no = realloc(t->out, ntids * sizeof *no);
@@ -464,9 +495,12 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 		s->starttime = th->st.starttime;
 keep:
 		th->is_new = fresh;
-		if (fresh)
+		if (fresh) {
 			s->wait_mem = 0;
+			memset(&s->edge_mem, 0, sizeof s->edge_mem);
+		}
 		th->wait_mem = &s->wait_mem;
+		th->edge_mem = &s->edge_mem;
 		if (fresh) {
 			stats->created++;
 		} else {

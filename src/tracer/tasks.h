@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gp_wait_edge;
+
 struct gp_thread {
 	int tid;
 	struct gp_stat st;       /* comm, state, times, faults, processor, starttime */
@@ -29,6 +31,7 @@ struct gp_thread {
 	bool is_new;             /* first sample that saw this thread */
 	bool unchanged;          /* asleep in the same place since the last
 				  * sample: wchan/syscall carried over, not re-read */
+	uint64_t last_wait_ns;   /* unchanged: wait_ns of the reading carried over */
 	/* /proc/TID/schedstat (CONFIG_SCHED_INFO): time on a CPU and
 	 * waiting for one, in ns, and how many times it was scheduled in. */
 	uint64_t run_ns, wait_ns, pcount;
@@ -38,6 +41,9 @@ struct gp_thread {
 	/* The wait kind it was classified with at its previous sample
 	 * (model/waits.h), kept by the table; valid until the next sample. */
 	uint8_t *wait_mem;
+	/* Its edge at its previous full read (model/waitgraph.h), kept by
+	 * the table the same way. */
+	struct gp_wait_edge *edge_mem;
 	/* Filled by the sampler: CPU% over the interval (0 when is_new). */
 	float cpu_pct;
 };

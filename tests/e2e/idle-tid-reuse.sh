@@ -38,6 +38,7 @@ ok "tid $tid: the spinner that exited was not unwound (frames null)" \
 	sh -c "jq -e --argjson t $tid '[.spinning_threads[] | select(.tid == \$t) | .frames] | all(. == null)' '$TMP/v.json' >/dev/null"
 ok "tid $tid: never stopped for a stack (no stacks line names it)" \
 	sh -c "jq -e -s --argjson t $tid '[.[] | select(.type == \"stacks\") | .threads[] | select(.tid == \$t)] | length == 0' '$TMP/r.jsonl' >/dev/null"
+"$GPUPROBE" report --format jsonl "$TMP/r.jsonl" > "$TMP/full.jsonl" # format 3's references resolved
 ok "two threads counted under tid $tid: the spinner's and the sleeper's" \
-	sh -c "jq -e -s --argjson t $tid '[.[] | select(.type == \"sample\") | .threads[] | select(.tid == \$t) | .starttime] | unique | length == 2' '$TMP/r.jsonl' >/dev/null"
+	sh -c "jq -e -s --argjson t $tid '[.[] | select(.type == \"sample\") | .threads[] | select(.tid == \$t) | .starttime] | unique | length == 2' '$TMP/full.jsonl' >/dev/null"
 pass

@@ -17,12 +17,15 @@ n=$(count sample "$F")
 late=$(jq -r 'select(.type == "exit") | .late_ticks // 0' "$F")
 ok "ticks: $n samples + $late late >= 25" test $((n + late)) -ge 25
 ok "samples: $n >= 15" test "$n" -ge 15
+# Threads that did not run are references (format 3): resolved first.
+gp report --format jsonl "$F" > "$TMP/full.jsonl"
+ok "report --format jsonl reads it" test -s "$TMP/full.jsonl"
 bad=$(jq -r 'select(.type == "sample")
 	| select((.threads | type) != "array" or (.threads | length) < 1
 		 or any(.threads[]; (.tid | type) != "number" or (.state | type) != "string"))
-	| .t' "$F")
+	| .t' "$TMP/full.jsonl")
 ok "every sample has threads with tid and state" test -z "$bad"
-max=$(jq -s '[.[] | select(.type == "sample") | .threads | length] | max' "$F")
+max=$(jq -s '[.[] | select(.type == "sample") | .threads | length] | max' "$TMP/full.jsonl")
 ok "churn seen: up to $max threads in a sample (> 9)" test "$max" -gt 9
 ex=$(jq -c 'select(.type == "exit") | {reason, threads_vanished, tids_reused, late_ticks}' "$F")
 say "exit line: $ex"

@@ -21,7 +21,10 @@ wait $G
 rc=$?
 ok "exit 0 (got $rc)" [ $rc -eq 0 ]
 ok "gpuprobe's fds stayed under the limit of 300 (had $fds at +2 s)" [ "$fds" -lt 300 ]
-counts=$(jq -r 'select(.type=="sample") | .threads | length' "$TMP/t.jsonl" | sort -u | tr '\n' ' ')
+# Format 3 writes a thread that has not run as a reference to its last
+# record: report --format jsonl resolves them, so every thread is counted.
+"$GPUPROBE" report --format jsonl "$TMP/t.jsonl" > "$TMP/full.jsonl"
+counts=$(jq -r 'select(.type=="sample") | .threads | length' "$TMP/full.jsonl" | sort -u | tr '\n' ' ')
 ok "every sample holds all 601 threads (counts: $counts)" [ "$counts" = "601 " ]
 v=$(jq -r 'select(.type=="exit") | .threads_vanished' "$TMP/t.jsonl")
 ok "no thread vanished (threads_vanished $v)" [ "$v" = 0 ]

@@ -37,7 +37,8 @@ reason=$(jq -r 'select(.type=="exit") | .reason' "$TMP/r.jsonl")
 say "exit reason: $reason"
 ok "ended because the target went (exited or pid reused)" sh -c "echo '$reason' | grep -Eq '^(exited|pid reused)$'"
 ok "ended within 2 ticks of the reuse" fcmp "$(awk -v a=$KT -v b=$END 'BEGIN{print b-a}')" '<' 2.5
+"$GPUPROBE" report --format jsonl "$TMP/r.jsonl" > "$TMP/full.jsonl" # references resolved
 ok "every sample is of the target (each thread's comm is sleepers, never sleep)" \
-	sh -c "[ \$(jq -r 'select(.type==\"sample\") | .threads[].comm' '$TMP/r.jsonl' | grep -vc '^sleepers$') -eq 0 ]"
+	sh -c "[ \$(jq -r 'select(.type==\"sample\") | .threads[].comm' '$TMP/full.jsonl' | grep -vc '^sleepers$') -eq 0 ]"
 ok "samples were taken" sh -c "[ \$(jq -r 'select(.type==\"sample\") | .t' '$TMP/r.jsonl' | wc -l) -ge 2 ]"
 pass

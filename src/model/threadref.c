@@ -1,0 +1,255 @@
+#include "config.h"
+#include "threadref.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One thread of the previous sample: its last whole record, and the
+ * record a plain reference resolves to (made once, shared by every
+ * sample that refers to it: a thread asleep for a day is one object). */
+struct entry {
+	uint64_t key;            /* pid << 32 | tid, 0 = free */
+	json_t *full, *resolved;
+};
+
+struct table {
+	struct entry *e;
+	size_t cap, n;
+};
+
+struct gp_threadref {
+	struct table prev, cur;
+};
+
+struct gp_threadref *gp_threadref_new(void)
+{
+	return calloc(1, sizeof(struct gp_threadref));
+}
+
+static void table_clear(struct table *t)
+{
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->e[i].key)
+			continue;
+		json_decref(t->e[i].full);
+		json_decref(t->e[i].resolved);
+		t->e[i] = (struct entry){ 0 };
+	}
+	t->n = 0;
+}
+
+void gp_threadref_free(struct gp_threadref *r)
+{
+	if (!r)
+		return;
+	table_clear(&r->prev);
+	table_clear(&r->cur);
+	free(r->prev.e);
+	free(r->cur.e);
+	free(r);
+}
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static struct entry *find(struct table *t, uint64_t key)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t h = slot_of(key, t->cap);; h = (h + 1) & (t->cap - 1)) {
+		if (t->e[h].key == key)
+			return &t->e[h];
+		if (!t->e[h].key)
+			return NULL;
+	}
+}
+
+/* Room for `want` entries at most half full; false when out of memory. */
+static bool reserve(struct table *t, size_t want)
+{
+	if (want * 2 <= t->cap)
+		return true;
+	size_t cap = t->cap ? t->cap : 64;
+	while (cap < want * 2)
+		cap *= 2;
+	struct entry *e = calloc(cap, sizeof *e);
+	if (!e)
+		return false;
+	struct table n = { e, cap, 0 };
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->e[i].key)
+			continue;
+		size_t h = slot_of(t->e[i].key, cap);
+		while (e[h].key)
+			h = (h + 1) & (cap - 1);
+		e[h] = t->e[i];
+		n.n++;
+	}
+	free(t->e);
+	*t = n;
+	return true;
+}
+
+/* Takes a reference to full and resolved. */
+static void put(struct table *t, uint64_t key, json_t *full, json_t *resolved)
+{
+	if (!key || !reserve(t, t->n + 1))
+		return;
+	struct entry *e = find(t, key);
+	if (e) {
+		json_decref(e->full);
+		json_decref(e->resolved);
+	} else {
+		size_t h = slot_of(key, t->cap);
+		while (t->e[h].key)
+			h = (h + 1) & (t->cap - 1);
+		e = &t->e[h];
+		e->key = key;
+		t->n++;
+	}
+	e->full = json_incref(full);
+	e->resolved = json_incref(resolved);
+}
+
+/* What a plain reference stands for: the record, with no CPU this
+ * interval (it did not run), not new, and without the kernel stack
+ * (written when it was read, not repeated). */
+static json_t *resolved_of(json_t *full)
+{
+	json_t *r = json_copy(full); /* shallow: the members are shared */
+	if (!r)
+		return NULL;
+	json_object_set_new(r, "cpu_pct", json_real(0));
+	json_object_set_new(r, "sys_pct", json_real(0));
+	json_object_del(r, "new");
+	json_object_del(r, "kernel");
+	json_object_set_new(r, "unchanged", json_true());
+	return r;
+}
+
+/* The thread a reference names, resolved (wait_ns: its override, or
+ * NULL); NULL when it names nothing.  A new reference. */
+static json_t *resolve_one(struct gp_threadref *r, uint64_t key, json_t *wait)
+{
+	struct entry *e = find(&r->prev, key);
+	if (!e)
+		return NULL;
+	if (!e->resolved)
+		e->resolved = resolved_of(e->full);
+	if (!e->resolved)
+		return NULL;
+	json_t *use = json_incref(e->resolved);
+	if (wait) {
+		json_t *c = json_copy(use);
+		json_decref(use);
+		use = c;
+		if (use)
+			json_object_set(use, "wait_ns", wait);
+	}
+	if (use)
+		put(&r->cur, key, e->full, e->resolved);
+	return use;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* {"same":[FIRST,LAST]}: every thread of the previous sample with a tid
+ * in the range, in tid order.  The range is a stranger's number: walked
+ * tid by tid only while it is no longer than the table, else the table
+ * is walked. */
+static size_t resolve_run(struct gp_threadref *r, json_t *out, const json_t *range, uint64_t hi)
+{
+	json_int_t a = json_integer_value(json_array_get(range, 0));
+	json_int_t b = json_integer_value(json_array_get(range, 1));
+	if (json_array_size(range) != 2 || a <= 0 || b < a || b > INT32_MAX)
+		return 0;
+	size_t done = 0;
+	if ((uint64_t)(b - a) < r->prev.n) {
+		for (json_int_t tid = a; tid <= b; tid++) {
+			json_t *t = resolve_one(r, hi | (uint32_t)tid, NULL);
+			if (t && json_array_append_new(out, t) == 0)
+				done++;
+		}
+		return done;
+	}
+	uint64_t *keys = malloc((r->prev.n + 1) * sizeof *keys);
+	size_t nk = 0;
+	for (size_t i = 0; keys && i < r->prev.cap; i++) {
+		uint64_t k = r->prev.e[i].key;
+		if (k && (k >> 32) == hi >> 32 && (json_int_t)(uint32_t)k >= a
+		    && (json_int_t)(uint32_t)k <= b)
+			keys[nk++] = k;
+	}
+	qsort(keys, nk, sizeof *keys, by_tid);
+	for (size_t i = 0; i < nk; i++) {
+		json_t *t = resolve_one(r, keys[i], NULL);
+		if (t && json_array_append_new(out, t) == 0)
+			done++;
+	}
+	free(keys);
+	return done;
+}
+
+/* parent.threads, references resolved, into a new array. */
+static size_t resolve_threads(struct gp_threadref *r, json_t *parent, int64_t pid)
+{
+	json_t *threads = json_object_get(parent, "threads");
+	if (!json_is_array(threads))
+		return 0;
+	json_t *out = json_array();
+	if (!out)
+		return 0;
+	uint64_t hi = (uint64_t)(uint32_t)pid << 32;
+	size_t done = 0, i;
+	json_t *th;
+	json_array_foreach(threads, i, th) {
+		json_t *same = json_object_get(th, "same");
+		if (json_is_array(same)) {
+			done += resolve_run(r, out, same, hi);
+			continue;
+		}
+		json_t *jtid = json_object_get(th, "tid");
+		uint64_t key = json_is_integer(jtid)
+			       ? hi | (uint32_t)json_integer_value(jtid) : 0;
+		json_t *use = NULL;
+		if (same && key)
+			use = resolve_one(r, key, json_object_get(th, "wait_ns"));
+		if (use) {
+			done++;
+		} else {
+			/* A whole record; or a reference to nothing (a cut
+			 * or edited file): a thread with only a tid. */
+			use = json_incref(th);
+			if (!same)
+				put(&r->cur, key, th, NULL);
+		}
+		json_array_append_new(out, use);
+	}
+	json_object_set_new(parent, "threads", out);
+	return done;
+}
+
+size_t gp_threadref_resolve(struct gp_threadref *r, json_t *sample)
+{
+	if (!r)
+		return 0;
+	size_t n = 0, i;
+	json_t *c;
+	json_array_foreach(json_object_get(sample, "procs"), i, c)
+		n += resolve_threads(r, c, json_integer_value(json_object_get(c, "pid")));
+	n += resolve_threads(r, sample, json_integer_value(json_object_get(sample, "pid")));
+	/* Only this sample's threads can be referred to by the next one. */
+	table_clear(&r->prev);
+	struct table t = r->prev;
+	r->prev = r->cur;
+	r->cur = t;
+	return n;
+}
