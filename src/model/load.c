@@ -455,6 +455,21 @@ static FILE *open_result(const char *path, struct gp_loaded *out, char *err, siz
 	return f;
 }
 
+/* The header line: the page size and whose syscall numbers the samples
+ * hold (syscalls.h). */
+static void on_header(struct gp_loaded *out, json_t *j)
+{
+	keep(&out->header, j);
+	json_t *ps = json_object_get(json_object_get(j, "host"), "page_size");
+	if (json_is_integer(ps) && json_integer_value(ps) > 0)
+		out->page_size = (long)json_integer_value(ps);
+	const char *m = json_string_value(json_object_get(json_object_get(j, "host"), "machine"));
+	snprintf(out->machine, sizeof out->machine, "%s", m ? m : "");
+	for (char *c = out->machine; *c; c++)   /* a name, not markup */
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			*c = '?';
+}
+
 int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t errcap)
 {
 	memset(out, 0, sizeof *out);
@@ -508,17 +523,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		if (!type) {
 			out->bad_lines++;
 		} else if (!strcmp(type, "header")) {
-			keep(&out->header, j);
-			json_t *ps = json_object_get(json_object_get(j, "host"), "page_size");
-			if (json_is_integer(ps) && json_integer_value(ps) > 0)
-				out->page_size = (long)json_integer_value(ps);
-			/* Whose syscall numbers the samples hold (syscalls.h). */
-			const char *m = json_string_value(json_object_get(json_object_get(j, "host"),
-									  "machine"));
-			snprintf(out->machine, sizeof out->machine, "%s", m ? m : "");
-			for (char *c = out->machine; *c; c++)   /* a name, not markup */
-				if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
-					*c = '?';
+			on_header(out, j);
 		} else if (!strcmp(type, "target")) {
 			/* The first target is the trace's; later ones are
 			 * descendants that appeared (format 2). */
