@@ -25,7 +25,8 @@ if ! command -v "$FUZZ_CC" >/dev/null 2>&1 ||
 	exit 77
 fi
 
-PKGS="jansson libproc2 libdw libelf"
+# libzstd, zlib: the result streams (model/rstream.c, result.c: -o .zst, report of .zst/.gz), as configure.ac has them.
+PKGS="jansson libproc2 libdw libelf libzstd zlib"
 pkg-config --exists cairo && PKGS="$PKGS cairo"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-g -O1 $SAN -I$top_builddir -I$top_srcdir/src -I$top_builddir/src/common \
