@@ -62,8 +62,11 @@ static int send_op(int fd, enum proc_cn_mcast_op op)
 	return send(fd, &m, sizeof m, 0) == (ssize_t)sizeof m ? 0 : -1;
 }
 
-/* The proc_event of one received message, NULL when it is not one. */
-static const struct proc_event *event_of(const char *buf, ssize_t len)
+/* The proc_event of one received message, copied into *out (in the
+ * message it sits at offset 36, after nlmsghdr and cn_msg: not aligned
+ * for its 8-byte timestamp, which UBSan rejects); NULL when it is not
+ * one. */
+static const struct proc_event *event_of(const char *buf, ssize_t len, struct proc_event *out)
 {
 	const struct nlmsghdr *nl = (const void *)buf;
 	if (len < (ssize_t)(NLMSG_HDRLEN + sizeof(struct cn_msg)) || !NLMSG_OK(nl, (size_t)len)
@@ -74,7 +77,9 @@ static const struct proc_event *event_of(const char *buf, ssize_t len)
 	    || cn->len < offsetof(struct proc_event, event_data)
 	    || (size_t)len < NLMSG_HDRLEN + sizeof *cn + cn->len)
 		return NULL;
-	return (const struct proc_event *)cn->data;
+	memset(out, 0, sizeof *out);
+	memcpy(out, cn->data, cn->len < sizeof *out ? cn->len : sizeof *out);
+	return out;
 }
 
 /* The initial namespaces' nsfs inodes are fixed numbers (the kernel's
@@ -120,7 +125,7 @@ struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
 	/* Bounded by the clock, not by the reads: on a busy machine other
 	 * processes' events keep coming, and the answer may be among the
 	 * ones a full queue dropped (ENOBUFS). */
-	char buf[4096];
+	char buf[4096] __attribute__((aligned(8))); /* nlmsghdr, then cn_msg: 4-byte fields */
 	double deadline = gp_mono_now() + 0.5;
 	for (double left; (left = deadline - gp_mono_now()) > 0;) {
 		ssize_t len = recv(fd, buf, sizeof buf, 0);
@@ -133,7 +138,8 @@ struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
 			continue;
 		if (len < 0)
 			break;
-		const struct proc_event *ev = event_of(buf, len);
+		struct proc_event evbuf;
+		const struct proc_event *ev = event_of(buf, len, &evbuf);
 		if (!ev || ev->what != PROC_EVENT_NONE)
 			continue;
 		if (ev->event_data.ack.err) {
@@ -162,7 +168,7 @@ void gp_forks_drain(struct gp_forks *f)
 {
 	if (!f)
 		return;
-	char buf[4096];
+	char buf[4096] __attribute__((aligned(8))); /* nlmsghdr, then cn_msg: 4-byte fields */
 	for (;;) {
 		ssize_t len = recv(f->fd, buf, sizeof buf, 0);
 		if (len < 0) {
@@ -174,7 +180,8 @@ void gp_forks_drain(struct gp_forks *f)
 			}
 			return; /* EAGAIN: all read */
 		}
-		const struct proc_event *ev = event_of(buf, len);
+		struct proc_event evbuf;
+		const struct proc_event *ev = event_of(buf, len, &evbuf);
 		if (!ev)
 			continue;
 		size_t at;
