@@ -32,7 +32,11 @@ if jq -s -e '[.[] | select(.type == "exit")][0].forks' "$F" > /dev/null; then
 	[ $# -eq 5 ] || fail "processes line not as expected: $pl"
 	ok "every recipe counted: $3 started >= 41" test "$3" -ge 41
 	ok "more started ($3) than a sample saw ($5)" test "$3" -gt "$5"
-	ok "processes add up: $1 + $3 - $4 = $2" test $(($1 + $3 - $4)) -eq "$2"
+	# Within one: the connector's counts are read at the sample's start and
+	# the /proc walk after it, so a recipe that starts (or ends) in between
+	# is in one and not yet in the other (seen under ASan: 1 + 41 - 40 = 3).
+	d=$(($1 + $3 - $4 - $2))
+	ok "processes add up: $1 + $3 - $4 = $2 (within one)" test "${d#-}" -le 1
 else
 	reason=$(jq -r 'select(.type == "exit") | .forks_unseen' "$F")
 	say "no process connector: $reason"
