@@ -53,12 +53,6 @@ int gp_bundle_kmsg(void *arg)
 
 /* A /dev path of a GPU driver: NVIDIA's character devices, AMD's KFD,
  * DRM nodes (amdgpu, i915, xe, nouveau...). */
-static bool gpu_dev(const char *target)
-{
-	return !strncmp(target, "/dev/nvidia", 11) || !strcmp(target, "/dev/kfd")
-	       || !strncmp(target, "/dev/dri/", 9);
-}
-
 /* The process's GPU file descriptors: [{"fd", "path"}], or NULL with
  * errno when its fd directory cannot be read. */
 static json_t *gpu_fds(int pid)
@@ -79,7 +73,7 @@ static json_t *gpu_fds(int pid)
 		if (n <= 0)
 			continue;
 		target[n] = '\0';
-		if (gpu_dev(target))
+		if (gp_gpu_device_path(target))
 			json_array_append_new(arr, json_pack("{s:i, s:s}", "fd", atoi(e->d_name),
 							     "path", target));
 	}

@@ -91,3 +91,9 @@ struct gp_amd_cards *gp_gpu_house_cards(struct gp_gpu_house *h)
 {
 	return h->cards;
 }
+
+bool gp_gpu_device_path(const char *path)
+{
+	return !strncmp(path, "/dev/nvidia", 11) || !strcmp(path, "/dev/kfd")
+	       || !strncmp(path, "/dev/dri/", 9);
+}

@@ -60,4 +60,8 @@ struct gp_nvml *gp_gpu_house_nvml(struct gp_gpu_house *h, const char **why);
 /* The amdgpu cards' sysfs reader of the trace (gpu/amdsys.h). */
 struct gp_amd_cards *gp_gpu_house_cards(struct gp_gpu_house *h);
 
+/* A path an open fd of a GPU user points at: /dev/nvidia*, /dev/kfd,
+ * a /dev/dri node (watch --gpu follows such processes; bundle lists them). */
+bool gp_gpu_device_path(const char *path);
+
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "follow.h"
 #include "grow.h"
+#include "house.h"
 #include "identity.h"
 #include "nvml.h"
 
@@ -42,8 +43,7 @@ bool gp_follow_holds_gpu(int pid)
 		if (n <= 0)
 			continue;
 		t[n] = '\0';
-		yes = !strncmp(t, "/dev/nvidia", 11) || !strcmp(t, "/dev/kfd")
-		      || !strncmp(t, "/dev/dri/", 9);
+		yes = gp_gpu_device_path(t);
 	}
 	closedir(d);
 	return yes;
