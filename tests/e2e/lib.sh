@@ -30,10 +30,17 @@ ok() {
 
 # The whole test runs under timeout(1): nothing can hang `make check`.
 # (A test that runs out of time fails: a hang is what these tests catch.)
+# E2E_TIMEOUT is the test's own limit; E2E_TIMEOUT_SCALE (a whole
+# number, default 1) multiplies every test's limit, for slow builds
+# (.ci/run gives the ASan+UBSan pass 4: its bad-input suite took more
+# than a flat 180 s there).  The last line says how long the test took.
 if [ -z "$GP_E2E_WATCHED" ]; then
-	GP_E2E_WATCHED=1 timeout -k 2 "${E2E_TIMEOUT:-30}" /bin/sh "$0" "$@"
+	_limit=$(( ${E2E_TIMEOUT:-30} * ${E2E_TIMEOUT_SCALE:-1} ))
+	_t0=$(date +%s)
+	GP_E2E_WATCHED=1 timeout -k 2 "$_limit" /bin/sh "$0" "$@"
 	rc=$?
-	[ $rc -eq 124 ] && { say "FAIL: timed out after ${E2E_TIMEOUT:-30} s"; rc=1; }
+	[ $rc -eq 124 ] && { say "FAIL: timed out after $_limit s"; rc=1; }
+	say "took $(( $(date +%s) - _t0 )) s (limit $_limit s)"
 	exit $rc
 fi
 
