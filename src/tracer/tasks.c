@@ -2,6 +2,7 @@
 #include "tasks.h"
 #include "waitgraph.h"
 #include "grow.h"
+#include "timeutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +32,7 @@ struct slot {
 	uint64_t kstime;
 	char *kstack;
 	uint64_t utime, stime, vcsw, nvcsw, run_ns; /* previous sample's */
+	int64_t read_ns;          /* when those were read (monotonic) */
 	/* What it waited for at its last sample (waitprobe.c): a sleep we
 	 * interrupted to take its stack resumes as restart_syscall. */
 	uint8_t wait_mem;
@@ -380,6 +382,7 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	ssize_t n;
 	if (!t->denied[F_SCHEDSTAT]) {
 		n = slot_read(t, s, F_SCHEDSTAT, t->buf, sizeof t->buf);
+		th->read_ns = gp_mono_ns();
 		if (n > 0 && gp_parse_schedstat(t->buf, &th->run_ns, &th->wait_ns, &th->pcount))
 			th->have_sched = true;
 		else if (n < 0 && errno == ESRCH)
@@ -389,7 +392,9 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	    && th->pcount == s->last.pcount && th->run_ns == s->last.run_ns
 	    && (!t->runq_busy || !woken(t, s))) {
 		uint64_t wait_ns = th->wait_ns;
+		int64_t read_ns = th->read_ns;
 		*th = s->last;
+		th->read_ns = read_ns;
 		th->last_wait_ns = th->wait_ns;
 		th->wait_ns = wait_ns;
 		th->unchanged = true;
@@ -493,7 +498,12 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 			fresh = true;
 		}
 		s->starttime = th->st.starttime;
-keep:
+keep:;
+		/* When this thread's counters were read, not when the sample
+		 * began: reading 200 threads under load took longer than a
+		 * 0.05 s interval, and one thread's delta over the sample's dt
+		 * read 202.9 % of a core (2026-12-05, bench/workloads/busy). */
+		int64_t read_ns = th->read_ns ? th->read_ns : gp_mono_ns();
 		th->is_new = fresh;
 		if (fresh) {
 			s->wait_mem = 0;
@@ -510,7 +520,9 @@ keep:
 			th->d_vcsw = th->vcsw >= s->vcsw ? th->vcsw - s->vcsw : 0;
 			th->d_nvcsw = th->nvcsw >= s->nvcsw ? th->nvcsw - s->nvcsw : 0;
 			th->d_run_ns = th->run_ns >= s->run_ns ? th->run_ns - s->run_ns : 0;
+			th->d_read_ns = s->read_ns && read_ns > s->read_ns ? (uint64_t)(read_ns - s->read_ns) : 0;
 		}
+		s->read_ns = read_ns;
 		s->utime = th->st.utime;
 		s->stime = th->st.stime;
 		s->vcsw = th->vcsw;

@@ -38,6 +38,10 @@ struct gp_thread {
 	bool have_sched;
 	/* Since this thread's previous sample (0 when is_new). */
 	uint64_t d_utime, d_stime, d_vcsw, d_nvcsw, d_run_ns;
+	/* When schedstat was read (monotonic ns), and the time between the
+	 * readings the deltas span (0 when unknown). */
+	int64_t read_ns;
+	uint64_t d_read_ns;
 	/* The wait kind it was classified with at its previous sample
 	 * (model/waits.h), kept by the table; valid until the next sample. */
 	uint8_t *wait_mem;
