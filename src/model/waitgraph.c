@@ -9,7 +9,7 @@
 static const char *const names[GP_EDGE_COUNT] = {
 	[GP_EDGE_JOIN] = "join", [GP_EDGE_MUTEX] = "mutex", [GP_EDGE_FUTEX] = "futex",
 	[GP_EDGE_PIPE] = "pipe", [GP_EDGE_FLOCK] = "flock", [GP_EDGE_POSIX] = "posix",
-	[GP_EDGE_STOPPED] = "stopped",
+	[GP_EDGE_STOPPED] = "stopped", [GP_EDGE_SOCKET] = "socket",
 };
 
 const char *gp_edge_name(enum gp_edge_how h)
@@ -127,6 +127,7 @@ static enum gp_chain_end edge_end(struct walk *w, const struct gp_wg_node *x)
 		return follow(w, j);
 	}
 	case GP_EDGE_PIPE:
+	case GP_EDGE_SOCKET:
 		if (!x->on.id)
 			return GP_END_OUTSIDE;
 		e = process_end(w, x->on.id, &s);

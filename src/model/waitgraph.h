@@ -32,6 +32,7 @@ enum gp_edge_how {
 	GP_EDGE_FLOCK,    /* id: the lock's holder (pid), 0 none found */
 	GP_EDGE_POSIX,    /* id: the lock's holder (pid), 0 none found */
 	GP_EDGE_STOPPED,  /* the thread is stopped; id: the tracer's pid, 0 a signal */
+	GP_EDGE_SOCKET,   /* id: a process holding the unix socket's peer, 0 none found */
 	GP_EDGE_COUNT
 };
 

@@ -259,6 +259,20 @@ static void stopper_words(struct strbuf *sb, const struct gp_wg_pt *g)
 		strbuf_addstr(sb, "stopped by a signal (SIGSTOP), no tracer");
 }
 
+/* How one member of a cycle waits on the next (its edge's id follows). */
+static const char *cycle_words(uint8_t how)
+{
+	switch (how) {
+	case GP_EDGE_JOIN: return "joins thread";
+	case GP_EDGE_MUTEX: return "waits for the mutex owned by thread";
+	case GP_EDGE_PIPE: return "waits on a pipe whose other end is pid";
+	case GP_EDGE_SOCKET: return "waits on a unix socket whose peer is pid";
+	case GP_EDGE_FLOCK: return "waits for the flock held by pid";
+	case GP_EDGE_POSIX: return "waits for the POSIX lock held by pid";
+	default: return "waits on";
+	}
+}
+
 /* Where the chains of waits end, when that decided (verdict/waitjudge.c):
  * the culprit named, not the crowd. */
 static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
@@ -267,11 +281,10 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 	if (a->deadlock) {
 		strbuf_addf(sb, "deadlock: ");
 		for (unsigned i = 0; i < g->ncycle; i++) {
-			const char *on = g->cyc_how[i] == GP_EDGE_JOIN ? "joins" : "waits for the mutex owned by";
 			strbuf_addf(sb, "%sthread %d (%s)", i ? "; " : "", g->cyc_tid[i], g->cyc_comm[i]);
 			if (a->cyc_frame[i][0])
 				strbuf_addf(sb, " in %s", a->cyc_frame[i]);
-			strbuf_addf(sb, " %s thread %d", on, g->cyc_on[i]);
+			strbuf_addf(sb, " %s %d", cycle_words(g->cyc_how[i]), g->cyc_on[i]);
 		}
 		strbuf_addf(sb, ": each waits on the next, none can go on");
 		return true;
@@ -280,7 +293,7 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, "pid %d (%s) is ", g->stopped_pid, g->stopped_comm);
 		stopper_words(sb, g);
 		strbuf_addf(sb, "; %u thread%s of the traced tree wait%s behind it (through pipes, "
-			    "locks or joins)", g->behind, g->behind == 1 ? "" : "s", g->behind == 1 ? "s" : "");
+			    "sockets, locks or joins)", g->behind, g->behind == 1 ? "" : "s", g->behind == 1 ? "s" : "");
 		return true;
 	}
 	if (a->behind_holder) {

@@ -4,17 +4,25 @@
 #include "syscalls.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 enum { MAX_RELATIVES = 64, MAX_FDS = 1024, PEER_CACHE = 8 };
+enum { END_READER = 0, END_WRITER = 1, END_ANY = 2 };
 
 struct gp_waitedge {
 	const struct gp_root *root;
@@ -24,7 +32,9 @@ struct gp_waitedge {
 	char tracer_comm[16];
 	char *locks;                 /* /proc/locks this sample, NULL unread */
 	bool locks_read;
-	struct { uint64_t dev, ino; bool want_writer; int pid; char comm[16]; } peer[PEER_CACHE];
+	/* want: END_READER, END_WRITER (a pipe's end), END_ANY (a socket) */
+	struct { uint64_t dev, ino; int want; int pid; char comm[16]; } peer[PEER_CACHE];
+	int diag_fd;                 /* NETLINK_SOCK_DIAG, -1 none yet, -2 refused */
 	size_t npeer;
 };
 
@@ -34,6 +44,7 @@ struct gp_waitedge *gp_waitedge_new(const struct gp_root *root, int pid)
 	if (e) {
 		e->root = root;
 		e->pid = pid;
+		e->diag_fd = -1;
 	}
 	return e;
 }
@@ -43,6 +54,8 @@ void gp_waitedge_free(struct gp_waitedge *e)
 	if (!e)
 		return;
 	free(e->locks);
+	if (e->diag_fd >= 0)
+		close(e->diag_fd);
 	free(e);
 }
 
@@ -211,13 +224,13 @@ static void lock_edge(struct gp_waitedge *e, long fd, bool is_flock, struct gp_w
 
 /* ---- pipes: the process at the other end ----------------------------- */
 
-static bool fd_identity(const struct gp_root *root, int pid, long fd, uint64_t *dev,
-			uint64_t *ino)
+static bool fd_identity(const struct gp_root *root, int pid, long fd, mode_t type,
+			uint64_t *dev, uint64_t *ino)
 {
 	char p[64];
 	struct stat st;
 	snprintf(p, sizeof p, "proc/%d/fd/%ld", pid, fd);
-	if (fstatat(root->dirfd, p, &st, 0) != 0 || !S_ISFIFO(st.st_mode))
+	if (fstatat(root->dirfd, p, &st, 0) != 0 || (st.st_mode & S_IFMT) != type)
 		return false;
 	*dev = st.st_dev;
 	*ino = st.st_ino;
@@ -246,9 +259,9 @@ static char proc_state(const struct gp_root *root, int pid)
 	return r && r[1] == ' ' ? r[2] : '?';
 }
 
-/* Does pid hold the pipe (dev, ino) open for the wanted end? */
-static bool holds_end(const struct gp_root *root, int pid, uint64_t dev, uint64_t ino,
-		      bool want_writer)
+/* Does pid hold the pipe (dev, ino) open for the wanted end (END_ANY:
+ * at all, a socket)? */
+static bool holds_end(const struct gp_root *root, int pid, uint64_t dev, uint64_t ino, int want)
 {
 	char p[64];
 	snprintf(p, sizeof p, "proc/%d/fd", pid);
@@ -269,8 +282,12 @@ static bool holds_end(const struct gp_root *root, int pid, uint64_t dev, uint64_
 		struct stat st;
 		if (fstatat(dfd, de->d_name, &st, 0) != 0 || st.st_dev != dev || st.st_ino != ino)
 			continue;
+		if (want == END_ANY) {
+			found = true;
+			break;
+		}
 		int m = fd_mode(root, pid, de->d_name);
-		found = m == 2 || (want_writer ? m == 1 : m == 0);
+		found = m == 2 || (want == END_WRITER ? m == 1 : m == 0);
 	}
 	closedir(d);
 	return found;
@@ -303,24 +320,23 @@ static size_t relatives(struct gp_waitedge *e, int *out, size_t cap)
 	return n;
 }
 
-static void pipe_edge(struct gp_waitedge *e, long fd, bool reading, struct gp_wait_edge *out)
+/* The relative holding (dev, ino) -- a pipe's wanted end, or a socket --
+ * into out (how already set): a stopped holder first, the one the others
+ * wait behind.  Cached for the sample. */
+static void peer_of(struct gp_waitedge *e, uint64_t dev, uint64_t ino, int want,
+		    struct gp_wait_edge *out)
 {
-	uint64_t dev, ino;
-	if (!e->root->live || !fd_identity(e->root, e->pid, fd, &dev, &ino))
-		return;
-	out->how = GP_EDGE_PIPE;
 	for (size_t i = 0; i < e->npeer; i++)
-		if (e->peer[i].dev == dev && e->peer[i].ino == ino && e->peer[i].want_writer == reading) {
+		if (e->peer[i].dev == dev && e->peer[i].ino == ino && e->peer[i].want == want) {
 			out->id = e->peer[i].pid;
 			gp_strlcpy(out->comm, e->peer[i].comm, sizeof out->comm);
 			return;
 		}
 	int rel[MAX_RELATIVES];
 	size_t nrel = relatives(e, rel, MAX_RELATIVES);
-	/* A stopped holder first: the one the others wait behind. */
 	int best = 0;
 	for (size_t i = 0; i < nrel; i++) {
-		if (!holds_end(e->root, rel[i], dev, ino, reading))
+		if (!holds_end(e->root, rel[i], dev, ino, want))
 			continue;
 		char s = proc_state(e->root, rel[i]);
 		if (!best || s == 'T' || s == 't')
@@ -332,9 +348,93 @@ static void pipe_edge(struct gp_waitedge *e, long fd, bool reading, struct gp_wa
 	if (best)
 		comm_of(e->root, best, out->comm, sizeof out->comm);
 	if (e->npeer < PEER_CACHE)
-		e->peer[e->npeer++] = (typeof(e->peer[0])){ dev, ino, reading, best, "" };
+		e->peer[e->npeer++] = (typeof(e->peer[0])){ dev, ino, want, best, "" };
 	if (e->npeer && best)
 		gp_strlcpy(e->peer[e->npeer - 1].comm, out->comm, sizeof e->peer[0].comm);
+}
+
+static void pipe_edge(struct gp_waitedge *e, long fd, bool reading, struct gp_wait_edge *out)
+{
+	uint64_t dev, ino;
+	if (!e->root->live || !fd_identity(e->root, e->pid, fd, S_IFIFO, &dev, &ino))
+		return;
+	out->how = GP_EDGE_PIPE;
+	peer_of(e, dev, ino, reading ? END_WRITER : END_READER, out);
+}
+
+/* ---- unix sockets: the process holding the peer ---------------------- */
+
+/* The inode of the unix socket connected to socket inode ino, 0 when not
+ * known: one NETLINK_SOCK_DIAG query (unix_diag_get_exact in the kernel's
+ * net/unix/diag.c; no privilege needed, and both cookie words
+ * INET_DIAG_NOCOOKIE skip the cookie check of sock_diag_check_cookie).
+ * The lookup is by inode in gpuprobe's own network namespace: a target in
+ * another one finds nothing, and its socket waits stay "outside". */
+static uint32_t unix_peer(struct gp_waitedge *e, uint32_t ino)
+{
+	if (e->diag_fd == -1) {
+		e->diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+		if (e->diag_fd < 0) {
+			e->diag_fd = -2;
+			return 0;
+		}
+		/* The kernel answers at once or not at all: never wait long. */
+		struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+		setsockopt(e->diag_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	}
+	if (e->diag_fd < 0)
+		return 0;
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof req, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = ino },
+		.r = { .sdiag_family = AF_UNIX, .udiag_ino = ino, .udiag_show = UDIAG_SHOW_PEER,
+		       .udiag_cookie = { ~0U, ~0U } },
+	};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	if (sendto(e->diag_fd, &req, sizeof req, 0, (struct sockaddr *)&sa, sizeof sa) != (ssize_t)sizeof req)
+		return 0;
+	uint64_t buf[1024]; /* 8 KiB, aligned for the headers */
+	for (;;) {
+		ssize_t n = recv(e->diag_fd, buf, sizeof buf, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		size_t left = (size_t)n;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_seq != ino)
+				continue; /* an answer to an earlier, timed-out query */
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY
+			    || h->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+				return 0; /* NLMSG_ERROR: no such socket here */
+			const struct unix_diag_msg *m = NLMSG_DATA(h);
+			if (m->udiag_ino != ino)
+				return 0;
+			size_t alen = h->nlmsg_len - NLMSG_LENGTH(sizeof *m);
+			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+				if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t)) {
+					uint32_t peer;
+					memcpy(&peer, RTA_DATA(a), sizeof peer);
+					return peer;
+				}
+			return 0;
+		}
+	}
+}
+
+static void socket_edge(struct gp_waitedge *e, long fd, struct gp_wait_edge *out)
+{
+	uint64_t dev, ino;
+	if (!e->root->live || !fd_identity(e->root, e->pid, fd, S_IFSOCK, &dev, &ino) || ino > UINT32_MAX)
+		return;
+	uint32_t peer = unix_peer(e, (uint32_t)ino);
+	if (!peer)
+		return; /* not a connected unix socket (TCP, a listener): outside */
+	out->how = GP_EDGE_SOCKET;
+	peer_of(e, dev, peer, END_ANY, out);
 }
 
 void gp_waitedge_probe(struct gp_waitedge *e, const struct gp_thread *th, enum gp_wait wait,
@@ -357,10 +457,18 @@ void gp_waitedge_probe(struct gp_waitedge *e, const struct gp_thread *th, enum g
 		lock_edge(e, (long)a[0], true, out);
 	else if (wait == GP_WAIT_LOCK && !strcmp(name, "fcntl"))
 		lock_edge(e, (long)a[0], false, out);
-	else if (wait == GP_WAIT_INPUT && (!strcmp(name, "read") || !strcmp(name, "readv")))
+	else if (wait == GP_WAIT_INPUT && (!strcmp(name, "read") || !strcmp(name, "readv"))) {
 		pipe_edge(e, (long)a[0], true, out);
-	else if (wait == GP_WAIT_OUTPUT && (!strcmp(name, "write") || !strcmp(name, "writev")))
+		if (!out->how)
+			socket_edge(e, (long)a[0], out);
+	} else if (wait == GP_WAIT_OUTPUT && (!strcmp(name, "write") || !strcmp(name, "writev"))) {
 		pipe_edge(e, (long)a[0], false, out);
+		if (!out->how)
+			socket_edge(e, (long)a[0], out);
+	} else if ((wait == GP_WAIT_INPUT || wait == GP_WAIT_OUTPUT)
+		   && (!strcmp(name, "recvfrom") || !strcmp(name, "recvmsg") || !strcmp(name, "sendto")
+		       || !strcmp(name, "sendmsg")))
+		socket_edge(e, (long)a[0], out);
 	else if ((wait == GP_WAIT_OUTPUT || wait == GP_WAIT_INPUT) && !strcmp(name, "splice")) {
 		/* splice(fd_in, off_in, fd_out, ...) (pv): blocked writing
 		 * into fd_out's pipe, or reading fd_in's. */

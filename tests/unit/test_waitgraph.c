@@ -124,6 +124,29 @@ static void test_holder(void **st)
 	assert_int_equal(g.main_end, GP_END_HOLDER);
 }
 
+/* A parent and its child each reading their end of one socketpair: the
+ * socket edges close a cycle of two processes; with the child's peer
+ * outside instead, the parent's chain ends outside. */
+static void test_socket_cycle(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = {
+		node(51, 51, "python3", 'S', GP_WAIT_INPUT, GP_EDGE_SOCKET, 50),
+		node(50, 50, "python3", 'S', GP_WAIT_INPUT, GP_EDGE_SOCKET, 51),
+	};
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 2, 50, &g);
+	assert_int_equal(g.ncycle, 2);
+	assert_int_equal(g.cyc_how[0], GP_EDGE_SOCKET);
+	assert_int_equal(g.main_end, GP_END_CYCLE);
+	n[0].on = (struct gp_wait_edge){ .how = GP_EDGE_NONE };
+	n[0].wait = GP_WAIT_INPUT; /* accept(): outside */
+	gp_waitgraph_judge(n, 2, 50, &g);
+	assert_int_equal(g.ncycle, 0);
+	assert_int_equal(g.main_end, GP_END_OUTSIDE);
+	assert_string_equal(gp_edge_name(GP_EDGE_SOCKET), "socket");
+}
+
 static void test_names(void **st)
 {
 	(void)st;
@@ -143,4 +166,5 @@ UNIT_MAIN(
 	cmocka_unit_test(test_pipe_outside),
 	cmocka_unit_test(test_released),
 	cmocka_unit_test(test_holder),
+	cmocka_unit_test(test_socket_cycle),
 	cmocka_unit_test(test_names))
