@@ -69,6 +69,7 @@ printf '{"type":"header","gpuprobe":1,"command":["trace"],"argv":"x","started":5
 printf '\357\273\277%s\r\n' "$HDR" > "$IN/bom-crlf.jsonl"
 ln -s "$IN/file1m" "$IN/link-to-file1m"
 find "$IN" -type f -exec touch -h -d '2020-01-01 00:00:00' {} +
+INFILES=$(find "$IN" -type f | sort)   # fixture names hold no blanks
 # A process that is nobody's target, and a zombie (its parent sleeps).
 sleep 3600 & LIVE=$!; bg_track $LIVE
 sh -c 'sleep 0 & exec sleep 3600' & ZPARENT=$!; bg_track $ZPARENT
@@ -99,12 +100,13 @@ sig() {
 		printf '%s %s\n' "$(sha256sum < "$_f" | cut -c1-64)" "$(stat -L -c '%Y %s %n' "$_f")"
 	done
 }
-# insig: the same for every file under @IN@, in two processes (the table
-# has hundreds of cases: one sha256sum per file per case was most of the
-# suite's time).
+# insig: the same for every file under @IN@ (listed once: no case may
+# add one), in two processes (the table has hundreds of cases: one
+# sha256sum per file per case, then two finds and two sorts a case, were
+# most of the suite's time on a VM where a process costs ~5 ms).
 insig() {
-	find "$IN" -type f -exec sha256sum {} + | sort
-	find "$IN" -type f -exec stat -c '%Y %s %n' {} + | sort
+	sha256sum $INFILES
+	stat -c '%Y %s %n' $INFILES
 }
 
 # run_shard I: the cases of $TMP/shard.I ("N<TAB>line"), one after the
