@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,12 @@ static void thread_cpu(const struct gp_thread *th, double clk, double dt,
 		*cpu = 100.0;
 	if (*sys > *cpu)
 		*sys = *cpu;
+	/* To 0.01 % of a core (100 us a second), written and judged alike:
+	 * the ten digits %.10g wrote were noise, and the least compressible
+	 * part of a record (a 200-thread sample whose threads all ran: 90 ->
+	 * 70 KB after zstd -3 for 20 such samples, 2026-12-05). */
+	*cpu = round(*cpu * 100.0) / 100.0;
+	*sys = round(*sys * 100.0) / 100.0;
 }
 
 /* The thread's `on` member (doc/result-format.md): on whom it waits. */
