@@ -5,6 +5,7 @@
 # named, attributed to the context, and the fix direction; interrupts on
 # -> quiet; an A/B between the spinning double and its backoff build;
 # Debian's real runtime on a GPU-less machine -> a clear failure.
+E2E_TIMEOUT=${E2E_TIMEOUT:-60} # ~20 s alone; room for make -j2 check
 . "${0%/*}/lib.sh"
 require_jq
 A=$top_builddir/tests/gpu/libhsa-runtime64.so.1

@@ -9,6 +9,7 @@
 # throughput or total energy; and the four processes cost what one does.
 # Before, each traced process opened NVML twice and asked everything for
 # itself: four processes, eight handles and four times the calls.
+E2E_TIMEOUT=${E2E_TIMEOUT:-60} # ~20 s alone; room for make -j2 check
 . "${0%/*}/lib.sh"
 require_jq
 N=$top_builddir/tests/gpu/libnvidia-ml.so.1

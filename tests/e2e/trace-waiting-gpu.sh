@@ -5,6 +5,7 @@
 # sleeps; with spin sync it burns a core: either way a long GPU job, not
 # a hang.  With the GPU idle the same host is judged as before (idle, or
 # hang-busy-user); report of the saved file says the same.
+E2E_TIMEOUT=${E2E_TIMEOUT:-60} # ~20 s alone; room for make -j2 check
 . "${0%/*}/lib.sh"
 require_jq
 require_workload spin
