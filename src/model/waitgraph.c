@@ -255,6 +255,37 @@ static bool released_outside(const struct walk *w, size_t i)
 	return outside > 0;
 }
 
+/* Unknown edges released by threads that wait outside.  The answer is
+ * the same for every futex waiter of one scope (futex waiters are not
+ * releasers, so marking one changes no other's answer): it is kept for
+ * the last scope asked, as nodes come process by process -- asked once a
+ * node, 10 000 idle threads of one process made this a quarter of the
+ * sampler's CPU (perf, 2026-12-05). */
+static void mark_released(struct walk *w, struct gp_wg_pt *out)
+{
+	struct { bool valid, shared, answer; int pid, ppid; const char *pcomm; } memo = { 0 };
+	for (size_t i = 0; i < w->n; i++) {
+		const struct gp_wg_node *x = &w->nd[i];
+		if (x->on.how != GP_EDGE_FUTEX)
+			continue;
+		bool same = memo.valid && memo.shared == x->on.shared
+			    && (x->on.shared ? memo.ppid == x->ppid && x->pcomm && !strcmp(memo.pcomm, x->pcomm)
+					     : memo.pid == x->pid);
+		if (!same) {
+			memo.valid = !x->on.shared || x->pcomm;
+			memo.shared = x->on.shared;
+			memo.pid = x->pid;
+			memo.ppid = x->ppid;
+			memo.pcomm = x->pcomm;
+			memo.answer = released_outside(w, i);
+		}
+		if (memo.answer) {
+			w->end[i] = GP_END_OUTSIDE;
+			out->released++;
+		}
+	}
+}
+
 void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
 			struct gp_wg_pt *out)
 {
@@ -273,33 +304,7 @@ void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
 			out->edges++;
 		follow(&w, i);
 	}
-	/* Unknown edges released by threads that wait outside.  The answer
-	 * is the same for every futex waiter of one scope (futex waiters
-	 * are not releasers, so marking one changes no other's answer): it
-	 * is kept for the last scope asked, as nodes come process by
-	 * process -- asked once a node, 10 000 idle threads of one process
-	 * made this a quarter of the sampler's CPU (perf, 2026-12-05). */
-	struct { bool valid, shared, answer; int pid, ppid; const char *pcomm; } memo = { 0 };
-	for (size_t i = 0; i < n; i++) {
-		const struct gp_wg_node *x = &nodes[i];
-		if (x->on.how != GP_EDGE_FUTEX)
-			continue;
-		bool same = memo.valid && memo.shared == x->on.shared
-			    && (x->on.shared ? memo.ppid == x->ppid && x->pcomm && !strcmp(memo.pcomm, x->pcomm)
-					     : memo.pid == x->pid);
-		if (!same) {
-			memo.valid = !x->on.shared || x->pcomm;
-			memo.shared = x->on.shared;
-			memo.pid = x->pid;
-			memo.ppid = x->ppid;
-			memo.pcomm = x->pcomm;
-			memo.answer = released_outside(&w, i);
-		}
-		if (memo.answer) {
-			w.end[i] = GP_END_OUTSIDE;
-			out->released++;
-		}
-	}
+	mark_released(&w, out);
 	/* Chains through a released edge end outside too (a join on a
 	 * thread released that way), as do those through a cycle's member. */
 	for (size_t i = 0; i < n; i++)
