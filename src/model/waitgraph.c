@@ -233,6 +233,14 @@ static enum gp_chain_end follow(struct walk *w, size_t i)
  * one queue's lock, forked from one parent).  Releasers that wait on an
  * unknown edge themselves do not count; none left, or one not waiting
  * outside: unknown. */
+/* Is y among those that can release x's futex: its process's threads (a
+ * private futex), or its same-named siblings' (a shared one)? */
+static bool in_scope(const struct gp_wg_node *x, const struct gp_wg_node *y)
+{
+	return x->on.shared ? y->ppid == x->ppid && y->pcomm && x->pcomm && !strcmp(y->pcomm, x->pcomm)
+			    : y->pid == x->pid;
+}
+
 static bool released_outside(const struct walk *w, size_t i)
 {
 	const struct gp_wg_node *x = &w->nd[i];
@@ -243,10 +251,7 @@ static bool released_outside(const struct walk *w, size_t i)
 		const struct gp_wg_node *y = &w->nd[k];
 		if (k == i)
 			continue;
-		bool scope = x->on.shared
-			     ? y->ppid == x->ppid && y->pcomm && x->pcomm && !strcmp(y->pcomm, x->pcomm)
-			     : y->pid == x->pid;
-		if (!scope || y->on.how == GP_EDGE_FUTEX)
+		if (!in_scope(x, y) || y->on.how == GP_EDGE_FUTEX)
 			continue;
 		if (w->end[k] != GP_END_OUTSIDE)
 			return false;
@@ -263,23 +268,17 @@ static bool released_outside(const struct walk *w, size_t i)
  * sampler's CPU (perf, 2026-12-05). */
 static void mark_released(struct walk *w, struct gp_wg_pt *out)
 {
-	struct { bool valid, shared, answer; int pid, ppid; const char *pcomm; } memo = { 0 };
+	const struct gp_wg_node *asked = NULL; /* the last waiter whose scope was judged */
+	bool answer = false;
 	for (size_t i = 0; i < w->n; i++) {
 		const struct gp_wg_node *x = &w->nd[i];
 		if (x->on.how != GP_EDGE_FUTEX)
 			continue;
-		bool same = memo.valid && memo.shared == x->on.shared
-			    && (x->on.shared ? memo.ppid == x->ppid && x->pcomm && !strcmp(memo.pcomm, x->pcomm)
-					     : memo.pid == x->pid);
-		if (!same) {
-			memo.valid = !x->on.shared || x->pcomm;
-			memo.shared = x->on.shared;
-			memo.pid = x->pid;
-			memo.ppid = x->ppid;
-			memo.pcomm = x->pcomm;
-			memo.answer = released_outside(w, i);
+		if (!asked || asked->on.shared != x->on.shared || !in_scope(x, asked)) {
+			asked = x;
+			answer = released_outside(w, i);
 		}
-		if (memo.answer) {
+		if (answer) {
 			w->end[i] = GP_END_OUTSIDE;
 			out->released++;
 		}
