@@ -41,8 +41,8 @@ BUSY=${BUSY:-$BENCH_DIR/workloads/busy}
 GPUPROBE_BASE=${GPUPROBE_BASE:-}
 
 [ -x "$GPUPROBE" ] || die "$GPUPROBE: not built (make)"
-command -v pidstat >/dev/null || die "pidstat not found (apt-get install sysstat)"
-[ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install time)"
+# pidstat (idle) and /usr/bin/time, zstd (day) are checked by the parts
+# that use them: the busy part runs where they are absent (the device host).
 if [ ! -x "$BUSY" ] || [ "$BENCH_DIR/workloads/busy.c" -nt "$BUSY" ]; then
 	${CC:-cc} -O2 -Wall -Wextra -pthread -o "$BUSY" "$BENCH_DIR/workloads/busy.c" \
 		|| die "cannot build $BUSY"
@@ -90,6 +90,7 @@ gp_run() {
 }
 
 part_idle() {
+	command -v pidstat >/dev/null || die "pidstat not found (apt-get install sysstat)"
 	THREADS=10000 start_target
 	local n P=$TARGET_PID
 	n=$(target_threads)
@@ -162,6 +163,8 @@ part_busy() {
 }
 
 part_day() {
+	[ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install time)"
+	command -v zstd >/dev/null || die "zstd not found (apt-get install zstd)"
 	start_busy 200 1 1000
 	local n out=$WORK/run.jsonl.zst
 	n=$(awk '/^Threads:/ {print $2}' "/proc/$BUSY_PID/status")
