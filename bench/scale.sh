@@ -193,7 +193,7 @@ part_day() {
 	l=$(exit_field "$out" late_ticks)
 	size=$(stat -c %s "$out")
 	# A day of samples from the real ones: the run's samples again and
-	# again (the first, whole, once), 1 s apart, recompressed by zstd -3
+	# again (the first, whole, once), 1 s apart, recompressed by zstd -9
 	# (gpuprobe's level; it also flushes each line, so the real file is
 	# what the size row projects from).
 	"$GPUPROBE" report --format jsonl "$out" | grep -v '^{"type":"sample"' \
@@ -208,7 +208,7 @@ part_day() {
 				sub(/"t":[0-9.e+-]*/, "\"t\":" i ".0", l)
 				print l
 			}
-		}' "$WORK/run.samples" | cat "$WORK/day.head" - | zstd -3 -q -o "$WORK/day.jsonl.zst" -f
+		}' "$WORK/run.samples" | cat "$WORK/day.head" - | zstd -9 -q -o "$WORK/day.jsonl.zst" -f
 	local dsize
 	dsize=$(stat -c %s "$WORK/day.jsonl.zst")
 	rm -f "$WORK/run.samples"
@@ -233,7 +233,7 @@ part_day() {
 		printf "| real run: -o .jsonl.zst | %.1f MB, %.1f bytes/sample, %.2f bytes/thread-sample | - |\n", sz / 1e6, (s > 0 ? sz / s : 0), (s > 0 ? sz / (s * th) : 0)
 		printf "| a day at that rate (86 400 samples) | %.1f MB | 200 MB |\n", (s > 0 ? sz / s * 86400 / 1e6 : 0)
 		printf "| real run: gpuprobe peak RSS (ru_maxrss) | %.1f MiB | 64 MiB |\n", m / 1024
-		printf "| the day file (zstd -3 of the same lines) | %.1f MB | 200 MB |\n", ds / 1e6
+		printf "| the day file (zstd -9 of the same lines) | %.1f MB | 200 MB |\n", ds / 1e6
 		printf "| report of the day file: wall | %.1f s (exit %d) | 60 s |\n", rw, rc
 		printf "| report of the day file: peak RSS | %.1f MiB | - |\n", rr / 1024
 	}'

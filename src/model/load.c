@@ -4,7 +4,7 @@
 #include "gpuwork.h"
 #include "parse.h"
 #include "point.h"
-#include "threadref.h"
+#include "samplein.h"
 #include "rstream.h"
 
 #include <ctype.h>
@@ -36,70 +36,40 @@ static double get_num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-static uint64_t get_hex(const json_t *v)
-{
-	uint64_t x = 0;
-	if (json_is_string(v))
-		gp_parse_x64(json_string_value(v), &x, NULL);
-	else if (json_is_integer(v))
-		x = (uint64_t)json_integer_value(v);
-	return x;
-}
-
-static void set_syscall(const json_t *sc, int64_t *nr, uint64_t *a0, uint64_t *a1)
-{
-	*nr = -2;
-	if (!json_is_object(sc))
-		return;
-	json_t *n = json_object_get(sc, "nr");
-	if (!json_is_integer(n))
-		return;
-	*nr = json_integer_value(n);
-	json_t *args = json_object_get(sc, "args");
-	*a0 = get_hex(json_array_get(args, 0));
-	*a1 = get_hex(json_array_get(args, 1));
-}
-
-
-/* A thread object into a view; its strings stay the JSON's. */
-static void thread_view(const json_t *th, struct gp_tview *v, bool *kstack_seen)
+/* A thread record into a view; its strings stay the record's. */
+static void thread_view(const struct gp_trec *th, struct gp_tview *v, bool *kstack_seen)
 {
 	memset(v, 0, sizeof *v);
-	v->tid = (int)get_u64(th, "tid");
-	v->comm = json_string_value(json_object_get(th, "comm"));
-	const char *state = json_string_value(json_object_get(th, "state"));
-	v->state = state && *state ? state[0] : '?';
-	json_t *wc = json_object_get(th, "wchan");
-	v->have_wchan = wc != NULL;
-	v->wchan = json_string_value(wc);
-	json_t *sc = json_object_get(th, "syscall");
-	v->have_syscall = sc != NULL;
-	set_syscall(sc, &v->sc_nr, &v->sc_arg0, &v->sc_arg1);
-	v->have_kstack = json_object_get(th, "kernel") != NULL;
+	uint32_t h = th->have;
+	v->tid = h & TR_BIT(TR_TID) && th->tid > 0 ? th->tid : 0;
+	v->comm = h & TR_BIT(TR_COMM) ? th->comm : NULL;
+	v->state = h & TR_BIT(TR_STATE) ? th->state : '?';
+	v->have_wchan = h & TR_BIT(TR_WCHAN);
+	v->wchan = v->have_wchan ? th->wchan : NULL;
+	v->have_syscall = h & TR_BIT(TR_SYSCALL);
+	v->sc_nr = -2;
+	if (v->have_syscall && th->sc.kind == GP_TREC_SC_OBJ && th->sc.have_nr) {
+		v->sc_nr = th->sc.nr;
+		v->sc_arg0 = th->sc.args[0];
+		v->sc_arg1 = th->sc.args[1];
+	}
+	v->have_kstack = h & TR_BIT(TR_KERNEL);
 	if (v->have_kstack)
 		*kstack_seen = true;
-	json_t *cpu = json_object_get(th, "cpu_pct");
-	if (json_is_number(cpu)) {
+	if (h & TR_BIT(TR_CPU)) {
 		v->have_cpu = true;
-		v->cpu_pct = json_number_value(cpu);
-		v->sys_pct = get_num(th, "sys_pct");
+		v->cpu_pct = th->cpu_pct;
+		v->sys_pct = h & TR_BIT(TR_SYS) ? th->sys_pct : 0;
 	}
-	v->vcsw = get_u64(th, "voluntary");
-	v->nvcsw = get_u64(th, "involuntary");
-	v->is_new = json_is_true(json_object_get(th, "new"));
-	v->wait = gp_wait_from_name(json_string_value(json_object_get(th, "wait")));
+	v->vcsw = h & TR_BIT(TR_VOL) ? th->vol : 0;
+	v->nvcsw = h & TR_BIT(TR_INVOL) ? th->invol : 0;
+	v->is_new = h & TR_BIT(TR_NEW);
+	v->wait = h & TR_BIT(TR_WAIT) ? (enum gp_wait)th->wait : GP_WAIT_NONE;
 	/* Format 3: on whom it waits (model/waitgraph.h); absent before. */
-	json_t *on = json_object_get(th, "on");
-	if (json_is_object(on)) {
-		v->on.how = (uint8_t)gp_edge_from_name(json_string_value(json_object_get(on, "how")));
-		json_int_t id = json_integer_value(json_object_get(on, "id"));
-		v->on.id = id > 0 && id <= INT32_MAX ? (int32_t)id : 0;
-		v->on.shared = json_is_true(json_object_get(on, "shared"));
-		const char *c = json_string_value(json_object_get(on, "comm"));
-		gp_strlcpy(v->on.comm, c ? c : "", sizeof v->on.comm);
-	}
+	if (h & TR_BIT(TR_ON))
+		v->on = th->on;
 	/* Files written before `wait` existed (format 1): the state alone. */
-	if (!json_object_get(th, "wait")) {
+	if (!(h & TR_BIT(TR_WAIT))) {
 		if (v->state == 'D')
 			v->wait = GP_WAIT_DISK;
 		else if (v->state == 'T' || v->state == 't')
@@ -197,82 +167,19 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 	}
 }
 
-/* The thread views of the previous sample, by position over all of its
- * threads, with the object each was made from: a format-3 reference
- * resolves to the very object of the sample before (model/threadref.c),
- * so an unchanged thread's view is copied, not read again from its JSON
- * (a day of 200 threads is 17 million thread views). */
-struct tv_cache {
-	const json_t **js;
-	struct gp_tview *tv;
-	unsigned long *gen;     /* the sample each was made in */
-	size_t cap;
-	unsigned long sample;   /* this one's number, from 1 */
-};
-
-static void tv_cache_free(struct tv_cache *c)
-{
-	free(c->js);
-	free(c->tv);
-	free(c->gen);
-	memset(c, 0, sizeof *c);
-}
-
-static void cached_view(struct tv_cache *c, size_t at, const json_t *th, struct gp_tview *v,
-			bool *kstack_seen)
-{
-	/* Only the sample just before: its objects are alive until this one
-	 * is read (the resolver holds them), so an equal pointer is the same
-	 * object, never a freed one's address reused. */
-	if (c && at < c->cap && c->js[at] == th && c->gen[at] + 1 == c->sample) {
-		*v = c->tv[at];
-		c->gen[at] = c->sample;
-		return;
-	}
-	thread_view(th, v, kstack_seen);
-	if (!c)
-		return;
-	if (at >= c->cap) {
-		size_t cap = c->cap ? c->cap : 256;
-		while (cap <= at)
-			cap *= 2;
-		const json_t **js = realloc(c->js, cap * sizeof *js);
-		if (js)
-			c->js = js;
-		struct gp_tview *tv = js ? realloc(c->tv, cap * sizeof *tv) : NULL;
-		if (tv)
-			c->tv = tv;
-		unsigned long *gen = tv ? realloc(c->gen, cap * sizeof *gen) : NULL;
-		if (!gen)
-			return;
-		c->gen = gen;
-		memset(c->js + c->cap, 0, (cap - c->cap) * sizeof *js);
-		memset(c->gen + c->cap, 0, (cap - c->cap) * sizeof *gen);
-		c->cap = cap;
-	}
-	c->js[at] = th;
-	c->tv[at] = *v;
-	c->gen[at] = c->sample;
-}
-
 /* One process (the sample's own members, or an element of `procs`) into
  * the builder.  *at: its first thread's position in the sample. */
 static void add_process(struct gp_point_builder *b, struct gp_point *pt, const json_t *proc,
-			const json_t *threads, const json_t *gpu, struct gp_pview *pv,
-			bool first, bool *kstack_seen, struct tv_cache *cache, size_t *at)
+			const struct gp_trec *threads, size_t n, const json_t *gpu,
+			struct gp_pview *pv, bool first, bool *kstack_seen)
 {
 	proc_view(proc, pv);
 	gpu_into_view(gpu, pv);
-	size_t n = json_array_size(threads);
 	struct gp_tview *tv = n ? calloc(n, sizeof *tv) : NULL;
 	if (n && !tv)
 		n = 0;
-	size_t i;
-	json_t *th;
-	json_array_foreach(threads, i, th) {
-		if (i >= n)
-			break;
-		cached_view(cache, (*at)++, th, &tv[i], kstack_seen);
+	for (size_t i = 0; i < n; i++) {
+		thread_view(&threads[i], &tv[i], kstack_seen);
 		if (!first && tv[i].is_new)
 			pv->threads_created++;
 	}
@@ -280,26 +187,18 @@ static void add_process(struct gp_point_builder *b, struct gp_point *pt, const j
 	free(tv);
 }
 
-static void point_from_sample(struct gp_point_builder *b, const json_t *s, bool first,
-			      struct gp_point *pt, bool *kstack_seen, struct tv_cache *cache);
-
-void gp_point_from_sample(struct gp_point_builder *b, const json_t *s, bool first,
-			  struct gp_point *pt, bool *kstack_seen)
+/* One sample (its threads read by si) into *pt. */
+static void point_from_sample(struct gp_point_builder *b, const json_t *s,
+			      const struct gp_samplein *si, bool first, struct gp_point *pt,
+			      bool *kstack_seen)
 {
-	point_from_sample(b, s, first, pt, kstack_seen, NULL);
-}
-
-static void point_from_sample(struct gp_point_builder *b, const json_t *s, bool first,
-			      struct gp_point *pt, bool *kstack_seen, struct tv_cache *cache)
-{
-	size_t at = 0;
-	if (cache)
-		cache->sample++;
 	gp_point_begin(b, pt, get_num(s, "t"), first);
 	/* Format 2: the target's descendants, children before parents, then
 	 * the target itself (the sample's own members). */
 	size_t i;
 	json_t *c;
+	const struct gp_trec *th;
+	size_t n;
 	json_array_foreach(json_object_get(s, "procs"), i, c) {
 		if (!json_is_object(c))
 			continue;
@@ -309,8 +208,9 @@ static void point_from_sample(struct gp_point_builder *b, const json_t *s, bool 
 		pv.comm = json_string_value(json_object_get(c, "comm"));
 		pv.followed = !json_is_false(json_object_get(c, "followed"));
 		pv.children_followed = true;
-		add_process(b, pt, json_object_get(c, "proc"), json_object_get(c, "threads"),
-			    json_object_get(c, "gpu"), &pv, first, kstack_seen, cache, &at);
+		n = gp_samplein_threads(si, (int)i, &th);
+		add_process(b, pt, json_object_get(c, "proc"), th, n, json_object_get(c, "gpu"), &pv,
+			    first, kstack_seen);
 	}
 	json_t *proc = json_object_get(s, "proc");
 	if (json_is_object(proc)) {
@@ -319,8 +219,8 @@ static void point_from_sample(struct gp_point_builder *b, const json_t *s, bool 
 		pv.comm = json_string_value(json_object_get(s, "comm"));
 		pv.followed = true;
 		pv.children_followed = !json_is_false(json_object_get(s, "children"));
-		add_process(b, pt, proc, json_object_get(s, "threads"), json_object_get(s, "gpu"),
-			    &pv, first, kstack_seen, cache, &at);
+		n = gp_samplein_threads(si, -1, &th);
+		add_process(b, pt, proc, th, n, json_object_get(s, "gpu"), &pv, first, kstack_seen);
 	} else {
 		pt->root_gone = true;
 	}
@@ -484,8 +384,13 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	ssize_t len;
 	bool first_sample = true;
 	struct gp_point_builder *pb = NULL;
-	struct gp_threadref *refs = gp_threadref_new();
-	struct tv_cache cache = { 0 };
+	struct gp_samplein *si = gp_samplein_new();
+	if (!si) {
+		snprintf(err, errcap, "out of memory");
+		fclose(f);
+		gp_loaded_free(out);
+		return -1;
+	}
 	char why[200] = "no header line";
 	while ((len = getline(&line, &cap, f)) > 0) {
 		out->lines++;
@@ -493,7 +398,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 		if (terminated)
 			out->bytes += (unsigned long long)len;
 		json_error_t jerr;
-		json_t *j = json_loadb(line, (size_t)len, 0, &jerr);
+		json_t *j = gp_samplein_parse(si, line, (size_t)len, &jerr);
 		if (!j || !terminated) {
 			/* A killed run leaves at most one cut line, at the end. */
 			json_decref(j);
@@ -543,19 +448,17 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 			struct gp_point pt;
 			if (!pb)
 				pb = gp_point_builder_new();
-			gp_threadref_resolve(refs, j);
 			/* Format 1 samples name no pid: the target line's. */
 			if (!json_object_get(j, "pid") && out->target) {
 				json_object_set(j, "pid", json_object_get(out->target, "pid"));
 				json_object_set(j, "comm", json_object_get(out->target, "comm"));
 			}
 			if (pb)
-				point_from_sample(pb, j, first_sample, &pt, &out->kstacks_seen, &cache);
+				point_from_sample(pb, j, si, first_sample, &pt, &out->kstacks_seen);
 			first_sample = false;
 			if (!pb || gp_series_push(&out->series, &pt) < 0) {
 				gp_point_builder_free(pb);
-				gp_threadref_free(refs);
-				tv_cache_free(&cache);
+				gp_samplein_free(si);
 				json_decref(j);
 				snprintf(err, errcap, "out of memory");
 				free(line);
@@ -568,8 +471,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 	}
 	free(line);
 	gp_point_builder_free(pb);
-	gp_threadref_free(refs);
-	tv_cache_free(&cache);
+	gp_samplein_free(si);
 	bool read_error = ferror(f);
 	fclose(f);
 	if (!out->header) {

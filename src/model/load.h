@@ -39,13 +39,6 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 void gp_loaded_free(struct gp_loaded *l);
 
 
-/* One `sample` object into a point, through the builder the live trace
- * uses (model/point.h), which keeps each process's io across samples.
- * first: the trace's first sample (threads seen there were not created
- * during the trace). */
-struct gp_point_builder;
-void gp_point_from_sample(struct gp_point_builder *b, const json_t *sample, bool first,
-			  struct gp_point *pt, bool *kstack_seen);
 
 /* Pure: from a `stacks` line, the innermost frame of thread tid, as the
  * series keeps it ("symbol" or "module+0xoffset"); false when absent. */

@@ -65,10 +65,15 @@ struct gp_result *gp_result_create(const char *path)
 		r->z = ZSTD_createCCtx();
 		r->zcap = ZSTD_CStreamOutSize();
 		r->zbuf = malloc(r->zcap);
-		/* Level 3 (the library's default): 0.2 us a thread-sample
-		 * here, bench/results/2026-12-05-scale.md. */
+		/* Level 9 with a 1 MiB window: format 4's 200-thread sample
+		 * whose threads all ran (17.7 KB a line) went from 2 190 to
+		 * 1 889 bytes against level 3, for 1.3 ms of CPU a sample
+		 * and a 14 MiB context (3.5 at level 3; level 12: 1 855
+		 * bytes, 4.3 ms, 50 MiB); the window is 60 such samples
+		 * (bench/results/2026-12-05-scale-day.md). */
 		if (!r->z || !r->zbuf
-		    || ZSTD_isError(ZSTD_CCtx_setParameter(r->z, ZSTD_c_compressionLevel, 3))
+		    || ZSTD_isError(ZSTD_CCtx_setParameter(r->z, ZSTD_c_compressionLevel, 9))
+		    || ZSTD_isError(ZSTD_CCtx_setParameter(r->z, ZSTD_c_windowLog, 20))
 		    || ZSTD_isError(ZSTD_CCtx_setParameter(r->z, ZSTD_c_checksumFlag, 0))) {
 			gp_result_close(r);
 			errno = ENOMEM;

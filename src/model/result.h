@@ -32,7 +32,7 @@ struct gp_result *gp_result_stdout(const char *path);
  * a thread's `wait`, `stacks` lines' `why`, the verdict's `stuck`), 3
  * with a thread that has not run written as a reference to its last
  * record (2026-12-05, model/threadref.h). */
-#define GP_RESULT_FORMAT 3
+#define GP_RESULT_FORMAT 4
 
 /* Writes and steals `line`.  -1 with errno on a write error; the error is
  * sticky (later writes fail too) so a full disk is never silent. */

@@ -21,6 +21,7 @@ struct table {
 
 struct gp_threadref {
 	struct table prev, cur;
+	json_t *vm;              /* the last sample's vm, resolved */
 };
 
 struct gp_threadref *gp_threadref_new(void)
@@ -46,6 +47,7 @@ void gp_threadref_free(struct gp_threadref *r)
 		return;
 	table_clear(&r->prev);
 	table_clear(&r->cur);
+	json_decref(r->vm);
 	free(r->prev.e);
 	free(r->cur.e);
 	free(r);
@@ -198,6 +200,58 @@ static size_t resolve_run(struct gp_threadref *r, json_t *out, const json_t *ran
 	return done;
 }
 
+/* v + by, both integers that a counter can hold, else by's own value
+ * (a stranger's file: no overflow, no negative counter). */
+static json_t *added(const json_t *v, const json_t *by)
+{
+	json_int_t a = json_integer_value(v), d = json_integer_value(by), sum;
+	if (json_is_integer(v) && json_is_integer(by) && a >= 0 && d >= 0
+	    && !__builtin_add_overflow(a, d, &sum))
+		return json_integer(sum);
+	return json_deep_copy(by);
+}
+
+/* Format 4: {"tid":N,"delta":1,...}, thread N's last record with the
+ * members given replaced, "add" added to its counters, "gone" removed,
+ * and no CPU, `new` or `kernel` but what is given.  A new reference;
+ * with no last record (a cut or edited file), the members alone. */
+static json_t *resolve_delta(struct gp_threadref *r, uint64_t key, json_t *th)
+{
+	struct entry *e = key ? find(&r->prev, key) : NULL;
+	json_t *out = e ? json_copy(e->full) : json_object();
+	if (!out)
+		return NULL;
+	json_object_del(out, "cpu_pct");
+	json_object_del(out, "sys_pct");
+	json_object_del(out, "new");
+	json_object_del(out, "kernel");
+	json_object_del(out, "unchanged");
+	const char *k;
+	json_t *v;
+	json_object_foreach(th, k, v) {
+		if (!strcmp(k, "delta") || !strcmp(k, "gone"))
+			continue;
+		if (!strcmp(k, "add")) {
+			const char *ak;
+			json_t *av;
+			json_object_foreach(v, ak, av)
+				json_object_set_new(out, ak, added(json_object_get(out, ak), av));
+			continue;
+		}
+		json_object_set(out, k, v);
+	}
+	size_t i;
+	json_array_foreach(json_object_get(th, "gone"), i, v)
+		if (json_is_string(v))
+			json_object_del(out, json_string_value(v));
+	/* Written only when not 0: the interval's CPU, like a whole record's. */
+	if (!json_object_get(out, "cpu_pct"))
+		json_object_set_new(out, "cpu_pct", json_real(0));
+	if (!json_object_get(out, "sys_pct"))
+		json_object_set_new(out, "sys_pct", json_real(0));
+	return out;
+}
+
 /* parent.threads, references resolved, into a new array. */
 static size_t resolve_threads(struct gp_threadref *r, json_t *parent, int64_t pid)
 {
@@ -220,6 +274,16 @@ static size_t resolve_threads(struct gp_threadref *r, json_t *parent, int64_t pi
 		uint64_t key = json_is_integer(jtid)
 			       ? hi | (uint32_t)json_integer_value(jtid) : 0;
 		json_t *use = NULL;
+		if (json_object_get(th, "delta")) {
+			use = resolve_delta(r, key, th);
+			if (use) {
+				if (key)
+					put(&r->cur, key, use, NULL);
+				json_array_append_new(out, use);
+				done++;
+			}
+			continue;
+		}
 		if (same && key)
 			use = resolve_one(r, key, json_object_get(th, "wait_ns"));
 		if (use) {
@@ -237,10 +301,42 @@ static size_t resolve_threads(struct gp_threadref *r, json_t *parent, int64_t pi
 	return done;
 }
 
+/* Format 4: "vm":{"delta":1,PART:{MEMBERS}}, the last sample's vm with
+ * each part's members given replaced (sysread/sysinfo.c). */
+static void resolve_vm(struct gp_threadref *r, json_t *sample)
+{
+	json_t *vm = json_object_get(sample, "vm");
+	if (!json_is_object(vm))
+		return;
+	if (!json_object_get(vm, "delta")) {
+		json_decref(r->vm);
+		r->vm = json_incref(vm);
+		return;
+	}
+	json_t *full = r->vm ? json_copy(r->vm) : json_object();
+	if (!full)
+		return;
+	const char *part;
+	json_t *moved;
+	json_object_foreach(vm, part, moved) {
+		if (!json_is_object(moved))
+			continue;
+		json_t *base = json_object_get(full, part);
+		json_t *now = json_is_object(base) ? json_copy(base) : json_object();
+		if (now)
+			json_object_update(now, moved);
+		json_object_set_new(full, part, now);
+	}
+	json_object_set(sample, "vm", full);
+	json_decref(r->vm);
+	r->vm = full;
+}
+
 size_t gp_threadref_resolve(struct gp_threadref *r, json_t *sample)
 {
 	if (!r)
 		return 0;
+	resolve_vm(r, sample);
 	size_t n = 0, i;
 	json_t *c;
 	json_array_foreach(json_object_get(sample, "procs"), i, c)

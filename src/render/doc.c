@@ -3,7 +3,7 @@
 #include "parse.h"
 #include "strbuf.h"
 #include "syscalls.h"
-#include "threadref.h"
+#include "samplein.h"
 #include "rstream.h"
 #include "units.h"
 
@@ -177,6 +177,7 @@ bool gp_metric_present(const struct gp_doc *d, size_t i)
 
 struct scan {
 	struct gp_doc *d;
+	const struct gp_samplein *si; /* the line's threads, read and resolved */
 	size_t sample_idx;
 	double judged_from;
 	/* The last GP_KLOG_ENDS kmsg lines past the first ones, a ring: a
@@ -211,16 +212,6 @@ static struct gp_thread_agg *thread(struct scan *sc, int tid)
 	return t;
 }
 
-static uint64_t hexval(const json_t *v)
-{
-	uint64_t x = 0;
-	if (json_is_string(v))
-		gp_parse_x64(json_string_value(v), &x, NULL);
-	else if (json_is_integer(v))
-		x = (uint64_t)json_integer_value(v);
-	return x;
-}
-
 /* A count from a stranger's file: a non-negative integer, else 0. */
 static unsigned long count_of(const json_t *o, const char *k)
 {
@@ -228,7 +219,7 @@ static unsigned long count_of(const json_t *o, const char *k)
 	return json_is_integer(v) && json_integer_value(v) > 0 ? (unsigned long)json_integer_value(v) : 0;
 }
 
-static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, const json_t *threads,
+static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, int which,
 			   const json_t *jpid, const char *pcomm);
 
 /* A `forks` object (a sample's, the exit line's): every start in the tree. */
@@ -276,99 +267,92 @@ static void on_sample(struct scan *sc, json_t *line)
 	bool judged = t >= sc->judged_from - 1e-9;
 	/* The threads of every process of the tree, each with its process
 	 * (issue 20: the table showed the target's alone). */
-	if (!sample_threads(sc, k, t, judged, json_object_get(line, "threads"),
-			    json_object_get(line, "pid"), comm_now))
+	if (!sample_threads(sc, k, t, judged, -1, json_object_get(line, "pid"), comm_now))
 		return;
 	size_t i;
 	const json_t *c;
 	json_array_foreach(json_object_get(line, "procs"), i, c)
 		if (!json_is_false(json_object_get(c, "followed"))
-		    && !sample_threads(sc, k, t, judged, json_object_get(c, "threads"), json_object_get(c, "pid"),
+		    && !sample_threads(sc, k, t, judged, (int)i, json_object_get(c, "pid"),
 				       json_string_value(json_object_get(c, "comm"))))
 			return;
 }
 
-/* One process's threads of sample k into the per-thread aggregates;
- * false when memory ran out. */
-static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, const json_t *threads,
+/* The strings of a thread's record into its aggregate. */
+static void take_strings(struct gp_doc *d, struct gp_thread_agg *a, const struct gp_trec *th)
+{
+	if (th->have & TR_BIT(TR_WCHAN) && th->wchan[0] && strcmp(th->wchan, "0"))
+		gp_strlcpy(a->wchan, th->wchan, sizeof a->wchan);
+	if (th->have & TR_BIT(TR_SYSCALL)) {
+		if (th->sc.kind == GP_TREC_SC_TEXT) {
+			gp_strlcpy(a->syscall, th->sc.text, sizeof a->syscall);
+			a->sc_args_set = false;
+		} else if (th->sc.have_nr && th->sc.nr < 0) {
+			gp_strlcpy(a->syscall, "user space", sizeof a->syscall);
+			a->sc_args_set = false;
+		}
+		else if (th->sc.have_nr && (!a->sc_args_set || a->sc_nr != th->sc.nr
+					    || memcmp(a->sc_args, th->sc.args, sizeof a->sc_args))) {
+			/* 4 % of report's time when described every sample */
+			gp_syscall_describe_on(a->syscall, sizeof a->syscall, d->l.machine, th->sc.nr,
+					       th->sc.args);
+			a->sc_nr = th->sc.nr;
+			memcpy(a->sc_args, th->sc.args, sizeof a->sc_args);
+			a->sc_args_set = true;
+		}
+	}
+	if (th->have & TR_BIT(TR_KERNEL) && th->kernel && *th->kernel)
+		gp_strlcpy(a->kstack, th->kernel, sizeof a->kstack);
+}
+
+/* One process's threads of sample k (which: -1 the sample's own, i its
+ * procs[i]) into the per-thread aggregates; false when memory ran out. */
+static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, int which,
 			   const json_t *jpid, const char *pcomm)
 {
 	struct gp_doc *d = sc->d;
 	int pid = json_is_integer(jpid) && json_integer_value(jpid) > 0 && json_integer_value(jpid) <= INT_MAX
 		  ? (int)json_integer_value(jpid) : 0;
-	size_t i;
-	json_t *th;
-	json_array_foreach(threads, i, th) {
-		json_t *jt = json_object_get(th, "tid");
-		if (!json_is_integer(jt))
+	const struct gp_trec *all;
+	size_t n = gp_samplein_threads(sc->si, which, &all);
+	for (size_t i = 0; i < n; i++) {
+		const struct gp_trec *th = &all[i];
+		if (!(th->have & TR_BIT(TR_TID)))
 			continue;
-		struct gp_thread_agg *a = thread(sc, (int)json_integer_value(jt));
+		struct gp_thread_agg *a = thread(sc, th->tid);
 		if (!a)
 			return false;
 		a->pid = pid;
 		if (pcomm)
 			gp_strlcpy(a->pcomm, pcomm, sizeof a->pcomm);
-		/* The sample just before only: its objects outlive the reading
-		 * of this one (model/threadref.c holds them), so an equal
-		 * pointer is the same object, not a freed one's address. */
-		bool same = a->seen == th && a->seen_at + 1 == sc->sample_idx;
-		a->seen = th;
+		/* Not run since the sample just before, which this aggregate
+		 * saw: its strings are the ones taken then. */
+		bool same = th->have & TR_BIT(TR_UNCHANGED) && a->seen_at + 1 == sc->sample_idx
+			    && a->seen_at;
 		a->seen_at = sc->sample_idx;
 		if (!same) {
-			const char *comm = json_string_value(json_object_get(th, "comm"));
-			if (comm)
-				gp_strlcpy(a->comm, comm, sizeof a->comm);
-			const char *st = json_string_value(json_object_get(th, "state"));
-			a->state = st && *st ? st[0] : '?';
+			if (th->have & TR_BIT(TR_COMM))
+				gp_strlcpy(a->comm, th->comm, sizeof a->comm);
+			a->state = th->have & TR_BIT(TR_STATE) ? th->state : '?';
 		}
 		a->last_t = t;
-		json_t *cpu = json_object_get(th, "cpu_pct"), *sys = json_object_get(th, "sys_pct");
-		if (json_is_number(cpu) && a->cpu && k < d->l.series.n)
-			a->cpu[k] = (float)json_number_value(cpu);
+		bool cpu = th->have & TR_BIT(TR_CPU);
+		if (cpu && a->cpu && k < d->l.series.n)
+			a->cpu[k] = (float)th->cpu_pct;
 		if (judged) {
 			/* the first sample has no cpu_pct (no interval yet) */
-			if (json_is_number(cpu)) {
+			if (cpu) {
 				a->judged++;
-				a->cpu_sum += json_number_value(cpu);
+				a->cpu_sum += th->cpu_pct;
 			}
-			if (json_is_number(sys))
-				a->sys_sum += json_number_value(sys);
+			if (th->have & TR_BIT(TR_SYS))
+				a->sys_sum += th->sys_pct;
 			int si = a->state == 'R' ? 0 : a->state == 'S' ? 1 : a->state == 'D' ? 2
 				 : (a->state == 'T' || a->state == 't') ? 3 : 4;
 			a->nstate[si]++;
 		}
-		if (same)
-			continue; /* its strings are the ones taken */
-		const char *w = json_string_value(json_object_get(th, "wchan"));
-		if (w && *w && strcmp(w, "0"))
-			gp_strlcpy(a->wchan, w, sizeof a->wchan);
-		json_t *s = json_object_get(th, "syscall");
-		if (json_is_string(s)) {
-			gp_strlcpy(a->syscall, json_string_value(s), sizeof a->syscall);
-		} else if (json_is_object(s)) {
-			json_t *nr = json_object_get(s, "nr");
-			if (json_is_integer(nr) && json_integer_value(nr) < 0) {
-				gp_strlcpy(a->syscall, "user space", sizeof a->syscall);
-			} else if (json_is_integer(nr)) {
-				uint64_t args[6] = { 0 };
-				json_t *ja = json_object_get(s, "args");
-				for (int q = 0; q < 6; q++)
-					args[q] = hexval(json_array_get(ja, (size_t)q));
-				gp_syscall_describe_on(a->syscall, sizeof a->syscall, d->l.machine,
-						       json_integer_value(nr), args);
-			}
-		}
-		json_t *ks = json_object_get(th, "kernel");
-		if (json_array_size(ks)) {
-			size_t q;
-			json_t *f;
-			struct strbuf sb = STRBUF_INIT;
-			json_array_foreach(ks, q, f)
-				if (json_is_string(f) && sb.len < sizeof a->kstack)
-					strbuf_addf(&sb, "%s%s", q ? "\n" : "", json_string_value(f));
-			strbuf_copy_to(&sb, a->kstack, sizeof a->kstack);
-			strbuf_release(&sb);
-		}
+		if (!same)
+			take_strings(d, a, th);
 	}
 	return true;
 }
@@ -577,18 +561,22 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lineno = 0;
-	struct gp_threadref *refs = gp_threadref_new();
+	struct gp_samplein *si = gp_samplein_new();
+	if (!si) {
+		fclose(f);
+		snprintf(err, errcap, "out of memory");
+		return -1;
+	}
+	sc.si = si;
 	while (left > 0 && (len = getline(&buf, &cap, f)) > 0) {
 		lineno++;
 		if (buf[len - 1] != '\n' || (unsigned long long)len > left)
 			break; /* the cut tail of a killed run, or lines written since */
 		left -= (unsigned long long)len;
-		json_t *j = json_loadb(buf, (size_t)len, 0, NULL);
+		json_t *j = gp_samplein_parse(si, buf, (size_t)len, NULL);
 		if (!j)
 			continue;
 		const char *type = json_string_value(json_object_get(j, "type"));
-		if (type && !strcmp(type, "sample"))
-			gp_threadref_resolve(refs, j); /* format 3 */
 		if (type) {
 			size_t h = 0;
 			while (h < sizeof handlers / sizeof handlers[0] && strcmp(handlers[h].type, type))
@@ -604,7 +592,7 @@ static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 		json_decref(j);
 	}
 	klog_finish(&sc);
-	gp_threadref_free(refs);
+	gp_samplein_free(si);
 	free(buf);
 	fclose(f);
 	return 0;

@@ -28,13 +28,13 @@ struct gp_thread_agg {
 	char state;                  /* in the last sample that saw it */
 	char wchan[32];              /* last non-empty */
 	char syscall[96];            /* last described, "running" or "user space" */
+	int64_t sc_nr;               /* the syscall described there, when sc_args_set: */
+	uint64_t sc_args[6];         /* described again only when these change */
+	bool sc_args_set;
 	char kstack[512];            /* last kernel stack seen, frames joined by '\n' */
 	double last_t;
 	float *cpu;                  /* cpu_pct per sample index (NaN: absent) */
-	const void *seen;            /* its object in the sample seen_at: a format-3
-				      * reference resolves to the same one, whose
-				      * strings are not taken again */
-	size_t seen_at;
+	size_t seen_at;              /* the last sample (from 1) that listed it */
 };
 
 /* The kernel log: the file's `kmsg` lines (doc/result-format.md), in

@@ -43,6 +43,10 @@ void gp_sys_reader_free(struct gp_sys_reader *r);
 /* {"vmstat":{...},"meminfo":{...},"psi":{"cpu":..,"memory":..,"io":..}};
  * a source that cannot be read is absent. */
 json_t *gp_sys_read(struct gp_sys_reader *r, struct gp_sys_compact *c);
+/* The same as a delta against the last call's reading (format 4):
+ * {"delta":1, PART:{the members that changed}} for each part read; whole
+ * on the first call, when a part appeared, or when whole is set. */
+json_t *gp_sys_read_delta(struct gp_sys_reader *r, struct gp_sys_compact *c, bool whole);
 
 /* Host facts for the header: kernel release, CPU count, page size, clock
  * ticks, vm.dirty_ratio, vm.dirty_background_ratio, hostname, boot time. */

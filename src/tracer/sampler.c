@@ -9,6 +9,7 @@
 #include "result.h"
 #include "sysinfo.h"
 #include "tasks.h"
+#include "threadrec.h"
 #include "point.h"
 #include "waitprobe.h"
 #include "waitedge.h"
@@ -39,6 +40,7 @@ struct gp_sampler {
 	double prev_t;
 	double prev_cpu_s;
 	bool have_prev;
+	bool keyframe;            /* the next sample writes every thread whole */
 	struct gp_sampler_totals tot;
 	struct gp_jsonw jw;       /* the threads array of the current sample */
 	const struct gp_thread *last_threads; /* the last sample's, owned by tasks */
@@ -158,207 +160,6 @@ const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n
 void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot)
 {
 	*tot = s->tot;
-}
-
-static void syscall_write(struct gp_jsonw *w, const struct gp_syscall *sc)
-{
-	switch (sc->kind) {
-	case GP_SC_RUNNING:
-		gp_jw_kstr(w, "syscall", "running");
-		break;
-	case GP_SC_USER:
-	case GP_SC_IN:
-		gp_jw_key(w, "syscall");
-		gp_jw_obj_begin(w);
-		gp_jw_kint(w, "nr", sc->kind == GP_SC_USER ? -1 : sc->nr);
-		if (sc->kind == GP_SC_IN) {
-			gp_jw_key(w, "args");
-			gp_jw_arr_begin(w);
-			for (int i = 0; i < 6; i++)
-				gp_jw_hex(w, sc->args[i]);
-			gp_jw_arr_end(w);
-		}
-		gp_jw_khex(w, "sp", sc->sp);
-		gp_jw_khex(w, "pc", sc->pc);
-		gp_jw_obj_end(w);
-		break;
-	default:
-		break;
-	}
-}
-
-/* "[<0>] futex_wait_queue+0x60/0xa0\n..." -> ["futex_wait_queue+0x60/0xa0", ...] */
-static void kstack_write(struct gp_jsonw *w, const char *text)
-{
-	char frame[256];
-	gp_jw_key(w, "kernel");
-	gp_jw_arr_begin(w);
-	for (const char *p = text; *p;) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		const char *f = p;
-		if (*f == '[') {
-			const char *rb = memchr(f, ']', len);
-			if (rb) {
-				f = rb + 1;
-				while (*f == ' ')
-					f++;
-			}
-		}
-		size_t flen = len - (size_t)(f - p);
-		if (flen) {
-			if (flen >= sizeof frame)
-				flen = sizeof frame - 1;
-			memcpy(frame, f, flen);
-			frame[flen] = '\0';
-			gp_jw_str(w, frame);
-		}
-		p = eol ? eol + 1 : p + len;
-	}
-	gp_jw_arr_end(w);
-}
-
-/* CPU% of one thread over the interval.  schedstat's run time is in ns
- * but, for a thread on a CPU, only as new as that CPU's last scheduler
- * tick (fs/proc/base.c prints se.sum_exec_runtime, which update_curr()
- * moves at ticks and switches); utime/stime are sampled at the tick
- * (10 ms at HZ=100), so they only split it into user and system.  At
- * --interval 0.05 that lag read 106.6 % for one spinning thread: one
- * thread runs on one CPU at a time, so it is capped at 100. */
-static void thread_cpu(const struct gp_thread *th, double clk, double dt,
-		       double *cpu, double *sys)
-{
-	double ticks = (double)(th->d_utime + th->d_stime);
-	/* Over the time between this thread's own two readings (tasks.c),
-	 * which is the sample's interval only on average. */
-	if (th->d_read_ns)
-		dt = (double)th->d_read_ns / 1e9;
-	if (th->have_sched) {
-		*cpu = 100.0 * (double)th->d_run_ns / 1e9 / dt;
-		*sys = ticks > 0 ? *cpu * (double)th->d_stime / ticks : 0;
-	} else {
-		*cpu = 100.0 * ticks / clk / dt;
-		*sys = 100.0 * (double)th->d_stime / clk / dt;
-	}
-	if (*cpu > 100.0)
-		*cpu = 100.0;
-	if (*sys > *cpu)
-		*sys = *cpu;
-	/* To 0.01 % of a core (100 us a second), written and judged alike:
-	 * the ten digits %.10g wrote were noise, and the least compressible
-	 * part of a record (a 200-thread sample whose threads all ran: 90 ->
-	 * 70 KB after zstd -3 for 20 such samples, 2026-12-05). */
-	*cpu = round(*cpu * 100.0) / 100.0;
-	*sys = round(*sys * 100.0) / 100.0;
-}
-
-/* The thread's `on` member (doc/result-format.md): on whom it waits. */
-static void edge_write(struct gp_jsonw *w, const struct gp_wait_edge *on)
-{
-	gp_jw_key(w, "on");
-	gp_jw_obj_begin(w);
-	gp_jw_kstr(w, "how", gp_edge_name((enum gp_edge_how)on->how));
-	if (on->id)
-		gp_jw_kint(w, "id", on->id);
-	if (on->comm[0])
-		gp_jw_kstr(w, "comm", on->comm);
-	if (on->how == GP_EDGE_FUTEX && on->shared)
-		gp_jw_kbool(w, "shared", true);
-	gp_jw_obj_end(w);
-}
-
-static void thread_write(struct gp_jsonw *w, const struct gp_thread *th, double clk, double dt,
-			 enum gp_wait wait, const struct gp_wait_edge *on)
-{
-	gp_jw_obj_begin(w);
-	gp_jw_kint(w, "tid", th->tid);
-	gp_jw_kstr(w, "comm", th->st.comm);
-	char state[2] = { th->st.state, 0 };
-	gp_jw_kstr(w, "state", state);
-	if (th->have_wchan)
-		gp_jw_kstr(w, "wchan", th->wchan);
-	gp_jw_kreal(w, "utime", (double)th->st.utime / clk);
-	gp_jw_kreal(w, "stime", (double)th->st.stime / clk);
-	if (!th->is_new && dt > 0) {
-		double cpu, sys;
-		thread_cpu(th, clk, dt, &cpu, &sys);
-		gp_jw_kreal(w, "cpu_pct", cpu);
-		gp_jw_kreal(w, "sys_pct", sys);
-	}
-	if (th->have_sched) {
-		gp_jw_kuint(w, "run_ns", th->run_ns);
-		gp_jw_kuint(w, "wait_ns", th->wait_ns);
-	}
-	gp_jw_kuint(w, "minflt", th->st.minflt);
-	gp_jw_kuint(w, "majflt", th->st.majflt);
-	gp_jw_kint(w, "processor", th->st.processor);
-	gp_jw_kuint(w, "starttime", th->st.starttime);
-	if (th->have_ctxt) {
-		gp_jw_kuint(w, "voluntary", th->vcsw);
-		gp_jw_kuint(w, "involuntary", th->nvcsw);
-	}
-	syscall_write(w, &th->sc);
-	if (wait != GP_WAIT_NONE)
-		gp_jw_kstr(w, "wait", gp_wait_name(wait));
-	if (on->how != GP_EDGE_NONE)
-		edge_write(w, on);
-	if (th->kstack)
-		kstack_write(w, th->kstack);
-	if (th->is_new)
-		gp_jw_kbool(w, "new", true);
-	gp_jw_obj_end(w);
-}
-
-/* Threads that have not run since their last full record (tasks.c:
- * their schedstat did not move) are written as references to those
- * records, format 3 (doc/result-format.md, "Unchanged threads"):
- * {"tid":N,"same":1} for one, {"same":[FIRST,LAST]} for a run of them
- * listed one after the other with tids FIRST..LAST (10 000 idle threads
- * of a pool are a few runs).  Everything but the time a thread waited for
- * a CPU is the record's, with no CPU this interval; that time is written,
- * in the single form, only when it moved (schedstat's run_delay also
- * grows when a thread is dequeued before it ran). */
-struct same_run {
-	int first, last;
-	bool open;
-};
-
-static void same_flush(struct gp_jsonw *w, struct same_run *r)
-{
-	if (!r->open)
-		return;
-	gp_jw_obj_begin(w);
-	if (r->first == r->last) {
-		gp_jw_kint(w, "tid", r->first);
-		gp_jw_kint(w, "same", 1);
-	} else {
-		gp_jw_key(w, "same");
-		gp_jw_arr_begin(w);
-		gp_jw_int(w, r->first);
-		gp_jw_int(w, r->last);
-		gp_jw_arr_end(w);
-	}
-	gp_jw_obj_end(w);
-	r->open = false;
-}
-
-static void same_add(struct gp_jsonw *w, struct same_run *r, const struct gp_thread *th)
-{
-	if (th->have_sched && th->wait_ns != th->last_wait_ns) {
-		same_flush(w, r);
-		gp_jw_obj_begin(w);
-		gp_jw_kint(w, "tid", th->tid);
-		gp_jw_kint(w, "same", 1);
-		gp_jw_kuint(w, "wait_ns", th->wait_ns);
-		gp_jw_obj_end(w);
-		return;
-	}
-	if (r->open && th->tid == r->last + 1 && r->last < INT32_MAX) {
-		r->last = th->tid;
-		return;
-	}
-	same_flush(w, r);
-	*r = (struct same_run){ th->tid, th->tid, true };
 }
 
 static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
@@ -512,31 +313,33 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 	gp_jw_arr_begin(w);
 	gp_waitprobe_reset(s->waits);
 	gp_waitedge_reset(s->edges, s->ppid);
-	struct same_run run = { 0 };
+	struct gp_same_run run = { 0 };
+	bool whole = s->keyframe;
+	s->keyframe = false;
 	for (size_t i = 0; i < n; i++) {
 		double cpu = 0, sys = 0;
 		if (!th[i].is_new && dt > 0)
-			thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
+			gp_thread_cpu(&th[i], s->clk_tck, dt, &cpu, &sys);
 		th[i].cpu_pct = (float)cpu;
 		/* Not run since its last reading: it waits for what it waited
 		 * for then, on whom it waited then (no fdinfo, fd link or
 		 * memory read again). */
 		char state = th[i].st.state;
 		enum gp_wait wait;
-		if (th[i].unchanged && *th[i].wait_mem && state != 'Z' && state != 'X')
+		if (th[i].unchanged && th[i].wait_mem && *th[i].wait_mem && state != 'Z' && state != 'X')
 			wait = (enum gp_wait)*th[i].wait_mem;
 		else
 			wait = gp_waitprobe_classify(s->waits, &th[i]);
 		struct gp_wait_edge on;
-		if (th[i].unchanged && dt > 0) {
+		if (th[i].unchanged && dt > 0 && !whole) {
 			on = th[i].edge_mem ? *th[i].edge_mem : (struct gp_wait_edge){ 0 };
-			same_add(w, &run, &th[i]);
+			gp_same_add(w, &run, &th[i]);
 		} else {
-			same_flush(w, &run);
+			gp_same_flush(w, &run);
 			gp_waitedge_probe(s->edges, &th[i], wait, &on);
 			if (th[i].edge_mem)
 				*th[i].edge_mem = on;
-			thread_write(w, &th[i], s->clk_tck, dt, wait, &on);
+			gp_threadrec_write(w, &th[i], s->clk_tck, dt, wait, &on, whole);
 		}
 		struct gp_tview *v = &s->tv[i];
 		memset(v, 0, sizeof *v);
@@ -562,7 +365,7 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 		if (th[i].kstack)
 			s->tot.kstacks_read++;
 	}
-	same_flush(w, &run);
+	gp_same_flush(w, &run);
 	gp_jw_arr_end(w);
 	return 0;
 }
@@ -680,10 +483,15 @@ enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp
 	return GP_SAMPLE_OK;
 }
 
-json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt)
+void gp_sampler_keyframe(struct gp_sampler *s)
+{
+	s->keyframe = true;
+}
+
+json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt, bool whole)
 {
 	struct gp_sys_compact sc;
-	json_t *vm = gp_sys_read(sys, &sc);
+	json_t *vm = gp_sys_read_delta(sys, &sc, whole);
 	pt->sys_dirtied = sc.nr_dirtied;
 	pt->sys_written = sc.nr_written;
 	pt->sys_pgsteal_file = sc.pgsteal_file;
@@ -699,7 +507,7 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep
 {
 	*linep = NULL;
 	struct gp_proc_part part;
-	bool first = s->tot.samples == 0;
+	bool first = s->tot.samples == 0, whole = s->keyframe;
 	enum gp_sample_rc rc = gp_sampler_take_part(s, t, &part, why);
 	if (rc != GP_SAMPLE_OK)
 		return rc;
@@ -713,7 +521,7 @@ enum gp_sample_rc gp_sampler_take(struct gp_sampler *s, double t, json_t **linep
 	if (part.gpu)
 		json_object_set_new(line, "gpu", part.gpu);
 	if (s->sys)
-		json_object_set_new(line, "vm", gp_sampler_vm(s->sys, pt));
+		json_object_set_new(line, "vm", gp_sampler_vm(s->sys, pt, whole));
 	*linep = line;
 	return GP_SAMPLE_OK;
 }

@@ -54,9 +54,15 @@ struct gp_proc_part {
 enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp_proc_part *part,
 				       const char **why);
 
-/* The `vm` member of a sample (system-wide), with its point fields. */
+/* The `vm` member of a sample (system-wide), with its point fields: a
+ * delta against the last (format 4), whole when whole is set. */
 struct gp_sys_reader;
-json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt);
+json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt, bool whole);
+
+/* The next sample writes every thread whole, with no reference or delta
+ * to the samples before: a file that starts there stands alone (watch's
+ * spool, when it turns to its other file). */
+void gp_sampler_keyframe(struct gp_sampler *s);
 
 /* The "threads" member of the last sample taken, as JSON text (an
  * array, streamed without jansson: see report/jsonw.h); valid until

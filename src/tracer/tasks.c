@@ -1,5 +1,6 @@
 #include "config.h"
 #include "tasks.h"
+#include "threadrec.h"
 #include "waitgraph.h"
 #include "grow.h"
 #include "timeutil.h"
@@ -39,6 +40,8 @@ struct slot {
 	/* On whom it waited at its last full read (tracer/waitedge.c): an
 	 * unchanged thread's edge is carried over, not probed again. */
 	struct gp_wait_edge edge_mem;
+	/* Its last record as written (threadrec.c): a delta's base. */
+	struct gp_thread_rec rec;
 	/* The last full read, carried over while the thread has not run. */
 	bool have_last;
 	struct gp_thread last;
@@ -437,6 +440,20 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	return 0;
 }
 
+/* What each thread keeps in its slot, pointed to only once the slots of
+ * exited threads are dropped: that moves the ones after them (pointed to
+ * before, a thread exiting gave the threads after it their neighbour's
+ * wait, edge and record base for that sample). */
+static void point_into_slots(struct gp_tasks *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct slot *s = hash_find(t, t->out[i].tid);
+		t->out[i].wait_mem = s ? &s->wait_mem : NULL;
+		t->out[i].edge_mem = s ? &s->edge_mem : NULL;
+		t->out[i].rec_mem = s ? &s->rec : NULL;
+	}
+}
+
 int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 		    struct gp_tasks_stats *stats)
 {
@@ -508,9 +525,8 @@ keep:;
 		if (fresh) {
 			s->wait_mem = 0;
 			memset(&s->edge_mem, 0, sizeof s->edge_mem);
+			s->rec.valid = false;
 		}
-		th->wait_mem = &s->wait_mem;
-		th->edge_mem = &s->edge_mem;
 		if (fresh) {
 			stats->created++;
 		} else {
@@ -543,6 +559,7 @@ keep:;
 	}
 	t->nslots = w;
 	hash_rebuild(t);
+	point_into_slots(t, n);
 	stats->threads = (unsigned)n;
 	stats->wchan_denied = t->denied[F_WCHAN];
 	stats->syscall_denied = t->denied[F_SYSCALL];

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct gp_wait_edge;
+struct gp_thread_rec;
 
 struct gp_thread {
 	int tid;
@@ -48,6 +49,9 @@ struct gp_thread {
 	/* Its edge at its previous full read (model/waitgraph.h), kept by
 	 * the table the same way. */
 	struct gp_wait_edge *edge_mem;
+	/* What its last record said (tracer/threadrec.h), kept by the table:
+	 * the base its next delta record is written against. */
+	struct gp_thread_rec *rec_mem;
 	/* Filled by the sampler: CPU% over the interval (0 when is_new). */
 	float cpu_pct;
 };

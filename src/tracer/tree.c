@@ -37,6 +37,7 @@ struct gp_tree {
 	bool own_house;             /* made here (o.house was NULL) */
 	struct gp_point_builder *pb;
 	bool first;
+	bool keyframe;             /* the next sample's vm whole (gp_tree_keyframe) */
 	unsigned long seen, capped;
 	struct gp_forks *forks;    /* every start and exit (live, children followed) */
 	char forks_why[160];       /* why not, when forks is NULL */
@@ -374,7 +375,8 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	json_object_set(line, "proc", root->part.proc);
 	if (root->part.gpu)
 		json_object_set(line, "gpu", root->part.gpu);
-	json_object_set_new(line, "vm", gp_sampler_vm(t->sys, pt));
+	json_object_set_new(line, "vm", gp_sampler_vm(t->sys, pt, t->keyframe));
+	t->keyframe = false;
 	gp_point_end(t->pb, pt);
 	t->first = false;
 
@@ -434,4 +436,12 @@ bool gp_tree_forks(const struct gp_tree *t, struct gp_forks_counts *c, const cha
 void gp_tree_totals(const struct gp_tree *t, struct gp_sampler_totals *tot)
 {
 	gp_sampler_totals(t->m[0].s, tot);
+}
+
+void gp_tree_keyframe(struct gp_tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->m[i].s)
+			gp_sampler_keyframe(t->m[i].s);
+	t->keyframe = true;
 }

@@ -41,10 +41,15 @@ int gp_spool_open(struct gp_spool *s, const char *dir, int pid, unsigned long lo
 	return 0;
 }
 
+bool gp_spool_due(const struct gp_spool *s, double t)
+{
+	return s->cur && !s->failed && t - s->started >= s->span;
+}
+
 void gp_spool_write(struct gp_spool *s, double t, json_t *line, const struct gp_raw *raws,
 		    size_t nraws)
 {
-	if (s->cur && !s->failed && t - s->started >= s->span) {
+	if (gp_spool_due(s, t)) {
 		gp_result_close(s->cur);
 		s->which = !s->which;
 		s->other_used = true;

@@ -31,6 +31,9 @@ struct gp_spool {
  * errno when the first file cannot be made. */
 int gp_spool_open(struct gp_spool *s, const char *dir, int pid, unsigned long long start,
 		  double span, double t, json_t *head, json_t *target);
+/* Whether the next write at t turns to the other file: its first sample
+ * must then stand alone (gp_tree_keyframe). */
+bool gp_spool_due(const struct gp_spool *s, double t);
 /* Writes a line (stolen) with its raw members; rotates first when due. */
 void gp_spool_write(struct gp_spool *s, double t, json_t *line, const struct gp_raw *raws,
 		    size_t nraws);

@@ -521,6 +521,10 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	size_t nraws = 0;
 	const char *why;
 	gp_ptstop_drain();
+	/* A spool file that starts here reads alone: no reference or delta
+	 * to a sample of the file it overwrites (tracer/threadrec.h). */
+	if (w->spooled && gp_spool_due(&w->spool, t))
+		gp_tree_keyframe(w->tree);
 	enum gp_sample_rc rc = gp_tree_take(w->tree, t, &pt, &line, raws, &nraws, &why);
 	gp_ptstop_drain();
 	if (rc != GP_SAMPLE_OK) {

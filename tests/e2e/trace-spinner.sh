@@ -23,10 +23,12 @@ ok "gpuprobe exit code $rc is 0" test $rc -eq 0
 ok "valid JSON Lines" check_jsonl "$F"
 pid=$(jq -r 'select(.type == "target") | .pid' "$F")
 say "spinner pid $pid"
+# Every thread whole (format 4 writes a thread that ran as a delta).
+gp report --format jsonl "$F" > "$TMP/whole.jsonl"
 # Samples from t >= 1 s on: the spinner's start-up is behind them.
 jq -r --argjson p "$pid" 'select(.type == "sample" and .t >= 0.9)
 	| "\(.t) \(.threads[] | select(.tid == $p)
-	  | "\(.cpu_pct) \(.state) \(.utime + .stime) \(.utime) \(.stime) \(.voluntary)")"' "$F" > "$TMP/rows"
+	  | "\(.cpu_pct) \(.state) \(.utime + .stime) \(.utime) \(.stime) \(.voluntary)")"' "$TMP/whole.jsonl" > "$TMP/rows"
 sed "s/^/$ME:   t cpu_pct state cpu_s utime stime voluntary: /" "$TMP/rows"
 ok "at least 3 later samples" test "$(wc -l < "$TMP/rows")" -ge 3
 while read -r t cpu state cpus ut st vol; do

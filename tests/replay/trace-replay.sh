@@ -13,6 +13,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 timeout 10 "$GPUPROBE" trace --proc-root "$top_srcdir/tests/fixtures/proc-spinner" \
 	--interval 0.1 --seconds 0.35 -q -o "$out" 12623 >/dev/null || fail "exit code $?"
 jq -e . "$out" >/dev/null || fail "invalid JSON Lines"
+# Every thread and vm whole (format 4 writes deltas): what jq reads below.
+"$GPUPROBE" report --format jsonl "$out" > "$out.whole" && mv "$out.whole" "$out" \
+	|| fail "report --format jsonl"
 [ "$(jq -r 'select(.type=="target") | .comm' "$out")" = cap ] || fail "target comm"
 [ "$(jq -r 'select(.type=="exit") | .reason' "$out")" = "time limit" ] || fail "exit reason"
 n=$(jq -s '[.[] | select(.type=="sample")] | length' "$out")
