@@ -469,7 +469,7 @@ static void draw(cairo_t *cr, const struct gp_doc *d)
 	const char *comm = gp_doc_comm(d);
 	snprintf(title, sizeof title, "%s (pid %lld): %zu samples over %.0f s",
 		 comm ? comm : "?", (long long)json_integer_value(json_object_get(d->l.target, "pid")),
-		 n, f.t1 - f.t0);
+		 d->l.series.samples, f.t1 - f.t0);
 	cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
 	text(cr, ML, 26, title, 17, 0, true);
 	char vline[320];

@@ -178,7 +178,7 @@ static void md_context(FILE *out, const struct gp_doc *d)
 		gp_fmt_duration(dur, sizeof dur, d->l.series.pt[d->l.series.n - 1].t - d->l.series.pt[0].t);
 	fprintf(out, "`gpuprobe %s` of **%s** (pid %" JSON_INTEGER_FORMAT "): %zu samples over %s",
 		str(h, "command") ? str(h, "command") : "?", target_comm(d),
-		json_integer_value(json_object_get(d->l.target, "pid")), d->l.series.n, dur);
+		json_integer_value(json_object_get(d->l.target, "pid")), d->l.series.samples, dur);
 	if (str(h, "started"))
 		fprintf(out, ", started %s", str(h, "started"));
 	const json_t *ex = d->l.exit;
