@@ -149,8 +149,9 @@ static void test_delta_round_trip(void **st)
 				fail_msg("sample %d thread %zu:\n resolved %s\n whole    %s", k, i, a, b);
 			}
 		}
-		json_t *first = json_array_get(json_object_get(sample_of(&dw), "threads"), 0);
-		deltas += json_object_get(first, "delta") != NULL;
+		json_t *raw = sample_of(&dw);
+		deltas += json_object_get(json_array_get(json_object_get(raw, "threads"), 0), "delta") != NULL;
+		json_decref(raw);
 		json_decref(got);
 		json_decref(want);
 	}
