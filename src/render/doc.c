@@ -4,10 +4,12 @@
 #include "strbuf.h"
 #include "syscalls.h"
 #include "samplein.h"
+#include "grow.h"
 #include "rstream.h"
 #include "units.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -199,17 +201,23 @@ static struct gp_thread_agg *thread(struct scan *sc, int tid)
 			return &d->th[j];
 		}
 	}
-	struct gp_thread_agg *n = realloc(d->th, (d->nth + 1) * sizeof *n);
-	if (!n)
+	if (!gp_grow(&d->th, &d->capth, d->nth + 1, sizeof *d->th, 64))
 		return NULL;
-	d->th = n;
 	struct gp_thread_agg *t = &d->th[d->nth++];
 	memset(t, 0, sizeof *t);
 	t->tid = tid;
-	t->cpu = malloc((d->l.series.n ? d->l.series.n : 1) * sizeof *t->cpu);
-	for (size_t k = 0; t->cpu && k < d->l.series.n; k++)
-		t->cpu[k] = NAN;
+	t->cpu_from = SIZE_MAX;
 	return t;
+}
+
+/* Its cpu array, made at point k: absent before its first cpu_pct, 0
+ * from there to k (it read under 0.5 %), absent after until written. */
+static void cpu_array(const struct gp_doc *d, struct gp_thread_agg *a, size_t k)
+{
+	size_t n = d->l.series.n;
+	a->cpu = malloc(n * sizeof *a->cpu);
+	for (size_t i = 0; a->cpu && i < n; i++)
+		a->cpu[i] = i >= a->cpu_from && i < k ? 0.0f : NAN;
 }
 
 /* A count from a stranger's file: a non-negative integer, else 0. */
@@ -337,8 +345,14 @@ static bool sample_threads(struct scan *sc, size_t k, double t, bool judged, int
 		}
 		a->last_t = t;
 		bool cpu = th->have & TR_BIT(TR_CPU);
-		if (cpu && a->cpu && k < d->l.series.n)
-			a->cpu[k] = (float)th->cpu_pct;
+		if (cpu && k < d->l.series.n) {
+			if (a->cpu_from == SIZE_MAX)
+				a->cpu_from = k;
+			if (!a->cpu && th->cpu_pct >= 0.5)
+				cpu_array(d, a, k);
+			if (a->cpu)
+				a->cpu[k] = (float)th->cpu_pct;
+		}
 		if (judged) {
 			/* the first sample has no cpu_pct (no interval yet) */
 			if (cpu) {
@@ -650,7 +664,7 @@ void gp_doc_free(struct gp_doc *d)
 		free(d->th[i].cpu);
 	free(d->th);
 	d->th = NULL;
-	d->nth = 0;
+	d->nth = d->capth = 0;
 	d->arms = d->stacks = d->idle = d->gpu = d->unknown = NULL;
 }
 

@@ -33,7 +33,11 @@ struct gp_thread_agg {
 	bool sc_args_set;
 	char kstack[512];            /* last kernel stack seen, frames joined by '\n' */
 	double last_t;
-	float *cpu;                  /* cpu_pct per sample index (NaN: absent) */
+	float *cpu;                  /* cpu_pct per series point (NaN: absent), made
+				      * only once it reads 0.5 % or more: the plot
+				      * draws no thread under that, and 10 000 idle
+				      * threads over 8 192 points were 330 MB */
+	size_t cpu_from;             /* the first point it had a cpu_pct, SIZE_MAX none */
 	size_t seen_at;              /* the last sample (from 1) that listed it */
 };
 
@@ -73,7 +77,7 @@ struct gp_doc {
 	json_t *libs;                /* {"PID": {pid, comm, libs[]}}: the GPU runtimes each
 				      * process maps, the newest `target`/`runtime_libs` */
 	struct gp_thread_agg *th;
-	size_t nth;
+	size_t nth, capth;
 	json_t *target_now;          /* the trace's latest `target` line of how "exec"
 				      * or "renamed" (the command after an exec), or NULL */
 	char comm_now[64];           /* the target's comm in the last sample, "" none */
