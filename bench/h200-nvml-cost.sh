@@ -5,7 +5,9 @@
 # counts the calls against the NVML double.
 #
 # gpuprobe's own CPU time (getrusage of the tracer alone: the target is
-# not its child) tracing GEMM loops by PID, SHORT and LONG seconds, with
+# not its child) tracing GEMM loops by PID with stacks off (a GEMM's host
+# thread is hot, and its stacks' cost swamped NVML's in a run of one
+# repeat: slopes of -34 and +32 ms/s, 2026-12-05), SHORT and LONG seconds, with
 # NVML and with --no-nvml, REPEATS times each; the per-second cost is the
 # slope between the medians of SHORT and LONG (start-up and NVML's init
 # are in both), and NVML's share is the slope with it less the slope
@@ -36,7 +38,7 @@ cpu_ms() {
 	python3 - "$GPUPROBE" "$1" "$2" "$R/t-$2-$1-${3:-nvml}.jsonl" ${3:-} <<'PY'
 import resource, subprocess, sys
 g, secs, pid, out, flags = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-subprocess.run([g, "trace", "-q", "--seconds", secs, *flags, "-o", out, pid],
+subprocess.run([g, "trace", "-q", "--stacks", "none", "--seconds", secs, *flags, "-o", out, pid],
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(f"{(r.ru_utime + r.ru_stime) * 1000:.1f}")
