@@ -29,7 +29,7 @@ R=$(mktemp -d)
 h200_log h200-watch
 nvidia-smi --query-gpu=name,driver_version,power.draw --format=csv,noheader 2>/dev/null
 W="python3 bench/workloads/gpu_shapes.py"
-SYNC_LINE=$(grep -n 'synchronize()  # never returns' bench/workloads/gpu_shapes.py | cut -d: -f1)
+SYNC_LINE=$(grep -n 'Device().synchronize()  # never returns' bench/workloads/gpu_shapes.py | cut -d: -f1)
 fails=0
 check() {  # check DESCRIPTION CMD...
 	d=$1; shift
