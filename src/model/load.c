@@ -19,15 +19,7 @@
 
 static uint64_t get_u64(const json_t *o, const char *key)
 {
-	json_t *v = json_object_get(o, key);
-	if (json_is_integer(v))
-		return json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-	/* 2^64 and past: the cast would be undefined (tests/fuzz,
-	 * regress/report/u64-real-max); NaN is not > 0. */
-	if (json_is_real(v))
-		return json_real_value(v) > 0 ? json_real_value(v) < 18446744073709551616.0
-			? (uint64_t)json_real_value(v) : UINT64_MAX : 0;
-	return 0;
+	return gp_json_u64(json_object_get(o, key));
 }
 
 static double get_num(const json_t *o, const char *key)

@@ -68,8 +68,20 @@ struct gp_trec {
 	int run_first, run_last;
 };
 
+/* Keys past the record's members: format 3 and 4's. */
+enum { GP_TREC_K_SAME = TR_NMEMBERS, GP_TREC_K_DELTA, GP_TREC_K_ADD, GP_TREC_K_GONE };
+/* The member (TR_*) or format key (GP_TREC_K_*) a JSON key of kl bytes
+ * names, or -1. */
+int gp_trec_key(const char *k, size_t kl);
 /* The member named name (its JSON key), or -1. */
 int gp_trec_member(const char *name);
+/* The counters' names in "add", TR_ADD_* order. */
+extern const char *const gp_trec_add_name[TR_NADD];
+
+/* A counter from a stranger's file, as every reader takes one: a
+ * positive integer, a real clamped to 0 .. 2^64-1 (NaN is 0), else 0. */
+uint64_t gp_json_u64(const json_t *v);
+uint64_t gp_u64_of_real(double d);
 
 /* One JSON thread object into *r (kind from its members); members of the
  * wrong type read as absent.  False when it is not an object. */

@@ -127,7 +127,7 @@ static bool number(struct sc *s, double *v)
 	return num(s, &is_int, &i, v);
 }
 
-/* A counter as model/trec.c u64_of reads it. */
+/* A counter as gp_trec_from_json reads it (gp_u64_of_real for a real). */
 static bool counter(struct sc *s, uint64_t *v)
 {
 	bool is_int;
@@ -135,10 +135,7 @@ static bool counter(struct sc *s, uint64_t *v)
 	double d;
 	if (!num(s, &is_int, &i, &d))
 		return false;
-	if (is_int)
-		*v = i > 0 ? (uint64_t)i : 0;
-	else
-		*v = d > 0 ? d < 18446744073709551616.0 ? (uint64_t)d : UINT64_MAX : 0;
+	*v = is_int ? i > 0 ? (uint64_t)i : 0 : gp_u64_of_real(d);
 	return true;
 }
 
@@ -318,10 +315,6 @@ static bool kernel_arr(struct sc *s, struct gp_trec *r)
 	return ok;
 }
 
-static const char *const add_names[TR_NADD] = {
-	"run_ns", "wait_ns", "minflt", "majflt", "voluntary", "involuntary",
-};
-
 static bool add_obj(struct sc *s, struct gp_trec *r)
 {
 	if (!eat(s, '{'))
@@ -335,7 +328,7 @@ static bool add_obj(struct sc *s, struct gp_trec *r)
 		if (!str(s, &k, &kl) || !eat(s, ':') || !integer(s, &v))
 			return false;
 		for (int i = 0; i < TR_NADD; i++)
-			if (kl == strlen(add_names[i]) && !memcmp(k, add_names[i], kl) && v >= 0) {
+			if (kl == strlen(gp_trec_add_name[i]) && !memcmp(k, gp_trec_add_name[i], kl) && v >= 0) {
 				r->add |= (uint8_t)(1u << i);
 				r->add_by[i] = (uint64_t)v;
 			}
@@ -379,51 +372,21 @@ static bool same_value(struct sc *s, struct gp_trec *r)
 	return true;
 }
 
-/* Keys past the record's members (model/trec.h): format 3 and 4's. */
-enum { K_SAME = TR_NMEMBERS, K_DELTA, K_ADD, K_GONE };
-
-/* A key's member, by its length first: a strcmp down the list of 26
- * names for every key was 5 % of report's time. */
-static int key_of(const char *k, size_t kl)
-{
-	static const struct { const char *name; int m; } keys[] = {
-		{ "on", TR_ON }, { "tid", TR_TID }, { "new", TR_NEW }, { "add", K_ADD },
-		{ "comm", TR_COMM }, { "wait", TR_WAIT }, { "same", K_SAME }, { "gone", K_GONE },
-		{ "state", TR_STATE }, { "wchan", TR_WCHAN }, { "utime", TR_UTIME },
-		{ "stime", TR_STIME }, { "delta", K_DELTA }, { "run_ns", TR_RUN_NS },
-		{ "minflt", TR_MINFLT }, { "majflt", TR_MAJFLT }, { "kernel", TR_KERNEL },
-		{ "cpu_pct", TR_CPU }, { "sys_pct", TR_SYS }, { "wait_ns", TR_WAIT_NS },
-		{ "syscall", TR_SYSCALL }, { "processor", TR_PROCESSOR },
-		{ "starttime", TR_STARTTIME }, { "voluntary", TR_VOL }, { "unchanged", TR_UNCHANGED },
-		{ "involuntary", TR_INVOL },
-	};
-	/* keys[] is ordered by length: start at the first of this length */
-	static const unsigned char first[12] = { 0, 0, 0, 1, 4, 8, 13, 17, 21, 21, 25, 25 };
-	if (kl < 2 || kl > 11)
-		return -1;
-	/* from first[kl] on, no name is shorter than kl: name[kl] exists,
-	 * and is its end only for a name of this length */
-	for (size_t i = first[kl]; i < sizeof keys / sizeof keys[0] && !keys[i].name[kl]; i++)
-		if (!memcmp(keys[i].name, k, kl))
-			return keys[i].m;
-	return -1;
-}
-
 /* One member's value into r: false when it is not what gpuprobe writes
  * there (the caller then reads the array with jansson). */
 static bool member(struct sc *s, struct gp_trec *r, const char *k, size_t kl)
 {
 	int64_t i;
-	int m = key_of(k, kl);
+	int m = gp_trec_key(k, kl);
 	switch (m) {
-	case K_SAME:
+	case GP_TREC_K_SAME:
 		return same_value(s, r);
-	case K_DELTA:
+	case GP_TREC_K_DELTA:
 		r->kind = GP_TREC_DELTA;
 		return skip(s, 0);
-	case K_ADD:
+	case GP_TREC_K_ADD:
 		return add_obj(s, r);
-	case K_GONE:
+	case GP_TREC_K_GONE:
 		return gone_arr(s, r);
 	}
 	bool ok;
