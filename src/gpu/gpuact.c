@@ -403,6 +403,16 @@ static json_t *work_json(const struct gp_nvml_dev_act *w)
 		json_object_set_new(o, "sm_clock_mhz", json_integer(w->sm_clock_mhz));
 	if (w->sms)
 		json_object_set_new(o, "sms", json_integer(w->sms));
+	/* Other processes' kernels on this GPU (issue 22): 0 is a reading,
+	 * written where NVML's per-process samples were read. */
+	if (w->have_proc) {
+		json_object_set_new(o, "others", json_integer(w->others));
+		if (w->others) {
+			set_pct(o, "others_sm_pct", w->others_sm_pct);
+			json_object_set_new(o, "other_pid", json_integer(w->other_pid));
+			set_pct(o, "other_sm_pct", w->other_sm_pct);
+		}
+	}
 	if (w->have_gpm) {
 		json_t *g = json_object();
 		set_pct(g, "sm_util", w->gpm_sm_util);
@@ -433,7 +443,8 @@ static json_t *work_json(const struct gp_nvml_dev_act *w)
  *                                              when have_gpu_busy (the
  *              last four from gpu_metrics, when read)
  *   "work":   {"gpu","util_pct","mem_util_pct","power_w","floor_w",
- *              "sm_clock_mhz","sms","gpm":{"sm_util","sm_occ","tensor",
+ *              "sm_clock_mhz","sms","others","others_sm_pct","other_pid",
+ *              "other_sm_pct","gpm":{"sm_util","sm_occ","tensor",
  *              "fp16","fp32","fp64","int","dram"} | "gpm_absent": why}
  *                                              when NVML read a GPU of it
  *   "absent": {"nvml"|"drm"|"kfd"|"gpu_busy"|"gpu_metrics": why}   with_absent

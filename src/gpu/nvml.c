@@ -736,6 +736,54 @@ static void ring_fetch(struct gp_nvml *nv, struct nvml_gpu *g)
 	}
 }
 
+/* A percentage of one NVML sample: a value over 100 is not one (seen
+ * as 0xffffffff on vGPU): the sample counts, its value does not. */
+static unsigned sample_pct(unsigned v)
+{
+	return v <= 100 ? v : 0;
+}
+
+/* The other processes with kernels on the GPU in the samples after
+ * since (issue 22): each pid's mean SM % over its own samples, as for
+ * pid.  At most 16 are told apart; past them the rest are not counted
+ * (a GPU time-sliced 16 ways is shared whatever the 17th does). */
+#define GP_NVML_OTHERS 16
+#define GP_NVML_OTHER_ACTIVE_PCT 1.0	/* a mean under it: a context, no kernel */
+
+static void other_procs(const struct nvml_ring *r, int pid, unsigned long long since,
+			struct gp_nvml_dev_act *a)
+{
+	struct other { int pid; unsigned n; double sm; } o[GP_NVML_OTHERS];
+	unsigned no = 0;
+
+	for (unsigned k = 0; k < r->n; k++) {
+		const struct nvml_util_sample *s = &r->s[k];
+		if ((int)s->pid == pid || s->timeStamp <= since)
+			continue;
+		unsigned j = 0;
+		while (j < no && o[j].pid != (int)s->pid)
+			j++;
+		if (j == no) {
+			if (no == GP_NVML_OTHERS)
+				continue;
+			o[no++] = (struct other){ (int)s->pid, 0, 0 };
+		}
+		o[j].n++;
+		o[j].sm += sample_pct(s->smUtil);
+	}
+	for (unsigned j = 0; j < no; j++) {
+		double m = o[j].sm / o[j].n;
+		if (m < GP_NVML_OTHER_ACTIVE_PCT)
+			continue;
+		a->others++;
+		a->others_sm_pct += m;
+		if (m > a->other_sm_pct) {
+			a->other_sm_pct = m;
+			a->other_pid = o[j].pid;
+		}
+	}
+}
+
 /* pid's utilisation on GPU i since the caller's last read of it, from
  * the GPU's ring.  Between two calls of the ring the caller's last
  * reading stands: the samples of the last call cover the time since
@@ -763,6 +811,10 @@ static void dev_proc_activity(struct gp_nvml *nv, unsigned i, int pid,
 		a->sm_pct = seen->last[i].sm_pct;
 		a->mem_pct = seen->last[i].mem_pct;
 		a->sm_max_pct = seen->last[i].sm_max_pct;
+		a->others = seen->last[i].others;
+		a->other_pid = seen->last[i].other_pid;
+		a->other_sm_pct = seen->last[i].other_sm_pct;
+		a->others_sm_pct = seen->last[i].others_sm_pct;
 		return;
 	}
 	/* A process new to the ring looks one second back from its call. */
@@ -773,12 +825,9 @@ static void dev_proc_activity(struct gp_nvml *nv, unsigned i, int pid,
 		if ((int)s->pid != pid || s->timeStamp <= since)
 			continue;
 		a->samples++;
-		/* Percentages: a value over 100 is not one (seen as
-		 * 0xffffffff on vGPU): count the sample, not the value. */
-		unsigned su = s->smUtil <= 100 ? s->smUtil : 0;
-		unsigned mu = s->memUtil <= 100 ? s->memUtil : 0;
+		unsigned su = sample_pct(s->smUtil);
 		sm += su;
-		mem += mu;
+		mem += sample_pct(s->memUtil);
 		if (su > a->sm_max_pct)
 			a->sm_max_pct = su;
 	}
@@ -786,12 +835,17 @@ static void dev_proc_activity(struct gp_nvml *nv, unsigned i, int pid,
 		a->sm_pct = sm / a->samples;
 		a->mem_pct = mem / a->samples;
 	}
+	other_procs(r, pid, since, a);
 	seen->ts[i] = r->newest > since ? r->newest : since;
 	seen->seq[i] = r->seq;
 	seen->last[i].samples = a->samples;
 	seen->last[i].sm_pct = a->sm_pct;
 	seen->last[i].mem_pct = a->mem_pct;
 	seen->last[i].sm_max_pct = a->sm_max_pct;
+	seen->last[i].others = a->others;
+	seen->last[i].other_pid = a->other_pid;
+	seen->last[i].other_sm_pct = a->other_sm_pct;
+	seen->last[i].others_sm_pct = a->others_sm_pct;
 }
 
 static unsigned long long mono_us(void)

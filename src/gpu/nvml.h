@@ -92,8 +92,9 @@ struct gp_nvml_seen {
 	unsigned long long ts[GP_NVML_MAX_GPUS];
 	unsigned long long seq[GP_NVML_MAX_GPUS];	/* the GPU's call it was read from */
 	struct {
-		unsigned samples, sm_max_pct;
-		double sm_pct, mem_pct;
+		unsigned samples, sm_max_pct, others;
+		int other_pid;
+		double sm_pct, mem_pct, others_sm_pct, other_sm_pct;
 	} last[GP_NVML_MAX_GPUS];
 };
 
@@ -108,6 +109,14 @@ struct gp_nvml_dev_act {
 	unsigned samples;	/* samples of pid in the period */
 	double sm_pct, mem_pct;	/* mean over those samples; 0 without */
 	unsigned sm_max_pct;
+	/* The GPU's other processes over the same samples (issue 22): a
+	 * GPU time-sliced between two processes gives each a per-process
+	 * SM % under the "resident" bar, and its device-wide readings
+	 * (GPM, power) belong to no one of them (model/gpuwork.h). */
+	unsigned others;	/* other pids with kernels in the period */
+	int other_pid;		/* the busiest of them, 0 none */
+	double other_sm_pct;	/* its mean SM % */
+	double others_sm_pct;	/* the sum of their mean SM % */
 	bool have_util;		/* nvmlDeviceGetUtilizationRates */
 	unsigned util_pct, mem_util_pct;
 	bool have_throttle;	/* nvmlDeviceGetCurrentClocksEventReasons */

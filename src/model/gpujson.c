@@ -174,6 +174,16 @@ void gp_gpuact_json_work(const json_t *act, struct gp_gpu_work_pt *pt)
 		jnum(g, "int", &in.integer);
 		jnum(g, "dram", &in.dram_bw);
 	}
+	double others = 0;
+	if (jnum(w, "others", &others)) {
+		in.have_others = true;
+		in.others = others > 0 && others < 1e6 ? (unsigned)others : 0;
+		jnum(w, "others_sm_pct", &in.others_sm_pct);
+		jnum(w, "other_sm_pct", &in.other_sm_pct);
+		double op = 0;
+		jnum(w, "other_pid", &op);
+		in.other_pid = op > 0 && op < 1 << 30 ? (int)op : 0;
+	}
 	in.have_mem_util = jnum(w, "mem_util_pct", &in.mem_util);
 	in.have_power = jnum(w, "power_w", &in.power_w);
 	in.have_floor = jnum(w, "floor_w", &in.floor_w);

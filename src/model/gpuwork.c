@@ -23,6 +23,35 @@ static double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+/* This process's kernel resident (gpuwork.h, GP_GPU_SHARE_FRACTION):
+ * alone, at 50 % of the time; beside others, when the GPU is occupied
+ * and it holds half its fair share of the time or more. */
+static bool resident(const struct gp_gpu_work_in *in, bool shared)
+{
+	if (in->occ_pct >= GP_GPU_OCCUPIED_PCT)
+		return true;
+	if (!shared || in->occ_pct + in->others_sm_pct < GP_GPU_OCCUPIED_PCT)
+		return false;
+	double fair = (in->occ_pct + in->others_sm_pct) / (in->others + 1);
+	return in->occ_pct > 0 && in->occ_pct >= GP_GPU_SHARE_FRACTION * fair;
+}
+
+/* Device-wide readings: work, no work, or cannot tell. */
+static enum gp_gpu_work device_work(const struct gp_gpu_work_in *in, double fpipes,
+				    struct gp_gpu_work_out *out)
+{
+	if (in->have_gpm) {
+		out->from_gpm = true;
+		return fpipes >= GP_GPU_PIPE_WORK_PCT || in->integer >= GP_GPU_INT_WORK_PCT ||
+		       in->dram_bw >= GP_GPU_PIPE_WORK_PCT ? GP_GW_WORK : GP_GW_SPIN;
+	}
+	if (in->have_mem_util && in->mem_util >= GP_GPU_MEM_UTIL_WORK)
+		return GP_GW_WORK;
+	if (in->have_power && in->have_floor)
+		return out->over_w >= GP_GPU_POWER_WORK_W ? GP_GW_WORK : GP_GW_SPIN;
+	return GP_GW_BUSY;
+}
+
 void gp_gpu_work_judge(const struct gp_gpu_work_in *in, struct gp_gpu_work_out *out)
 {
 	memset(out, 0, sizeof *out);
@@ -37,25 +66,20 @@ void gp_gpu_work_judge(const struct gp_gpu_work_in *in, struct gp_gpu_work_out *
 		out->work = GP_GW_UNKNOWN;
 		return;
 	}
-	if (in->occ_pct < GP_GPU_OCCUPIED_PCT) {
+	out->shared = in->have_others && in->others > 0;
+	if (!resident(in, out->shared)) {
 		out->work = GP_GW_IDLE;
 		return;
 	}
-	if (in->have_gpm) {
-		out->from_gpm = true;
-		out->work = fpipes >= GP_GPU_PIPE_WORK_PCT || in->integer >= GP_GPU_INT_WORK_PCT ||
-			    in->dram_bw >= GP_GPU_PIPE_WORK_PCT ? GP_GW_WORK : GP_GW_SPIN;
-		return;
+	out->work = device_work(in, fpipes, out);
+	/* Work seen on a shared GPU may be the others': occupancy alone,
+	 * unless there is more of it than their time on the GPU could
+	 * hold (gpuwork.h, GP_GPU_SHARE_WORK_MARGIN). */
+	if (out->shared && out->work == GP_GW_WORK &&
+	    !(out->from_gpm && max2(fpipes, in->dram_bw) >= in->others_sm_pct + GP_GPU_SHARE_WORK_MARGIN)) {
+		out->work = GP_GW_BUSY;
+		out->from_gpm = false;
 	}
-	if (in->have_mem_util && in->mem_util >= GP_GPU_MEM_UTIL_WORK) {
-		out->work = GP_GW_WORK;
-		return;
-	}
-	if (in->have_power && in->have_floor) {
-		out->work = out->over_w >= GP_GPU_POWER_WORK_W ? GP_GW_WORK : GP_GW_SPIN;
-		return;
-	}
-	out->work = GP_GW_BUSY;
 }
 
 void gp_gpu_work_point(const struct gp_gpu_work_in *in, unsigned sms, struct gp_gpu_work_pt *pt)
@@ -74,6 +98,12 @@ void gp_gpu_work_point(const struct gp_gpu_work_in *in, unsigned sms, struct gp_
 	pt->have_over = in->have_power && in->have_floor;
 	pt->over_w = (float)o.over_w;
 	pt->sms = (uint16_t)(sms > 65535 ? 65535 : sms);
+	pt->occ_pct = in->have_occ ? (float)in->occ_pct : 0;
+	if (o.shared) {
+		pt->others = (uint8_t)(in->others > 255 ? 255 : in->others);
+		pt->other_pid = in->other_pid;
+		pt->other_sm_pct = (float)in->other_sm_pct;
+	}
 }
 
 static int rank(uint8_t w)

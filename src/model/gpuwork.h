@@ -56,9 +56,35 @@ struct gp_gpu_work_in {
 	double mem_util;       /* NVML util.memory, % */
 	bool have_power, have_floor;
 	double power_w, floor_w;
+	/* Other processes' kernels on the same GPU (NVML's per-process
+	 * samples of the same period; issue 22). */
+	bool have_others;
+	unsigned others;       /* how many, 0: this process alone */
+	double others_sm_pct;  /* the sum of their SM % */
+	int other_pid;         /* the busiest of them */
+	double other_sm_pct;
 };
 
 #define GP_GPU_OCCUPIED_PCT 50.0  /* per-process SM % over which a kernel is resident */
+/* A shared GPU (issue 22; the H100 run of 2026-12-05, bench/results/
+ * 2026-12-05-device-h100.md): a kernel that polls for ever beside a
+ * GEMM loop is time-sliced with it, and its per-process SM % falls under
+ * 50: it read `idle`, and the GEMM's GPM tensor % then read as its work
+ * (class `progress`).  So where other processes run kernels on the GPU:
+ *   - the GPU is occupied when the processes' SM % together reach 50,
+ *     and this process is resident there when it holds half of its
+ *     fair share of that time (1 / (others + 1)) or more;
+ *   - device-wide readings (GPM, power, util.memory) belong to no one
+ *     process: they may say "no work" for all of them (a GPU with no
+ *     math and no DRAM traffic works for no one), never "work" for this
+ *     one -- resident with work seen: `busy`, the GPU shared. */
+#define GP_GPU_SHARE_FRACTION 0.5
+/* One exception: a GPM pipe or DRAM % is busy cycles over all cycles, and
+ * a process resident x % of the time adds at most x % to it.  A pipe at
+ * more than the others' SM % together (plus this margin) is this
+ * process's work too: a GEMM time-sliced 60/35 with a spinner reads
+ * tensor ~55 %, work for the GEMM (55 > 35), not for the spinner. */
+#define GP_GPU_SHARE_WORK_MARGIN 5.0
 #define GP_GPU_PIPE_WORK_PCT 0.5  /* GPM: any math pipe or DRAM at this is work */
 /* GPM's integer pipe counts a polling loop's compares too: every SM of
  * an H200 polling a flag read INTEGER 0.7 % (and 32 CTAs of an FMA loop
@@ -72,6 +98,7 @@ struct gp_gpu_work_out {
 	bool from_gpm;         /* judged from GPM pipes (high confidence) */
 	double pipes;          /* the busiest math pipe, % */
 	double over_w;         /* power over the floor (have_floor) */
+	bool shared;           /* other processes' kernels on the GPU */
 };
 
 void gp_gpu_work_judge(const struct gp_gpu_work_in *in, struct gp_gpu_work_out *out);
@@ -83,6 +110,11 @@ struct gp_gpu_work_pt {
 	bool from_gpm, have_over;
 	float pipes, tensor, dram, mem_util, power_w, over_w, sm_util;
 	uint16_t sms;          /* SMs of that GPU, 0 unknown */
+	/* Other processes' kernels on the GPU (gp_gpu_work_in.others):
+	 * how many, the busiest's pid and SM %, and this one's SM %. */
+	uint8_t others;
+	int32_t other_pid;
+	float other_sm_pct, occ_pct;
 };
 
 /* Judges in and fills pt (sms: the GPU's SM count, 0 unknown). */

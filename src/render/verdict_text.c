@@ -41,9 +41,27 @@ static void gpu_work_words(struct strbuf *sb, const struct gp_gpu_work_pt *g)
 	}
 }
 
+/* "pid 4243 (SM 60%)" or "3 other processes (the busiest: pid 4243, SM
+ * 60%)" */
+static void shared_words(struct strbuf *sb, const struct gp_gpu_work_pt *g)
+{
+	if (g->others == 1)
+		strbuf_addf(sb, "pid %d (SM %.0f%%)", g->other_pid, g->other_sm_pct);
+	else
+		strbuf_addf(sb, "%u other processes (the busiest: pid %d, SM %.0f%%)", g->others,
+			    g->other_pid, g->other_sm_pct);
+}
+
 /* "32 of 132 SMs: a collective's shape" */
 static void grid_words(struct strbuf *sb, const struct gp_gpu_work_pt *g)
 {
+	if (g->others) {
+		/* GPM's SM_UTIL counts every process's blocks. */
+		strbuf_addf(sb, "its kernel resident %.0f%% of the time on a GPU shared with ",
+			    g->occ_pct);
+		shared_words(sb, g);
+		return;
+	}
 	if (!g->from_gpm || !g->sms) {
 		strbuf_addstr(sb, "its kernel resident");
 		return;
@@ -171,6 +189,14 @@ static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 		gpu_work_words(sb, &a->gw);
 		strbuf_addf(sb, ", in %u of %u readings; the host waits", a->gw_n[GP_GW_WORK],
 			    a->samples - a->gw_n[GP_GW_UNKNOWN]);
+	} else if (a->gw.work == GP_GW_BUSY && a->gw.others) {
+		strbuf_addf(sb, "its kernel resident %.0f%% of the time on a GPU shared with ",
+			    a->gw.occ_pct);
+		shared_words(sb, &a->gw);
+		strbuf_addf(sb, ", in %u of %u readings: the GPU's work readings are device-wide, "
+			    "whose work they show cannot be told (a spin beside another process's "
+			    "GEMM reads the same); the host waits",
+			    a->gw_n[GP_GW_BUSY], a->samples - a->gw_n[GP_GW_UNKNOWN]);
 	} else {
 		strbuf_addf(sb, "%.0f%% busy at the last sample, busy in %u of %u samples that measured "
 		    "it (occupancy: whether its kernels work is not known); the host waits",

@@ -59,7 +59,8 @@ static void gpu_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct 
 	for (size_t i = ia + 1; i <= ib; i++) {
 		a->samples++;
 		a->gw_n[p[i].gw.work < 5 ? p[i].gw.work : 0]++;
-		if (p[i].gw.work == GP_GW_SPIN || p[i].gw.work == GP_GW_WORK) {
+		if (p[i].gw.work == GP_GW_SPIN || p[i].gw.work == GP_GW_WORK ||
+		    (p[i].gw.work == GP_GW_BUSY && p[i].gw.others)) {
 			a->gw = p[i].gw;
 			a->gw_pid = p[i].gw_pid;
 			gp_strlcpy(a->gw_comm, p[i].gw_comm, sizeof a->gw_comm);

@@ -224,6 +224,77 @@ static void test_load_then_work(void **st)
 		fail_msg("%s: %s", gp_class_name(v.cls), summary(&v));
 }
 
-UNIT_MAIN(cmocka_unit_test(test_no_kernel_host_in_sync), cmocka_unit_test(test_load_then_work),
+/* A GPU time-sliced between two processes (issue 22; the H100 run of
+ * 2026-12-05: a 32-CTA spinner beside a GEMM loop read SM 35 %, `idle`,
+ * then `progress` from the GEMM's tensor %).  Device-wide readings say
+ * "no work" for everyone, "work" only for the one whose share can hold it. */
+static struct gp_gpu_work_in shared_in(double occ, double other, double tensor)
+{
+	return (struct gp_gpu_work_in){ .have_occ = true, .occ_pct = occ, .have_gpm = true,
+		.sm_util = tensor ? 96 : 24.2, .tensor = tensor, .dram_bw = tensor ? 10 : 0,
+		.have_power = true, .power_w = 400, .have_floor = true, .floor_w = 120,
+		.have_others = true, .others = 1, .others_sm_pct = other, .other_pid = 777,
+		.other_sm_pct = other };
+}
+
+static void test_shared_gpu(void **st)
+{
+	(void)st;
+	struct gp_gpu_work_out o;
+	struct gp_gpu_work_in in = shared_in(35, 60, 55);   /* the spinner beside a GEMM */
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_BUSY);
+	assert_true(o.shared);
+	in = shared_in(60, 35, 55);   /* the GEMM beside the spinner: 55 > 35 + 5 */
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_WORK);
+	in = shared_in(48, 45, 40);   /* two GEMMs: neither share holds all of it */
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_BUSY);
+	in = shared_in(35, 60, 0);    /* two spinners: no work anywhere */
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_SPIN);
+	assert_true(o.from_gpm);
+	in = shared_in(5, 90, 80);    /* a stray small kernel beside a GEMM */
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_IDLE);
+	in = shared_in(35, 10, 0);    /* the GPU not occupied: under 50 % together */
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_IDLE);
+	in = shared_in(35, 60, 55);   /* without GPM: power is the GPU's, not its */
+	in.have_gpm = false;
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_BUSY);
+	in.others = 0;                /* alone at 35 %: idle, as before */
+	gp_gpu_work_judge(&in, &o);
+	assert_int_equal(o.work, GP_GW_IDLE);
+	assert_false(o.shared);
+
+	/* The verdict: the spinner's host in the sync beside a GEMM waits
+	 * for a shared GPU, at low confidence -- never progress. */
+	static struct gp_point p[N];
+	static struct gp_verdict v;
+	trace_of(p, &rows[1], true);
+	for (int i = 0; i < N; i++) {
+		in = shared_in(35, 60, 55);
+		gp_gpu_work_point(&in, 132, &p[i].gw);
+	}
+	struct gp_verdict_opts vo = { .hang_after = 30, .page_size = 4096 };
+	gp_verdict_compute(p, N, &vo, &v);
+	if (v.cls != GP_CLASS_WAITING_GPU || v.confidence != GP_CONF_LOW ||
+	    !strstr(summary(&v), "on a GPU shared with pid 777 (SM 60%)"))
+		fail_msg("%s: %s", gp_class_name(v.cls), summary(&v));
+	/* Two spinners sharing it: both hang, and the SMs are not counted. */
+	for (int i = 0; i < N; i++) {
+		in = shared_in(35, 60, 0);
+		gp_gpu_work_point(&in, 132, &p[i].gw);
+	}
+	gp_verdict_compute(p, N, &vo, &v);
+	if (v.cls != GP_CLASS_HANG_GPU_SPIN || strstr(summary(&v), "of 132 SMs") ||
+	    !strstr(summary(&v), "shared with pid 777"))
+		fail_msg("%s: %s", gp_class_name(v.cls), summary(&v));
+}
+
+UNIT_MAIN(cmocka_unit_test(test_shared_gpu), cmocka_unit_test(test_no_kernel_host_in_sync), cmocka_unit_test(test_load_then_work),
 	  cmocka_unit_test(test_table), cmocka_unit_test(test_spins_are_hang_gpu_spin),
 	  cmocka_unit_test(test_work_is_progress), cmocka_unit_test(test_occupancy_alone))
