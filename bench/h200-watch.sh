@@ -62,6 +62,9 @@ $W spin32 600 > "$R/spin.out" 2>&1 &
 SPIN=$!
 ready spin
 echo "spin32 pid $SPIN: $(head -1 "$R/spin.out"); gemm pid $GEMM: $(head -1 "$R/gemm.out")"
+# The readings of the shared phase, kept for the record: a trace of each.
+$GPUPROBE trace -q --stacks none --seconds 10 -o "$R/shared-spin.jsonl" $SPIN > "$R/shared-spin.out" 2>&1 &
+$GPUPROBE trace -q --stacks none --seconds 10 -o "$R/shared-gemm.jsonl" $GEMM > "$R/shared-gemm.out" 2>&1 &
 sleep "$SHARED"
 cp "$R/gpuprobe.prom" "$R/phase2.prom"
 grep "pid=\"\($SPIN\|$GEMM\)\"" "$R/phase2.prom"
