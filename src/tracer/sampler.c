@@ -488,6 +488,12 @@ void gp_sampler_keyframe(struct gp_sampler *s)
 	s->keyframe = true;
 }
 
+void gp_sampler_prime(struct gp_sampler *s)
+{
+	if (s->tot.samples == 0)
+		(void)gp_tasks_prime(s->tasks); /* a failure: the first sample reads it all */
+}
+
 json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt, bool whole)
 {
 	struct gp_sys_compact sc;

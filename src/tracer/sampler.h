@@ -63,6 +63,9 @@ json_t *gp_sampler_vm(struct gp_sys_reader *sys, struct gp_point *pt, bool whole
  * to the samples before: a file that starts there stands alone (watch's
  * spool, when it turns to its other file). */
 void gp_sampler_keyframe(struct gp_sampler *s);
+/* Before the first sample: its threads read once, ahead of the clock
+ * (gp_tasks_prime).  Nothing once a sample was taken. */
+void gp_sampler_prime(struct gp_sampler *s);
 
 /* The "threads" member of the last sample taken, as JSON text (an
  * array, streamed without jansson: see report/jsonw.h); valid until

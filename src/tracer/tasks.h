@@ -79,6 +79,11 @@ void gp_tasks_free(struct gp_tasks *t);
 /* Reads every thread.  *out points into the table and stays valid until
  * the next call.  Returns 0, or -1 with errno ESRCH when the process (its
  * task directory) is gone. */
+/* Reads every thread once, before the first sample, so that the first
+ * sample costs what a later one does (tasks.c); it still reports every
+ * thread as new.  0, or -1 with errno. */
+int gp_tasks_prime(struct gp_tasks *t);
+
 int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *n,
 		    struct gp_tasks_stats *stats);
 

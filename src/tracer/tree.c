@@ -438,6 +438,13 @@ void gp_tree_totals(const struct gp_tree *t, struct gp_sampler_totals *tot)
 	gp_sampler_totals(t->m[0].s, tot);
 }
 
+void gp_tree_prime(struct gp_tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->m[i].s)
+			gp_sampler_prime(t->m[i].s);
+}
+
 void gp_tree_keyframe(struct gp_tree *t)
 {
 	for (size_t i = 0; i < t->n; i++)

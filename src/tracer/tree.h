@@ -55,6 +55,9 @@ bool gp_tree_member(const struct gp_tree *t, size_t i, int *pid, const char **co
 
 /* Processes seen in the tree over the trace, and those not followed
  * because of max_procs. */
+/* Before the first sample: every followed process's threads read once,
+ * ahead of the trace's clock (gp_sampler_prime). */
+void gp_tree_prime(struct gp_tree *t);
 /* The next sample stands alone: every thread and the vm written whole
  * (gp_sampler_keyframe), for a file that starts there. */
 void gp_tree_keyframe(struct gp_tree *t);
