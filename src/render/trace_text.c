@@ -167,9 +167,20 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 			fputc('\n', out);
 		}
 	}
-	if (e->late)
-		fprintf(out, "  note       %lu tick%s skipped: a sample took longer than the interval\n",
+	if (e->late) {
+		fprintf(out, "  note       %lu tick%s skipped: a sample took longer than the interval",
 			e->late, e->late == 1 ? "" : "s");
+		/* Why: gpuprobe starved of a CPU (a quarter of the trace or
+		 * more spent runnable, not running), or its own cost. */
+		if (e->have_sampler && e->sampler_wait_s >= 0.25 * e->span_s)
+			fprintf(out, "; gpuprobe waited %.1f s of %.1f s for a CPU (the machine is saturated): "
+				"run it at a higher priority (as root: nice -n -10 gpuprobe ...) for steadier samples",
+				e->sampler_wait_s, e->span_s);
+		else if (e->have_sampler && e->sampler_cpu_s >= 0.5 * e->span_s)
+			fprintf(out, "; sampling took %.1f s of CPU in %.1f s: a longer --interval, or --stacks none",
+				e->sampler_cpu_s, e->span_s);
+		fputc('\n', out);
+	}
 	if (e->syscall_denied || e->io_denied)
 		fprintf(out, "  not seen   %s%s(run as root, or as the target's user)\n",
 			e->syscall_denied ? "syscalls " : "", e->io_denied ? "io " : "");

@@ -26,6 +26,10 @@ struct gp_trace_end {
 	unsigned long forks_started, forks_exited, forks_lost;
 	const char *forks_why;
 	bool kstack_denied, syscall_denied, io_denied;
+	/* The sampling thread over the trace (span_s): its CPU time and its
+	 * time waiting for a CPU (schedstat), to say why ticks were late. */
+	bool have_sampler;
+	double sampler_cpu_s, sampler_wait_s, span_s;
 };
 
 /* "  3.0s  top 4243 hal-mem  98% (sys 97%)  total 105%  RssFile 16555 MiB  GPU 298 MiB  dirtied 512.0 / written 510.3 MiB/s" */

@@ -214,6 +214,13 @@ struct run {
 	struct gp_series series;
 	bool live;
 	unsigned long late;
+	/* The sampling thread's own schedstat at t = 0 (self_sched): its
+	 * CPU time, and its time runnable but waiting for a CPU -- a
+	 * saturated machine starves a tracer at nice 0 (10 000 busy threads
+	 * on 16 CPUs: one sample in 83 s, bench/results/
+	 * 2026-12-05-device-h100.md). */
+	bool have_sched0;
+	uint64_t run0_ns, wait0_ns;
 	long page_size;
 	int rc;
 	struct gp_tree *tree;
@@ -702,6 +709,23 @@ static void drain_kmsg(struct run *r)
 	}
 }
 
+/* This thread's time on a CPU and waiting in a run queue, ns
+ * (/proc/thread-self/schedstat, CONFIG_SCHED_INFO). */
+static bool self_sched(uint64_t *run_ns, uint64_t *wait_ns)
+{
+	char buf[128];
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	uint64_t pcount;
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return gp_parse_schedstat(buf, run_ns, wait_ns, &pcount);
+}
+
 static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 {
 	struct gp_point prev, cur;
@@ -978,6 +1002,15 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	json_object_set_new(ex, "threads_vanished", json_integer((json_int_t)tot.vanished));
 	json_object_set_new(ex, "tids_reused", json_integer((json_int_t)tot.reused));
 	json_object_set_new(ex, "late_ticks", json_integer((json_int_t)r->late));
+	uint64_t run_ns, wait_ns;
+	if (r->have_sched0 && self_sched(&run_ns, &wait_ns) && run_ns >= r->run0_ns && wait_ns >= r->wait0_ns) {
+		end.have_sampler = true;
+		end.sampler_cpu_s = (double)(run_ns - r->run0_ns) / 1e9;
+		end.sampler_wait_s = (double)(wait_ns - r->wait0_ns) / 1e9;
+		end.span_s = t_end;
+		json_object_set_new(ex, "sampler", json_pack("{s:f, s:f}", "cpu_s", end.sampler_cpu_s,
+							     "runq_wait_s", end.sampler_wait_s));
+	}
 	struct gp_forks_counts fc;
 	const char *fwhy;
 	end.have_forks = gp_tree_forks(r->tree, &fc, &fwhy);
@@ -1210,6 +1243,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		t0 = gp_mono_now();
 	}
 
+	r.have_sched0 = self_sched(&r.run0_ns, &r.wait0_ns);
 	const char *reason = loop(&r, t0, &waitset);
 	double t_end = gp_mono_now() - t0;
 	last_look(&r, reason, t_end);

@@ -28,5 +28,8 @@ last=$(tail -n 1 "$TMP/t")
 slot=$(( n - 1 + late ))
 ok "last t $last within 0.05 s of its slot $slot*0.1 (n-1+late)" \
 	awk -v t="$last" -v s="$slot" 'BEGIN { d = t - s * 0.1; if (d < 0) d = -d; exit !(d <= 0.05) }'
+samp=$(jq -r 'select(.type == "exit") | .sampler | "\(.cpu_s) \(.runq_wait_s)"' "$F")
+ok "the exit line says the sampler's CPU and run-queue wait ($samp)" \
+	awk -v s="$samp" 'BEGIN { split(s, a, " "); exit !(a[1] > 0 && a[1] < 3 && a[2] >= 0 && a[2] < 3) }'
 ok "slots strictly increase" awk 'NR > 1 && int($1 / 0.1 + 0.5) <= p { exit 1 } { p = int($1 / 0.1 + 0.5) }' "$TMP/t"
 pass
