@@ -5,6 +5,7 @@
 #include "rasparse.h"
 #include "parse.h"
 #include "timeutil.h"
+#include "procfs.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -239,4 +240,37 @@ json_t *gp_ras_read(int port, double t, double budget_s)
 		json_object_set_new(line, "why", json_string(c.why[0] ? c.why : "no answer"));
 	}
 	return line;
+}
+
+/* The port of NCCL_RAS_ADDR ("host:port", NCCL's src/ras/ras.cc) in
+ * pid's environment, else NCCL's default.  A host other than the local
+ * one is said in where (it is still asked on 127.0.0.1: the bundle runs
+ * on the rank's node). */
+int gp_ras_port_of(const struct gp_root *root, int pid, char *where, size_t cap)
+{
+	char path[64];
+	size_t len = 0;
+	int port = GP_RAS_PORT_DEFAULT;
+	snprintf(path, sizeof path, "/proc/%d/environ", pid);
+	char *env = gp_slurp(root, path, &len);
+	snprintf(where, cap, "the default port (NCCL_RAS_ADDR not set)");
+	for (size_t i = 0; env && i < len; i += strlen(env + i) + 1) {
+		const char *v = env + i;
+		if (strncmp(v, "NCCL_RAS_ADDR=", 14))
+			continue;
+		v += 14;
+		const char *colon = strrchr(v, ':');
+		char *end = NULL;
+		long p = colon ? strtol(colon + 1, &end, 10) : -1;
+		if (colon && end && *end == '\0' && p > 0 && p <= 65535) {
+			port = (int)p;
+			snprintf(where, cap, "NCCL_RAS_ADDR=%s", v);
+		} else {
+			snprintf(where, cap, "NCCL_RAS_ADDR=%s has no port: the default", v);
+		}
+	}
+	if (!env)
+		snprintf(where, cap, "the default port (%s unreadable: %s)", path, strerror(errno));
+	free(env);
+	return port;
 }

@@ -23,4 +23,9 @@
  * nccl_version, comms, partial}.  budget_s bounds the whole exchange. */
 json_t *gp_ras_read(int port, double t, double budget_s);
 
+/* The port of NCCL_RAS_ADDR ("host:port") in pid's environment, else
+ * GP_RAS_PORT_DEFAULT; where says which (cap bytes). */
+struct gp_root;
+int gp_ras_port_of(const struct gp_root *root, int pid, char *where, size_t cap);
+
 #endif

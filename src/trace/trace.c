@@ -91,7 +91,8 @@ static const struct argp_option trace_options[] = {
 	{ "no-nvml", OPT_NO_NVML, NULL, 0, "Do not load libnvidia-ml.so.1", 2 },
 	{ "ras-port", OPT_RAS_PORT, "PORT", 0,
 	  "Ask NCCL's RAS service on 127.0.0.1:PORT for the ranks' collective counts, "
-	  "2 s in, every 5 s, at a hang and at the end (default 28028, NCCL's, once a "
+	  "2 s in, every 5 s, at a hang and at the end (default: the target's "
+	  "NCCL_RAS_ADDR port, else 28028, NCCL's; asked once a "
 	  "process maps libnccl or librccl; given: always; 0: never)", 2 },
 	{ "proc-root", OPT_PROC_ROOT, "DIR", 0, "Read /proc and /sys under DIR (replay a captured tree)", 2 },
 	{ "reopen-files", OPT_REOPEN, NULL, OPTION_HIDDEN, "Re-open every file each sample (benchmark baseline)", 2 },
@@ -1213,6 +1214,12 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	/* User stacks only of the live system (a replayed tree has no
 	 * process to ptrace). */
 	r.stacks_on = o.stacks != STACKS_NONE && r.root.live;
+	/* NCCL's RAS port: the target's NCCL_RAS_ADDR unless --ras-port said. */
+	if (!o.ras_given && r.root.live) {
+		/* A command gets gpuprobe's own environment. */
+		char where[160];
+		o.ras_port = gp_ras_port_of(&r.root, r.is_child ? getpid() : o.pid, where, sizeof where);
+	}
 	double t0;
 	if (r.is_child) {
 		/* t = 0 is the command's start. */
