@@ -76,13 +76,34 @@ start() { # NAME COMMAND: starts it, waits for its GEMM processes' "ready"
 	done
 }
 
+# timed NAME PID: one LONG-second trace with NVML loaded through
+# bench/workloads/nvml-timer.so (built beside this script, or by cc here),
+# which sums the time inside each NVML call: the cost itself, not a
+# difference of two noisy slopes.  Prints the calls table and the figure.
+TIMER=${TIMER:-bench/workloads/nvml-timer.so}
+[ -f "$TIMER" ] || cc -O2 -shared -fPIC -o "$TIMER" bench/workloads/nvml-timer.c -ldl 2>/dev/null
+timed() {
+	[ -f "$TIMER" ] || { echo "$1: no $TIMER (no cc): calls not timed"; return; }
+	: > "$R/$1.times"
+	GPUPROBE_NVML_LIB=$PWD/$TIMER GPUPROBE_NVML_TIMES=$R/$1.times \
+		"$GPUPROBE" trace -q --stacks none --seconds "$LONG" -o "$R/timed-$1.jsonl" "$2" > /dev/null 2>&1
+	echo "| $1: NVML function | calls in $LONG s | wall ms | CPU ms |"
+	echo "|---|---|---|---|"
+	awk '{ printf "| %s | %s | %.2f | %.2f |\n", $1, $2, $3, $4 }' "$R/$1.times"
+	awk -v s="$LONG" -v g="$GPUS" '{ w += $3; c += $4 } END {
+		printf "%s: NVML calls timed: %.2f ms wall (%.2f ms CPU) per GPU per second over %d s (budget 2)\n",
+			name, w / s / g, c / s / g, s }' name="$1" "$R/$1.times"
+}
+
 echo "| target | NVML | CPU ms, ${SHORT} s traces | CPU ms, ${LONG} s traces | slope ms/s |"
 echo "|---|---|---|---|---|"
 start one python3 $W gemm $TARGET_S
 measure one "$(cat "$R/one.pid")"
+timed one "$(cat "$R/one.pid")"
 kill "$(cat "$R/one.pid")" 2>/dev/null
 start four sh -c "python3 $W gemm $TARGET_S & python3 $W gemm $TARGET_S & python3 $W gemm $TARGET_S & wait"
 measure four "$(cat "$R/four.pid")"
+timed four "$(cat "$R/four.pid")"
 pkill -P "$(cat "$R/four.pid")" 2>/dev/null; kill "$(cat "$R/four.pid")" 2>/dev/null
 for name in one four; do
 	echo "$name: NVML $(awk -v g="$GPUS" 'NR == 1 { a = $1 } NR == 2 { printf "%.2f", (a - $1) / g }' \
@@ -98,4 +119,4 @@ procs = [s] + s.get("procs", [])
 print("four: processes read by NVML in the last sample:",
       sum(1 for p in procs if "nvml" in p.get("gpu", {}).get("activity", {})), "of", len(procs))
 PY
-tar czf "$OUT/results.tar.gz" -C "$R" . && ls -la "$OUT/results.tar.gz"
+tar czf "$OUT/nvml-cost.tar.gz" -C "$R" . && ls -la "$OUT/nvml-cost.tar.gz"

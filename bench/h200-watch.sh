@@ -23,7 +23,7 @@
 # Run (the lead, on the H200 machine):
 #   ../shared/tools/devbundle .devbundle src/gpuprobe
 #   OUT=$OUT bench/h200-watch.sh
-# Everything raw comes back in $OUT/results.tar.gz; the checks in
+# Everything raw comes back in $OUT/watch.tar.gz; the checks in
 # $OUT/h200-watch.log, one "ok:" or "FAIL:" line each.
 set -u
 GPUPROBE=${GPUPROBE:-.devbundle/run}
@@ -109,4 +109,4 @@ wait $WATCH
 check "watch exits 0 on SIGTERM" test $? -eq 0
 cat "$R/watch.log"
 echo "fails: $fails"
-tar czf "$OUT/results.tar.gz" -C "$R" . && ls -la "$OUT/results.tar.gz"
+tar czf "$OUT/watch.tar.gz" -C "$R" . && ls -la "$OUT/watch.tar.gz"
