@@ -48,6 +48,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 # measure NAME PID: the table rows of one target and its NVML ms/GPU/s.
 measure() {
+	[ -n "${ONLY_TIMED:-}" ] && return	# ONLY_TIMED=1: the timed calls alone
 	for mode in nvml --no-nvml; do
 		flag=; [ "$mode" = --no-nvml ] && flag=--no-nvml
 		for secs in $SHORT $LONG; do
@@ -106,6 +107,7 @@ measure four "$(cat "$R/four.pid")"
 timed four "$(cat "$R/four.pid")"
 pkill -P "$(cat "$R/four.pid")" 2>/dev/null; kill "$(cat "$R/four.pid")" 2>/dev/null
 for name in one four; do
+	[ -n "${ONLY_TIMED:-}" ] && break
 	echo "$name: NVML $(awk -v g="$GPUS" 'NR == 1 { a = $1 } NR == 2 { printf "%.2f", (a - $1) / g }' \
 		"$R/$name-nvml.slope" "$R/$name---no-nvml.slope") ms per GPU per second" \
 		"(slope with NVML $(cat "$R/$name-nvml.slope") less without $(cat "$R/$name---no-nvml.slope"), over $GPUS GPU(s); budget 2)"

@@ -48,6 +48,7 @@ struct nvml_work {
 	int gpm_state;			/* 0 unknown, 1 supported, -1 not */
 	void *gpm_prev;			/* nvmlGpmSample_t of the last sample */
 	unsigned long long gpm_prev_us;
+	double gpm_at_t;		/* the tick's t of that sample */
 	void *gpm_cur;
 };
 
@@ -878,8 +879,12 @@ static void read_gpm(struct gp_nvml *nv, struct nvml_gpu *g, unsigned long long 
 		w->r.gpm_why = "nvmlGpmSampleAlloc failed";
 		return;
 	}
+	/* Too close (the metrics need 100 ms), or not due (nvml.h: once in
+	 * GP_NVML_GPM_PERIOD_S of the ticks' t): the last metrics stand. */
 	if (w->gpm_prev_us && t - w->gpm_prev_us < 100000)
-		return; /* too close: the last metrics stand */
+		return;
+	if (nv->tick && w->r.have_gpm && nv->t - w->gpm_at_t < GP_NVML_GPM_PERIOD_S && nv->t >= w->gpm_at_t)
+		return;
 	if (nv->gpm_sample(g->h, w->gpm_cur) != NVML_SUCCESS) {
 		w->r.have_gpm = false;
 		w->r.gpm_why = "nvmlGpmSampleGet failed";
@@ -917,6 +922,7 @@ static void read_gpm(struct gp_nvml *nv, struct nvml_gpu *g, unsigned long long 
 	w->gpm_prev = w->gpm_cur;
 	w->gpm_cur = x;
 	w->gpm_prev_us = t;
+	w->gpm_at_t = nv->t;
 }
 
 /* The device-wide readings of one GPU, read at most once in 50 ms. */

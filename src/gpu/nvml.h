@@ -14,32 +14,37 @@
  * the caller's (struct gp_nvml_seen).
  *
  * The call budget: at most 2 ms of NVML per GPU per second (issue 19's
- * acceptance), none of the calls that block.  Measured per call on the
- * H200, driver 580.159, a GEMM running (bench/results/2026-12-04-gpu-work.md,
- * bench/workloads/nvml_cost.py, medians of 50): nvmlDeviceGetProcessUtilization
- * 2.01 ms, nvmlGpmSampleGet 0.28 ms, nvmlGpmMetricsGet (8 metrics)
- * 0.07 ms, a process list 0.02 ms, power, utilisation, SM clock and
- * clock-event reasons 0.001-0.035 ms; total energy 3 ms and PCIe
- * throughput 20.7 ms (it blocks), so neither is ever called.  NVML calls
- * serialise on the driver's lock (MangoHud PRs #1307, #2104), so every
- * traced process asking for itself multiplied all of it.  Per GPU now:
+ * acceptance), none of the calls that block.  Measured inside the calls
+ * of a 20 s trace of a GEMM process on an H100, driver 580.159
+ * (bench/workloads/nvml-timer.c, bench/results/2026-12-05-device-h100-2.md),
+ * with process utilisation every other tick and GPM every tick: 44.3 ms
+ * in 20 s, 2.2 ms a second -- over.  Per call, on average:
+ * nvmlDeviceGetProcessUtilization 2.34 ms, nvmlGpmSampleGet 0.20 ms,
+ * nvmlGpmMetricsGet (8 metrics) 0.21 ms, the compute process list 0.18
+ * ms, utilisation 0.15 ms, power 0.09 ms, the rest 0.01-0.03 ms; total
+ * energy 3 ms and PCIe throughput 20.7 ms (it blocks), so neither is
+ * ever called.  NVML calls serialise on the driver's lock (MangoHud PRs
+ * #1307, #2104), so every traced process asking for itself multiplied
+ * all of it.  Per GPU now, at 1 Hz:
  *
- *   each tick (gp_nvml_tick; 1 s by default)   ms
- *     compute + graphics process lists         0.04  (once, every process looked up in them)
- *     utilisation, power, SM clock, reasons    0.05
- *     one GPM sample (the previous tick's is
- *     the pair's first) and its metrics        0.35
- *   per GP_NVML_PUTIL_PERIOD_S (1.5 s: every
- *   other tick at 1 Hz) process utilisation    2.01 / 2 = 1.0
+ *   each tick (gp_nvml_tick)                    ms
+ *     compute + graphics process lists          0.22  (every process looked up in them)
+ *     utilisation, power, SM clock, reasons     0.29
+ *   per GP_NVML_GPM_PERIOD_S (every other tick)
+ *     one GPM sample and its metrics            0.41 / 2 = 0.21
+ *   per GP_NVML_PUTIL_PERIOD_S (every third tick)
+ *     process utilisation                       2.34 / 3 = 0.78
  *   -----------------------------------------------------
- *                                              about 1.45 ms a second
+ *                                               about 1.5 ms a second
  *
  * and nothing for a GPU no traced process holds memory on (no context:
- * no kernel of its own, 0 %, known).  Process utilisation is asked
- * only every other second because its samples are cumulative: each call
+ * no kernel of its own, 0 %, known).  Process utilisation is asked only
+ * every third second because its samples are cumulative: each call
  * returns every sample since the last, so nothing is lost, only the
- * latency grows (a kernel's end is seen up to a second later); the
- * reading of the call stands for the tick between (gp_nvml_activity).
+ * latency grows (a kernel's end is seen up to two seconds later); the
+ * reading of the call stands for the ticks between (gp_nvml_activity).
+ * GPM's metrics span the two samples they are taken between, two
+ * seconds apart: a spin or a GEMM lasts far longer than that.
  * Before the first tick (a tool with one reader) every call asks. */
 #ifndef GP_NVML_H
 #define GP_NVML_H
@@ -79,9 +84,11 @@ const char *gp_nvml_why(const struct gp_nvml *nv);
 
 /* The trace's tick: every reader of one sample passes the same t
  * (seconds, the caller's clock).  The process lists and device readings
- * are asked once a tick, process utilisation once in
- * GP_NVML_PUTIL_PERIOD_S of the ticks' t. */
-#define GP_NVML_PUTIL_PERIOD_S 1.5
+ * are asked once a tick, GPM once in GP_NVML_GPM_PERIOD_S and process
+ * utilisation once in GP_NVML_PUTIL_PERIOD_S of the ticks' t (the
+ * budget above; at 1 Hz every other and every third tick). */
+#define GP_NVML_PUTIL_PERIOD_S 2.5
+#define GP_NVML_GPM_PERIOD_S 1.5
 void gp_nvml_tick(struct gp_nvml *nv, double t);
 
 /* The caller's last-seen timestamps (µs, NVML's CPU timestamp), one per

@@ -291,7 +291,7 @@ static void test_nvml_activity(void **state UNUSED)
 	assert_int_equal(a.nvml_samples, 1);
 	assert_true(a.sm_pct == 100);
 	assert_true(a.dev_util_pct == 0);	/* the device readings are this tick's */
-	assert_int_equal(gp_gpuact_read(r, 2, NULL, &a), 0);
+	assert_int_equal(gp_gpuact_read(r, 3, NULL, &a), 0);	/* 2.5 s on: asked */
 	assert_true(a.have_nvml);
 	assert_int_equal(a.nvml_samples, 0);
 	assert_true(a.sm_pct == 0);
@@ -320,7 +320,7 @@ static void test_nvml_activity(void **state UNUSED)
 	/* A driver that refuses the call: unknown, and said why. */
 	snprintf(buf, sizeof buf, "gpus 1\nproc %d bytes=1\nfail procutil 3\n", me);
 	write_script(buf);
-	assert_int_equal(gp_gpuact_read(r, 3.5, NULL, &a), 0);
+	assert_int_equal(gp_gpuact_read(r, 6, NULL, &a), 0);
 	assert_false(a.have_nvml);
 	assert_non_null(strstr(a.why_nvml, "NVML_ERROR_NOT_SUPPORTED"));
 	assert_true(a.absent_changed);
