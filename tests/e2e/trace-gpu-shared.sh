@@ -14,22 +14,11 @@
 E2E_TIMEOUT=${E2E_TIMEOUT:-60}
 . "${0%/*}/lib.sh"
 require_jq
-N=$top_builddir/tests/gpu/libnvidia-ml.so.1
-[ -f "$N" ] || framework_failure "the NVML double is not built"
+. "$top_srcdir/tests/gpu/lib-nvml.sh"
 DEV='dev util=100 memutil=20 power=420 sms=132 gpm=1 occ=40'
 
-run() { # name script: trace `sleep 30` for 6 s, --hang-after 2
-	GPUPROBE_NVML_LIB=$N GPUPROBE_FAKE_NVML=$2 \
-		gp trace -q --interval 0.5 --seconds 6 --hang-after 2 -o "$TMP/$1.jsonl" -- sleep 30 \
-		> "$TMP/$1.out" 2>&1
-	jq -r 'select(.type == "verdict") | "\(.class) \(.confidence)"' "$TMP/$1.jsonl"
-}
-same_in_report() {
-	r=$(gp report --format json "$TMP/$1.jsonl" | jq -r '.results[0].verdict | "\(.class) \(.confidence)"')
-	ok "$1: report judges the same ($r)" test "$r" = "$2"
-}
 
-v=$(run spinner "gpus 1;proc children sm=35 bytes=1048576;proc 1 sm=60 bytes=1048576;$DEV smutil=96 tensor=55 dram=10")
+v=$(nvml_run spinner "gpus 1;proc children sm=35 bytes=1048576;proc 1 sm=60 bytes=1048576;$DEV smutil=96 tensor=55 dram=10")
 ok "a spinner beside a GEMM: $v is waiting-gpu, low (was progress)" test "$v" = "waiting-gpu low"
 ok "spinner: the GPU is said shared, with the other pid" grep -q "on a GPU shared with pid 1 (SM 60%)" "$TMP/spinner.out"
 ok "spinner: never 'GPU working'" sh -c "! grep -q 'GPU working' '$TMP/spinner.out'"
@@ -38,12 +27,12 @@ n=$(gp report --format jsonl "$TMP/spinner.jsonl" | jq -s '[.[] | select(.type =
 ok "spinner: $n samples carry the other process" test "$n" -gt 0
 same_in_report spinner "waiting-gpu low"
 
-v=$(run gemm "gpus 1;proc children sm=60 bytes=1048576;proc 1 sm=35 bytes=1048576;$DEV smutil=96 tensor=55 dram=10")
+v=$(nvml_run gemm "gpus 1;proc children sm=60 bytes=1048576;proc 1 sm=35 bytes=1048576;$DEV smutil=96 tensor=55 dram=10")
 ok "the GEMM beside a spinner: $v is progress" test "${v%% *}" = progress
 ok "gemm: the work is named" grep -q "GPU working: tensor 55%" "$TMP/gemm.out"
 same_in_report gemm "$v"
 
-v=$(run spin2 "gpus 1;proc children sm=35 bytes=1048576;proc 1 sm=60 bytes=1048576;$DEV smutil=48")
+v=$(nvml_run spin2 "gpus 1;proc children sm=35 bytes=1048576;proc 1 sm=60 bytes=1048576;$DEV smutil=48")
 ok "two spinners sharing a GPU: $v is hang-gpu-spin" test "${v%% *}" = hang-gpu-spin
 ok "spin2: the SMs are not counted on a shared GPU" grep -q "resident 35% of the time on a GPU shared with pid 1" "$TMP/spin2.out"
 same_in_report spin2 "$v"

@@ -13,25 +13,14 @@
 E2E_TIMEOUT=${E2E_TIMEOUT:-60}
 . "${0%/*}/lib.sh"
 require_jq
-N=$top_builddir/tests/gpu/libnvidia-ml.so.1
-[ -f "$N" ] || framework_failure "the NVML double is not built"
+. "$top_srcdir/tests/gpu/lib-nvml.sh"
 P='gpus 1;proc children sm=100 bytes=1048576'
 SPIN32="$P;dev util=100 memutil=0 power=137 sms=132 gpm=1 smutil=24 occ=3"
 GEMM="$P;dev util=100 memutil=25 power=695 sms=132 gpm=1 smutil=96 occ=40 tensor=93 dram=18"
 OCC="$P;dev util=100"
 
-run() { # name script: trace `sleep 30` for 6 s, --hang-after 2
-	GPUPROBE_NVML_LIB=$N GPUPROBE_FAKE_NVML=$2 \
-		gp trace -q --interval 0.5 --seconds 6 --hang-after 2 -o "$TMP/$1.jsonl" -- sleep 30 \
-		> "$TMP/$1.out" 2>&1
-	jq -r 'select(.type == "verdict") | "\(.class) \(.confidence)"' "$TMP/$1.jsonl"
-}
-same_in_report() {
-	r=$(gp report --format json "$TMP/$1.jsonl" | jq -r '.results[0].verdict | "\(.class) \(.confidence)"')
-	ok "$1: report judges the same ($r)" test "$r" = "$2"
-}
 
-v=$(run spin32 "$SPIN32")
+v=$(nvml_run spin32 "$SPIN32")
 ok "32 CTAs spinning, GPM: $v is hang-gpu-spin, high" test "$v" = "hang-gpu-spin high"
 ok "spin32: names the grid's share" grep -q "32 of 132 SMs: a collective's shape" "$TMP/spin32.out"
 ok "spin32: no math, no DRAM traffic" grep -q "no math, no DRAM traffic" "$TMP/spin32.out"
@@ -39,13 +28,13 @@ ok "spin32: the sample carries the readings" \
 	jq -s -e '[.[] | select(.type == "sample") | .gpu.activity.work.gpm.sm_util] | any(. == 24)' "$TMP/spin32.jsonl" > /dev/null
 same_in_report spin32 "hang-gpu-spin high"
 
-v=$(run gemm "$GEMM")
+v=$(nvml_run gemm "$GEMM")
 ok "GEMM-like work: $v is progress" test "${v%% *}" = progress
 ok "gemm: the work is named" grep -q "GPU working: tensor 93%, DRAM 18%, 695 W" "$TMP/gemm.out"
 ok "gemm: never 'no progress'" sh -c "! grep -q 'no progress' '$TMP/gemm.out'"
 same_in_report gemm "$v"
 
-v=$(run occ "$OCC")
+v=$(nvml_run occ "$OCC")
 ok "occupancy alone: $v is waiting-gpu, low" test "$v" = "waiting-gpu low"
 same_in_report occ "waiting-gpu low"
 
