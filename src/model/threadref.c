@@ -1,5 +1,6 @@
 #include "config.h"
 #include "threadref.h"
+#include "keytab.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,31 +15,31 @@ struct entry {
 	json_t *full, *resolved;
 };
 
-struct table {
-	struct entry *e;
-	size_t cap, n;
-};
-
 struct gp_threadref {
-	struct table prev, cur;
+	struct gp_keytab prev, cur;  /* of struct entry */
 	json_t *vm;              /* the last sample's vm, resolved */
 };
 
 struct gp_threadref *gp_threadref_new(void)
 {
-	return calloc(1, sizeof(struct gp_threadref));
+	struct gp_threadref *r = calloc(1, sizeof *r);
+	if (r) {
+		gp_keytab_init(&r->prev, sizeof(struct entry));
+		gp_keytab_init(&r->cur, sizeof(struct entry));
+	}
+	return r;
 }
 
-static void table_clear(struct table *t)
+static void table_clear(struct gp_keytab *t)
 {
 	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->e[i].key)
-			continue;
-		json_decref(t->e[i].full);
-		json_decref(t->e[i].resolved);
-		t->e[i] = (struct entry){ 0 };
+		struct entry *e = gp_keytab_slot(t, i);
+		if (e->key) {
+			json_decref(e->full);
+			json_decref(e->resolved);
+		}
 	}
-	t->n = 0;
+	gp_keytab_reset(t);
 }
 
 void gp_threadref_free(struct gp_threadref *r)
@@ -48,70 +49,21 @@ void gp_threadref_free(struct gp_threadref *r)
 	table_clear(&r->prev);
 	table_clear(&r->cur);
 	json_decref(r->vm);
-	free(r->prev.e);
-	free(r->cur.e);
+	gp_keytab_free(&r->prev);
+	gp_keytab_free(&r->cur);
 	free(r);
 }
 
-static size_t slot_of(uint64_t key, size_t cap)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-}
-
-static struct entry *find(struct table *t, uint64_t key)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t h = slot_of(key, t->cap);; h = (h + 1) & (t->cap - 1)) {
-		if (t->e[h].key == key)
-			return &t->e[h];
-		if (!t->e[h].key)
-			return NULL;
-	}
-}
-
-/* Room for `want` entries at most half full; false when out of memory. */
-static bool reserve(struct table *t, size_t want)
-{
-	if (want * 2 <= t->cap)
-		return true;
-	size_t cap = t->cap ? t->cap : 64;
-	while (cap < want * 2)
-		cap *= 2;
-	struct entry *e = calloc(cap, sizeof *e);
-	if (!e)
-		return false;
-	struct table n = { e, cap, 0 };
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->e[i].key)
-			continue;
-		size_t h = slot_of(t->e[i].key, cap);
-		while (e[h].key)
-			h = (h + 1) & (cap - 1);
-		e[h] = t->e[i];
-		n.n++;
-	}
-	free(t->e);
-	*t = n;
-	return true;
-}
-
 /* Takes a reference to full and resolved. */
-static void put(struct table *t, uint64_t key, json_t *full, json_t *resolved)
+static void put(struct gp_keytab *t, uint64_t key, json_t *full, json_t *resolved)
 {
-	if (!key || !reserve(t, t->n + 1))
+	bool made;
+	struct entry *e = gp_keytab_put(t, key, &made);
+	if (!e)
 		return;
-	struct entry *e = find(t, key);
-	if (e) {
+	if (!made) {
 		json_decref(e->full);
 		json_decref(e->resolved);
-	} else {
-		size_t h = slot_of(key, t->cap);
-		while (t->e[h].key)
-			h = (h + 1) & (t->cap - 1);
-		e = &t->e[h];
-		e->key = key;
-		t->n++;
 	}
 	e->full = json_incref(full);
 	e->resolved = json_incref(resolved);
@@ -137,7 +89,7 @@ static json_t *resolved_of(json_t *full)
  * NULL); NULL when it names nothing.  A new reference. */
 static json_t *resolve_one(struct gp_threadref *r, uint64_t key, json_t *wait)
 {
-	struct entry *e = find(&r->prev, key);
+	struct entry *e = gp_keytab_find(&r->prev, key);
 	if (!e)
 		return NULL;
 	if (!e->resolved)
@@ -155,12 +107,6 @@ static json_t *resolve_one(struct gp_threadref *r, uint64_t key, json_t *wait)
 	if (use)
 		put(&r->cur, key, e->full, e->resolved);
 	return use;
-}
-
-static int by_tid(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
 }
 
 /* {"same":[FIRST,LAST]}: every thread of the previous sample with a tid
@@ -182,15 +128,8 @@ static size_t resolve_run(struct gp_threadref *r, json_t *out, const json_t *ran
 		}
 		return done;
 	}
-	uint64_t *keys = malloc((r->prev.n + 1) * sizeof *keys);
 	size_t nk = 0;
-	for (size_t i = 0; keys && i < r->prev.cap; i++) {
-		uint64_t k = r->prev.e[i].key;
-		if (k && (k >> 32) == hi >> 32 && (json_int_t)(uint32_t)k >= a
-		    && (json_int_t)(uint32_t)k <= b)
-			keys[nk++] = k;
-	}
-	qsort(keys, nk, sizeof *keys, by_tid);
+	uint64_t *keys = gp_keytab_range(&r->prev, hi, a, b, &nk);
 	for (size_t i = 0; i < nk; i++) {
 		json_t *t = resolve_one(r, keys[i], NULL);
 		if (t && json_array_append_new(out, t) == 0)
@@ -217,7 +156,7 @@ static json_t *added(const json_t *v, const json_t *by)
  * with no last record (a cut or edited file), the members alone. */
 static json_t *resolve_delta(struct gp_threadref *r, uint64_t key, json_t *th)
 {
-	struct entry *e = key ? find(&r->prev, key) : NULL;
+	struct entry *e = gp_keytab_find(&r->prev, key);
 	json_t *out = e ? json_copy(e->full) : json_object();
 	if (!out)
 		return NULL;
@@ -344,7 +283,7 @@ size_t gp_threadref_resolve(struct gp_threadref *r, json_t *sample)
 	n += resolve_threads(r, sample, json_integer_value(json_object_get(sample, "pid")));
 	/* Only this sample's threads can be referred to by the next one. */
 	table_clear(&r->prev);
-	struct table t = r->prev;
+	struct gp_keytab t = r->prev;
 	r->prev = r->cur;
 	r->cur = t;
 	return n;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "trec.h"
+#include "keytab.h"
 #include "parse.h"
 #include "strbuf.h"
 #include "waits.h"
@@ -228,91 +229,44 @@ struct slot {
 	struct gp_trec rec;      /* resolved, kernel NULL */
 };
 
-struct table {
-	struct slot *e;
-	size_t cap, n;
-};
-
 struct gp_trecref {
-	struct table prev, cur;
+	struct gp_keytab prev, cur;  /* of struct slot */
 };
 
 struct gp_trecref *gp_trecref_new(void)
 {
-	return calloc(1, sizeof(struct gp_trecref));
+	struct gp_trecref *r = calloc(1, sizeof *r);
+	if (r) {
+		gp_keytab_init(&r->prev, sizeof(struct slot));
+		gp_keytab_init(&r->cur, sizeof(struct slot));
+	}
+	return r;
 }
 
 void gp_trecref_free(struct gp_trecref *r)
 {
 	if (!r)
 		return;
-	free(r->prev.e);
-	free(r->cur.e);
+	gp_keytab_free(&r->prev);
+	gp_keytab_free(&r->cur);
 	free(r);
 }
 
-static size_t slot_of(uint64_t key, size_t cap)
+static void put(struct gp_keytab *t, uint64_t key, const struct gp_trec *rec)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-}
-
-static struct slot *find(const struct table *t, uint64_t key)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t h = slot_of(key, t->cap);; h = (h + 1) & (t->cap - 1)) {
-		if (t->e[h].key == key)
-			return &t->e[h];
-		if (!t->e[h].key)
-			return NULL;
-	}
-}
-
-static bool reserve(struct table *t, size_t want)
-{
-	if (want * 2 <= t->cap)
-		return true;
-	size_t cap = t->cap ? t->cap : 64;
-	while (cap < want * 2)
-		cap *= 2;
-	struct slot *e = calloc(cap, sizeof *e);
+	bool made;
+	struct slot *e = gp_keytab_put(t, key, &made);
 	if (!e)
-		return false;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->e[i].key)
-			continue;
-		size_t h = slot_of(t->e[i].key, cap);
-		while (e[h].key)
-			h = (h + 1) & (cap - 1);
-		e[h] = t->e[i];
-	}
-	free(t->e);
-	t->e = e;
-	t->cap = cap;
-	return true;
-}
-
-static void put(struct table *t, uint64_t key, const struct gp_trec *rec)
-{
-	if (!key || !reserve(t, t->n + 1))
 		return;
-	size_t h = slot_of(key, t->cap);
-	while (t->e[h].key && t->e[h].key != key)
-		h = (h + 1) & (t->cap - 1);
-	if (!t->e[h].key)
-		t->n++;
-	t->e[h].key = key;
-	t->e[h].rec = *rec;
-	t->e[h].rec.kernel = NULL;
+	e->rec = *rec;
+	e->rec.kernel = NULL;
 }
 
 void gp_trecref_next(struct gp_trecref *r)
 {
-	struct table t = r->prev;
+	struct gp_keytab t = r->prev;
 	r->prev = r->cur;
-	if (t.cap)
-		memset(t.e, 0, t.cap * sizeof *t.e);
-	t.n = 0;
+	gp_keytab_reset(&t);
 	r->cur = t;
 }
 
@@ -398,12 +352,6 @@ static struct gp_trec applied(const struct gp_trec *base, const struct gp_trec *
 	return t;
 }
 
-static int by_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* {"same":[FIRST,LAST]}: walked tid by tid only while the range is no
  * longer than the table, else the table is walked (a stranger's range). */
 static bool resolve_run(struct gp_trecref *r, uint64_t hi, const struct gp_trec *run,
@@ -414,7 +362,7 @@ static bool resolve_run(struct gp_trecref *r, uint64_t hi, const struct gp_trec 
 		return true;
 	if ((uint64_t)(b - a) < r->prev.n) {
 		for (int64_t tid = a; tid <= b; tid++) {
-			struct slot *e = find(&r->prev, hi | (uint32_t)tid);
+			struct slot *e = gp_keytab_find(&r->prev, hi | (uint32_t)tid);
 			if (!e)
 				continue;
 			struct gp_trec t = referred(&e->rec);
@@ -424,19 +372,13 @@ static bool resolve_run(struct gp_trecref *r, uint64_t hi, const struct gp_trec 
 		}
 		return true;
 	}
-	uint64_t *keys = malloc((r->prev.n + 1) * sizeof *keys);
+	size_t nk = 0;
+	uint64_t *keys = gp_keytab_range(&r->prev, hi, a, b, &nk);
 	if (!keys)
 		return false;
-	size_t nk = 0;
-	for (size_t i = 0; i < r->prev.cap; i++) {
-		uint64_t k = r->prev.e[i].key;
-		if (k && (k >> 32) == hi >> 32 && (int64_t)(uint32_t)k >= a && (int64_t)(uint32_t)k <= b)
-			keys[nk++] = k;
-	}
-	qsort(keys, nk, sizeof *keys, by_key);
 	bool ok = true;
 	for (size_t i = 0; ok && i < nk; i++) {
-		struct slot *e = find(&r->prev, keys[i]);
+		struct slot *e = gp_keytab_find(&r->prev, keys[i]);
 		struct gp_trec t = referred(&e->rec);
 		ok = push(out, cap, n, &t);
 		put(&r->cur, e->key, &e->rec);
@@ -458,7 +400,7 @@ size_t gp_trecref_resolve(struct gp_trecref *r, int pid, const struct gp_trec *r
 			continue;
 		}
 		uint64_t key = th->have & TR_BIT(TR_TID) ? hi | (uint32_t)th->tid : 0;
-		struct slot *e = key ? find(&r->prev, key) : NULL;
+		struct slot *e = gp_keytab_find(&r->prev, key);
 		struct gp_trec t;
 		if (th->kind == GP_TREC_DELTA) {
 			t = applied(e ? &e->rec : NULL, th);

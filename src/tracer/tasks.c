@@ -438,6 +438,8 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 		} else if (errno == ESRCH) {
 			return -1;
 		}
+	} else if (s->primed) {
+		th->kstack = s->kstack;	/* read by the prime, written by no sample yet */
 	}
 	s->have_last = true;
 	s->last = *th;
