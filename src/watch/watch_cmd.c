@@ -423,11 +423,25 @@ static void safe_name(const char *in, char *out, size_t cap)
 	out[j] = '\0';
 }
 
+/* A line snprintf cut short (its return at cap or more) ends at a word,
+ * with an ellipsis, not mid-word: the verdict's summary is long. */
+static void clip_words(char *buf, size_t cap, int wanted)
+{
+	if (wanted < 0 || (size_t)wanted < cap || cap < 16)
+		return;
+	size_t end = cap - 5; /* room for " ..." and the NUL */
+	while (end > cap / 2 && buf[end] != ' ')
+		end--;
+	while (end > 0 && (buf[end - 1] == ',' || buf[end - 1] == ';' || buf[end - 1] == ':' || buf[end - 1] == ' '))
+		end--;
+	memcpy(buf + end, " ...", 5);
+}
+
 static void start_bundle(struct watch *W, struct wproc *w, double t, const char *summary)
 {
 	char why[512], comm[32], stamp[24];
-	snprintf(why, sizeof why, "gpuprobe watch: %s, no progress for %.1f s: %s",
-		 gp_class_name(w->cls), w->since, summary);
+	clip_words(why, sizeof why, snprintf(why, sizeof why, "gpuprobe watch: %s, no progress for %.1f s: %s",
+					     gp_class_name(w->cls), w->since, summary));
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
@@ -449,8 +463,9 @@ static void start_bundle(struct watch *W, struct wproc *w, double t, const char 
 	W->bundle_pid = pid;
 	W->bundle_t0 = gp_mono_now();
 	W->last_bundle = t;
-	snprintf(W->bundle_line, sizeof W->bundle_line, "pid %d (%s): %s, no progress for %.1f s: %s",
-		 w->pid, w->comm, gp_class_name(w->cls), w->since, summary);
+	clip_words(W->bundle_line, sizeof W->bundle_line,
+		   snprintf(W->bundle_line, sizeof W->bundle_line, "pid %d (%s): %s, no progress for %.1f s: %s",
+			    w->pid, w->comm, gp_class_name(w->cls), w->since, summary));
 }
 
 /* The bundle's child, taken when it is done; the one log line. */
