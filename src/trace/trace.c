@@ -1133,6 +1133,44 @@ static const struct gp_help trace_help[] = {
 	{ 0, NULL },
 };
 
+/* What comes before the first sample, and t = 0 (*t0): a command is
+ * released and its start is t = 0; a running process's threads are read
+ * once, its libraries and the kernel log opened, before the clock starts
+ * (1 000 threads: the first sample took 0.13-0.19 s and lost tick 1 at
+ * --interval 0.1; issue 21).  -1 when the command could not run (said). */
+static int start_clock(struct run *r, double *t0)
+{
+	struct trace_opts *o = r->o;
+	/* User stacks only of the live system (a replayed tree has no
+	 * process to ptrace). */
+	r->stacks_on = o->stacks != STACKS_NONE && r->root.live;
+	/* NCCL's RAS port: the target's NCCL_RAS_ADDR unless --ras-port
+	 * said; a command gets gpuprobe's own environment. */
+	if (!o->ras_given && r->root.live) {
+		char where[160];
+		o->ras_port = gp_ras_port_of(&r->root, r->is_child ? getpid() : o->pid, where, sizeof where);
+	}
+	/* Before a command runs: its first sample should come as soon as
+	 * it can, before its first children end (a process connector counts
+	 * them only from the first sample; tests/e2e/report-tree-counts.sh). */
+	open_kmsg(r);
+	if (r->is_child) {
+		int e = gp_child_release(&r->child);
+		if (e) {
+			gp_err_errno(e, o->cmd[0], "cannot run the command");
+			return -1;
+		}
+		*t0 = gp_mono_now();
+	} else {
+		gp_tree_prime(r->tree);
+	}
+	snprintf(r->comm, sizeof r->comm, "?");
+	write_target(r);
+	if (!r->is_child)
+		*t0 = gp_mono_now();
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv, const struct gp_global *g)
 {
 	struct trace_opts o = { .interval = 1.0, .kill_after = 5.0, .nvml = true, .children = true,
@@ -1211,43 +1249,14 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	struct gp_host_info_opts hio = { .process = r.root.live };
 	write_line(&r, gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio)));
 
-	/* User stacks only of the live system (a replayed tree has no
-	 * process to ptrace). */
-	r.stacks_on = o.stacks != STACKS_NONE && r.root.live;
-	/* NCCL's RAS port: the target's NCCL_RAS_ADDR unless --ras-port said. */
-	if (!o.ras_given && r.root.live) {
-		/* A command gets gpuprobe's own environment. */
-		char where[160];
-		o.ras_port = gp_ras_port_of(&r.root, r.is_child ? getpid() : o.pid, where, sizeof where);
-	}
-	double t0;
-	if (r.is_child) {
-		/* t = 0 is the command's start. */
-		int e = gp_child_release(&r.child);
-		if (e) {
-			gp_err_errno(e, o.cmd[0], "cannot run the command");
-			reap_killed(&r);
-			gp_tree_free(r.tree);
-			gp_result_close(r.out);
-			sigprocmask(SIG_SETMASK, &orig, NULL);
-			gp_root_close(&r.root);
-			return GP_EXIT_ERROR;
-		}
-		t0 = gp_mono_now();
-		open_kmsg(&r);
-		snprintf(r.comm, sizeof r.comm, "?");
-		write_target(&r);
-	} else {
-		/* A running process: what costs before its first sample comes
-		 * before the clock -- its threads read once (1 000 threads:
-		 * the first sample took 0.13-0.19 s and lost tick 1 at
-		 * --interval 0.1; issue 21), its libraries and the kernel log
-		 * opened (9-19 ms). */
-		gp_tree_prime(r.tree);
-		open_kmsg(&r);
-		snprintf(r.comm, sizeof r.comm, "?");
-		write_target(&r);
-		t0 = gp_mono_now();
+	double t0 = 0;
+	if (start_clock(&r, &t0) < 0) {
+		reap_killed(&r);
+		gp_tree_free(r.tree);
+		gp_result_close(r.out);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		gp_root_close(&r.root);
+		return GP_EXIT_ERROR;
 	}
 
 	r.have_sched0 = self_sched(&r.run0_ns, &r.wait0_ns);
