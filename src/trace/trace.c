@@ -1158,6 +1158,8 @@ static int start_clock(struct run *r, double *t0)
 		int e = gp_child_release(&r->child);
 		if (e) {
 			gp_err_errno(e, o->cmd[0], "cannot run the command");
+			gp_kmsg_close(r->kmsg);
+			r->kmsg = NULL;
 			return -1;
 		}
 		*t0 = gp_mono_now();
