@@ -287,15 +287,15 @@ static void read_nvml(struct gp_gpuact *r, const json_t *gpumem,
 			continue;
 		}
 		a->have_nvml = true;
-		a->nvml_samples += d[i].samples;
-		if (d[i].samples && (a->nvml_gpu < 0 || d[i].sm_pct > a->sm_pct)) {
-			a->sm_pct = d[i].sm_pct;
-			a->mem_pct = d[i].mem_pct;
+		a->nvml_samples += d[i].u.samples;
+		if (d[i].u.samples && (a->nvml_gpu < 0 || d[i].u.sm_pct > a->sm_pct)) {
+			a->sm_pct = d[i].u.sm_pct;
+			a->mem_pct = d[i].u.mem_pct;
 			a->nvml_gpu = (int)d[i].index;
 			best = (int)i;
 		}
-		if (d[i].sm_max_pct > a->sm_max_pct)
-			a->sm_max_pct = d[i].sm_max_pct;
+		if (d[i].u.sm_max_pct > a->sm_max_pct)
+			a->sm_max_pct = d[i].u.sm_max_pct;
 	}
 	if (!a->have_nvml)
 		why(a->why_nvml, "nvmlDeviceGetProcessUtilization: %s",
@@ -306,7 +306,7 @@ static void read_nvml(struct gp_gpuact *r, const json_t *gpumem,
 		struct gp_nvml_dev_act *w = &a->work;
 		unsigned gi = w->index;
 		if (gi < 64 && own && (own & (1ull << gi)) && w->have_power && d[best].have_proc &&
-		    d[best].samples == 0 && w->have_util && w->util_pct == 0 &&
+		    d[best].u.samples == 0 && w->have_util && w->util_pct == 0 &&
 		    (!(r->floor_set & (1ull << gi)) || w->power_w < r->floor_w[gi])) {
 			r->floor_set |= 1ull << gi;
 			r->floor_w[gi] = w->power_w;
@@ -406,11 +406,11 @@ static json_t *work_json(const struct gp_nvml_dev_act *w)
 	/* Other processes' kernels on this GPU (issue 22): 0 is a reading,
 	 * written where NVML's per-process samples were read. */
 	if (w->have_proc) {
-		json_object_set_new(o, "others", json_integer(w->others));
-		if (w->others) {
-			set_pct(o, "others_sm_pct", w->others_sm_pct);
-			json_object_set_new(o, "other_pid", json_integer(w->other_pid));
-			set_pct(o, "other_sm_pct", w->other_sm_pct);
+		json_object_set_new(o, "others", json_integer(w->u.others));
+		if (w->u.others) {
+			set_pct(o, "others_sm_pct", w->u.others_sm_pct);
+			json_object_set_new(o, "other_pid", json_integer(w->u.other_pid));
+			set_pct(o, "other_sm_pct", w->u.other_sm_pct);
 		}
 	}
 	if (w->have_gpm) {

@@ -752,7 +752,7 @@ static unsigned sample_pct(unsigned v)
 #define GP_NVML_OTHER_ACTIVE_PCT 1.0	/* a mean under it: a context, no kernel */
 
 static void other_procs(const struct nvml_ring *r, int pid, unsigned long long since,
-			struct gp_nvml_dev_act *a)
+			struct gp_nvml_proc_util *a)
 {
 	struct other { int pid; unsigned n; double sm; } o[GP_NVML_OTHERS];
 	unsigned no = 0;
@@ -808,14 +808,7 @@ static void dev_proc_activity(struct gp_nvml *nv, unsigned i, int pid,
 	}
 	a->have_proc = true;
 	if (seen->seq[i] == r->seq && seen->ts[i]) {
-		a->samples = seen->last[i].samples;
-		a->sm_pct = seen->last[i].sm_pct;
-		a->mem_pct = seen->last[i].mem_pct;
-		a->sm_max_pct = seen->last[i].sm_max_pct;
-		a->others = seen->last[i].others;
-		a->other_pid = seen->last[i].other_pid;
-		a->other_sm_pct = seen->last[i].other_sm_pct;
-		a->others_sm_pct = seen->last[i].others_sm_pct;
+		a->u = seen->last[i];
 		return;
 	}
 	/* A process new to the ring looks one second back from its call. */
@@ -825,28 +818,21 @@ static void dev_proc_activity(struct gp_nvml *nv, unsigned i, int pid,
 
 		if ((int)s->pid != pid || s->timeStamp <= since)
 			continue;
-		a->samples++;
+		a->u.samples++;
 		unsigned su = sample_pct(s->smUtil);
 		sm += su;
 		mem += sample_pct(s->memUtil);
-		if (su > a->sm_max_pct)
-			a->sm_max_pct = su;
+		if (su > a->u.sm_max_pct)
+			a->u.sm_max_pct = su;
 	}
-	if (a->samples) {
-		a->sm_pct = sm / a->samples;
-		a->mem_pct = mem / a->samples;
+	if (a->u.samples) {
+		a->u.sm_pct = sm / a->u.samples;
+		a->u.mem_pct = mem / a->u.samples;
 	}
-	other_procs(r, pid, since, a);
+	other_procs(r, pid, since, &a->u);
 	seen->ts[i] = r->newest > since ? r->newest : since;
 	seen->seq[i] = r->seq;
-	seen->last[i].samples = a->samples;
-	seen->last[i].sm_pct = a->sm_pct;
-	seen->last[i].mem_pct = a->mem_pct;
-	seen->last[i].sm_max_pct = a->sm_max_pct;
-	seen->last[i].others = a->others;
-	seen->last[i].other_pid = a->other_pid;
-	seen->last[i].other_sm_pct = a->other_sm_pct;
-	seen->last[i].others_sm_pct = a->others_sm_pct;
+	seen->last[i] = a->u;
 }
 
 static unsigned long long mono_us(void)

@@ -91,28 +91,8 @@ const char *gp_nvml_why(const struct gp_nvml *nv);
 #define GP_NVML_GPM_PERIOD_S 1.5
 void gp_nvml_tick(struct gp_nvml *nv, double t);
 
-/* The caller's last-seen timestamps (µs, NVML's CPU timestamp), one per
- * GPU: only the samples newer than it are this caller's; and its last
- * reading, which stands until the GPU's samples are asked again.
- * Zero-initialise; the first read looks one second back. */
-struct gp_nvml_seen {
-	unsigned long long ts[GP_NVML_MAX_GPUS];
-	unsigned long long seq[GP_NVML_MAX_GPUS];	/* the GPU's call it was read from */
-	struct {
-		unsigned samples, sm_max_pct, others;
-		int other_pid;
-		double sm_pct, mem_pct, others_sm_pct, other_sm_pct;
-	} last[GP_NVML_MAX_GPUS];
-};
-
-/* What one GPU said of one process, and of itself. */
-struct gp_nvml_dev_act {
-	unsigned index;
-	/* nvmlDeviceGetProcessUtilization answered, NOT_FOUND included:
-	 * NVML returns only processes active in the period, so a pid
-	 * without a sample was at 0% over it, not unknown. */
-	bool have_proc;
-	int proc_err;		/* NVML code when !have_proc */
+/* What one GPU's per-process samples of a period say of one process. */
+struct gp_nvml_proc_util {
 	unsigned samples;	/* samples of pid in the period */
 	double sm_pct, mem_pct;	/* mean over those samples; 0 without */
 	unsigned sm_max_pct;
@@ -124,6 +104,27 @@ struct gp_nvml_dev_act {
 	int other_pid;		/* the busiest of them, 0 none */
 	double other_sm_pct;	/* its mean SM % */
 	double others_sm_pct;	/* the sum of their mean SM % */
+};
+
+/* The caller's last-seen timestamps (µs, NVML's CPU timestamp), one per
+ * GPU: only the samples newer than it are this caller's; and its last
+ * reading, which stands until the GPU's samples are asked again.
+ * Zero-initialise; the first read looks one second back. */
+struct gp_nvml_seen {
+	unsigned long long ts[GP_NVML_MAX_GPUS];
+	unsigned long long seq[GP_NVML_MAX_GPUS];	/* the GPU's call it was read from */
+	struct gp_nvml_proc_util last[GP_NVML_MAX_GPUS];
+};
+
+/* What one GPU said of one process, and of itself. */
+struct gp_nvml_dev_act {
+	unsigned index;
+	/* nvmlDeviceGetProcessUtilization answered, NOT_FOUND included:
+	 * NVML returns only processes active in the period, so a pid
+	 * without a sample was at 0% over it, not unknown. */
+	bool have_proc;
+	int proc_err;		/* NVML code when !have_proc */
+	struct gp_nvml_proc_util u;	/* pid's, when have_proc */
 	bool have_util;		/* nvmlDeviceGetUtilizationRates */
 	unsigned util_pct, mem_util_pct;
 	bool have_throttle;	/* nvmlDeviceGetCurrentClocksEventReasons */
