@@ -786,7 +786,16 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 		unsigned long next = k + 1;
 		while (next * interval <= now)
 			next++;
-		r->late += next - k - 1;
+		/* Late ticks are the ones skipped within --seconds: a last
+		 * sample that overran the end skipped no tick (2 s at 0.1 s
+		 * under two burners read 18 samples + 4 late of 21 ticks). */
+		unsigned long skipped_to = next;
+		if (r->o->seconds > 0) {
+			unsigned long ticks = (unsigned long)(r->o->seconds / interval + 1e-9) + 1;
+			if (skipped_to > ticks)
+				skipped_to = ticks;
+		}
+		r->late += skipped_to > k + 1 ? skipped_to - k - 1 : 0;
 		k = next;
 		double deadline = (double)k * interval;
 		if (r->o->seconds > 0 && deadline > r->o->seconds + 1e-9)
