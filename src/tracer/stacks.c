@@ -27,6 +27,8 @@
 #include "procfs.h"
 #include "procstat.h"
 #include "ptstop.h"
+#include "regstate.h"
+#include "stopcut.h"
 #include "pyframes.h"
 #include "result.h"
 #include "syscalls.h"
@@ -147,7 +149,7 @@ struct rawthread {
 	struct gp_syscall sc;
 	char *kstack;         /* /proc text, NULL when unreadable */
 	const char *unwind;   /* "ok", "d-state", ... */
-	char err[128];
+	char err[224];
 	double stop_us;       /* < 0: never stopped */
 	size_t nframes;
 	uint64_t pc[GP_STACKS_MAX_FRAMES];
@@ -168,7 +170,8 @@ struct gp_stacks {
 	ino_t exe_ino;
 
 	Dwfl *dwfl;
-	bool attached;        /* dwfl_linux_proc_attach done */
+	bool attached;        /* a thread state is attached to dwfl */
+	struct gp_regstate *rs; /* ours (regstate.h); NULL: libdwfl's ptrace-only one */
 	char *debuginfo_path;
 	Dwfl_Callbacks cbs;
 	bool report_failed;
@@ -265,6 +268,8 @@ static void session_end(struct gp_stacks *s)
 	dwfl_getmodules(s->dwfl, free_modinfo_cb, NULL, 0);
 	dwfl_end(s->dwfl);
 	s->dwfl = NULL;
+	gp_regstate_free(s->rs);
+	s->rs = NULL;
 	s->attached = false;
 	sym_clear(s);
 	if (s->py) { /* its module and addresses were the old process's */
@@ -416,8 +421,11 @@ static int session_refresh(struct gp_stacks *s)
 	dwfl_getmodules(s->dwfl, warm_module_cb, s, 0);
 	gp_py_refresh(s->py, s->dwfl);
 	if (!s->attached && !(s->flags & GP_STACKS_NO_PTRACE)) {
-		/* true: never attach -- see the comment at the top. */
-		if (dwfl_linux_proc_attach(s->dwfl, s->pid, true) == 0)
+		/* Our own registers and memory (regstate.h): a thread that must
+		 * not be stopped is unwound too.  Elsewhere libdwfl's, with
+		 * true: never attach -- see the comment at the top. */
+		s->rs = gp_regstate_attach(s->dwfl, s->pid);
+		if (s->rs || dwfl_linux_proc_attach(s->dwfl, s->pid, true) == 0)
 			s->attached = true;
 	}
 	return 0;
@@ -530,6 +538,8 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 		s->tot.max_stopped_at_once = 1;
 
 	struct unwind_arg ua = { .th = th };
+	if (s->rs)
+		gp_regstate_use_stop(s->rs, tid);
 	if (s->attached) {
 		int ur = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &ua);
 		if (ur != 0 && th->nframes == 0 && !ua.err)
@@ -556,6 +566,69 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 		th->unwind = "failed";
 		snprintf(th->err, sizeof th->err, "%s", ua.err ? ua.err : "no frames");
 	}
+}
+
+/* ---- a thread that must not be stopped -------------------------------- */
+
+/* What says a thread has not run since: its times on a CPU
+ * (/proc/TID/schedstat's third field, pcount: run_delay's switch-ins,
+ * kernel/sched/stats.h) and its /proc/TID/syscall line (same call, same
+ * sp and pc).  False when unreadable. */
+static bool still_mark(struct gp_stacks *s, int tid, char *buf, size_t cap)
+{
+	char path[96], a[128], b[256];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", s->pid, tid);
+	if (gp_read_file(&s->root, path, a, sizeof a) < 0)
+		a[0] = 0;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", s->pid, tid);
+	if (gp_read_file(&s->root, path, b, sizeof b) < 0)
+		return false;
+	/* schedstat's run time moves only while the thread runs. */
+	snprintf(buf, cap, "%s|%s", a, b);
+	return true;
+}
+
+/* Frames of a thread asleep in a call a stop would change (stopcut.h),
+ * taken without any stop: libdwfl unwinds from the sp/pc the kernel shows
+ * over memory read with process_vm_readv, and the frames are kept only if
+ * the thread did not run meanwhile (its schedstat and syscall line are
+ * the same after as before: a stack read while it ran could be torn). */
+static void unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const char *why)
+{
+	char before[384], after[384];
+	th->unwind = "nostop";
+	if (!s->rs || !s->attached || !th->sc.sp || !th->sc.pc
+	    || !still_mark(s, th->tid, before, sizeof before)) {
+		snprintf(th->err, sizeof th->err, "not taken: %s", why);
+		th->py = gp_py_read_thread(s->py, th->tid);
+		return;
+	}
+	double t0 = now_us();
+	struct unwind_arg ua = { .th = th };
+	gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc);
+	if (dwfl_getthread_frames(s->dwfl, th->tid, frame_cb, &ua) != 0 && !ua.err)
+		ua.err = dwfl_errmsg(-1);
+	th->py = gp_py_read_thread(s->py, th->tid);
+	th->py_us = now_us() - t0;
+	s->tot.nostop++;
+	if (!still_mark(s, th->tid, after, sizeof after) || strcmp(before, after)) {
+		th->nframes = 0;
+		free(th->py);
+		th->py = NULL;
+		snprintf(th->err, sizeof th->err, "not taken: it ran while read without a stop (%s)",
+			 why);
+		return;
+	}
+	if (!th->nframes)
+		snprintf(th->err, sizeof th->err, "not taken: %s (%s)", why,
+			 ua.err ? ua.err : "no frames");
+	else if (ua.err && th->nframes < GP_STACKS_MAX_FRAMES)
+		snprintf(th->err, sizeof th->err,
+			 "not stopped, %s: %zu frames from its saved sp/pc, then %s", why,
+			 th->nframes, ua.err);
+	else
+		snprintf(th->err, sizeof th->err, "not stopped, %s: frames from its saved sp/pc",
+			 why);
 }
 
 /* ---- /proc data of one thread --------------------------------------- */
@@ -1079,8 +1152,9 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		errno = ENOMEM;
 		return -1;
 	}
-	unsigned stopped = 0;
+	unsigned stopped = 0, nostop = 0;
 	double stop_max = 0, stop_sum = 0, py_max = 0;
+	char why[96];
 	s->settled = false;
 	for (size_t i = 0; i < n; i++) {
 		struct rawthread *r = &th[i];
@@ -1107,6 +1181,9 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 			r->unwind = "denied";
 			snprintf(r->err, sizeof r->err, "%s",
 				 strerror(s->ptrace_denied ? s->ptrace_errno : s->report_errno));
+		} else if (gp_stop_would_change(&s->root, s->pid, &r->sc, why, sizeof why)) {
+			unwind_without_stop(s, r, why);
+			nostop++;
 		} else {
 			stop_and_unwind(s, r);
 			if (r->stop_us >= 0) {
@@ -1145,8 +1222,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		json_object_set_new(o, "python", pyinfo);
 	s->tot.snapshots++;
 	double w_end = now_us();
-	json_object_set_new(o, "cost", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-		"stopped", (json_int_t)stopped, "stop_us_max", stop_max,
+	json_object_set_new(o, "cost", json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+		"stopped", (json_int_t)stopped, "nostop", (json_int_t)nostop, "stop_us_max", stop_max,
 		"stop_us_mean", stopped ? stop_sum / stopped : 0.0,
 		"refresh_ms", (w_listed - w0) / 1000.0,
 		"unwind_ms", (w_unwound - w_listed) / 1000.0,

@@ -70,8 +70,11 @@ int gp_stacks_prepare(struct gp_stacks *s);
  *    "threads":[{"tid", "comm", "state", "wchan" (""=not waiting),
  *                "syscall" (described, e.g. "futex(0x7f.., FUTEX_WAIT_PRIVATE)",
  *                           "running", "user" or null), "syscall_nr",
- *                "unwind": "ok" | "d-state" | "zombie" | "traced" | "denied"
- *                          | "timeout" | "gone" | "failed" | "off",
+ *                "unwind": "ok" | "nostop" | "d-state" | "zombie" | "traced"
+ *                          | "denied" | "timeout" | "gone" | "failed" | "off",
+ *                ("nostop": never stopped, since a stop would change
+ *                 what its call returns (stopcut.h); its frames, when
+ *                 any, come from the sp/pc the kernel saved),
  *                "unwind_error" (when not ok, a reason),
  *                "stop_us" (how long this thread was stopped),
  *                "frames":[{"pc","module","soname","offset","build_id",
@@ -114,6 +117,7 @@ const char *gp_stacks_next_debug_note(struct gp_stacks *s);
  * not see". */
 struct gp_stacks_totals {
 	unsigned long snapshots, stopped, timeouts, denied, rebuilds;
+	unsigned long nostop; /* threads unwound without a stop (stopcut.h) */
 	double stop_us_sum, stop_us_max;
 	unsigned max_stopped_at_once; /* always <= 1: checked, not assumed */
 };

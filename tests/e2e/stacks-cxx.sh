@@ -34,10 +34,12 @@ ok "no mangled _ZN name left in libgpcxx frames" sh -c \
 ok "text groups them: '6 threads in ... $SYM'" grep -q "^6 threads in .*gpw::server::Queue::start_loop(long)" "$TMP/out"
 first=$(sed -n '3p' "$TMP/out")
 ok "the hot spinner is listed first (got: $first)" sh -c "echo '$first' | grep -q '^1 thread HOT .*libgpspin.so+0x'"
-ok "every thread was stopped one at a time (cost.stopped = 8)" \
-	sh -c "[ \"\$(jq 'select(.type==\"stacks\").cost.stopped' '$F')\" = 8 ]"
+# A thread in a read of a pipe or socket, or in epoll_wait, is unwound
+# without a stop (tests/faults/harm-transfer.sh says why).
+ok "every thread was unwound, stopped one at a time or not at all (cost.stopped + cost.nostop = 8)" \
+	sh -c "[ \"\$(jq 'select(.type==\"stacks\").cost | .stopped + .nostop' '$F')\" = 8 ]"
 ok "each stopped thread has its stop time" sh -c \
-	"[ \"\$(jq 'select(.type==\"stacks\") | [.threads[] | select(.stop_us > 0)] | length' '$F')\" = 8 ]"
+	"[ \"\$(jq 'select(.type==\"stacks\") | [.threads[] | select(.stop_us > 0)] | length' '$F')\" = \"\$(jq 'select(.type==\"stacks\").cost.stopped' '$F')\" ]"
 ok "no thread left stopped" no_stopped "$TPID"
 
 gp stacks --format markdown --hot-window 0 "$TPID" > "$TMP/md"
