@@ -50,6 +50,9 @@ struct gp_point_builder {
 	struct gp_wg_node *nodes;
 	size_t nnodes, capnodes;
 	int root;
+	/* the previous sample's cycle, if any: members and what each waited on */
+	uint8_t last_ncycle;
+	int32_t last_cyc_tid[GP_WG_MEMBERS], last_cyc_on[GP_WG_MEMBERS];
 };
 
 struct gp_point_builder *gp_point_builder_new(void)
@@ -339,9 +342,30 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 	add_threads(b, pt, p, th, n);
 }
 
+/* Whether this sample's cycle is the one the sample before read: the
+ * same members, each waiting on the same owner.  One reading can join
+ * edges read microseconds apart across a hand-over (a waiter read before
+ * the owner let go, the new owner after); a deadlock does not change, so
+ * it shows in two readings a tick apart (issue 27). */
+static void cycle_seen_twice(struct gp_point_builder *b, struct gp_wg_pt *g)
+{
+	bool same = g->ncycle >= 2 && g->ncycle == b->last_ncycle;
+	for (unsigned i = 0; same && i < g->ncycle && i < GP_WG_MEMBERS; i++) {
+		bool found = false;
+		for (unsigned k = 0; k < b->last_ncycle && k < GP_WG_MEMBERS && !found; k++)
+			found = b->last_cyc_tid[k] == g->cyc_tid[i] && b->last_cyc_on[k] == g->cyc_on[i];
+		same = found;
+	}
+	g->cycle_twice = same;
+	b->last_ncycle = g->ncycle;
+	memcpy(b->last_cyc_tid, g->cyc_tid, sizeof b->last_cyc_tid);
+	memcpy(b->last_cyc_on, g->cyc_on, sizeof b->last_cyc_on);
+}
+
 void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 {
 	gp_waitgraph_judge(b->nodes, b->nnodes, b->root, &pt->wg);
+	cycle_seen_twice(b, &pt->wg);
 	/* A main thread on a lock whose chain ends outside (it joins a
 	 * thread that waits in accept()) is not the program's flow blocked. */
 	pt->main_lock_pid = pt->wg.main_blocked_pid;

@@ -79,6 +79,9 @@ struct gp_wg_pt {
 	int32_t cyc_tid[GP_WG_MEMBERS], cyc_pid[GP_WG_MEMBERS], cyc_on[GP_WG_MEMBERS];
 	uint8_t cyc_how[GP_WG_MEMBERS];
 	char cyc_comm[GP_WG_MEMBERS][16];
+	/* The sample before read the same cycle (model/point.c): only then
+	 * is it a deadlock for certain. */
+	bool cycle_twice;
 	/* A stopped process with waiters behind it. */
 	int32_t stopped_pid, stopper_pid;
 	char stopped_comm[16], stopper_comm[16];

@@ -303,6 +303,33 @@ static void largest_file_mapping(struct gp_sampler *s, json_t *proc, struct gp_p
 			"path", best, "bytes", (json_int_t)best_bytes));
 }
 
+/* An unchanged thread's edge, carried over (no fd link or memory read
+ * again) -- except an edge that names an owner: a mutex changes hands
+ * and a joined thread exits while the waiter sleeps on, never running,
+ * and its old owner then closes cycles that are not there (issue 27:
+ * holder -> queued-b on M2 and a stale queued-b -> holder on M1 was
+ * "deadlock ... high", while M1's owner was a third thread).  The owner
+ * word is one process_vm_readv (waitedge.c), not a run of the thread:
+ * read it fresh every sample.  True when it moved (*on is the fresh edge,
+ * to be written); false with *on the kept one. */
+static bool owner_moved(struct gp_sampler *s, const struct gp_thread *th, enum gp_wait wait,
+			struct gp_wait_edge *on)
+{
+	*on = th->edge_mem ? *th->edge_mem : (struct gp_wait_edge){ 0 };
+	/* Only edges that name an owner: a futex with none (a condition, a
+	 * pool's queue) can only miss an edge, not invent one, and reading
+	 * each of 10 000 idle pool threads' words costs a stat of its
+	 * candidate owner per sample. */
+	if (on->how != GP_EDGE_MUTEX && on->how != GP_EDGE_JOIN)
+		return false;
+	struct gp_wait_edge fresh;
+	gp_waitedge_probe(s->edges, th, wait, &fresh);
+	if (fresh.how == on->how && fresh.id == on->id)
+		return false;
+	*on = fresh;
+	return true;
+}
+
 /* The threads array (streamed) and the thread views of this sample. */
 static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, double dt)
 {
@@ -331,12 +358,12 @@ static int threads_part(struct gp_sampler *s, struct gp_thread *th, size_t n, do
 		else
 			wait = gp_waitprobe_classify(s->waits, &th[i]);
 		struct gp_wait_edge on;
-		if (th[i].unchanged && dt > 0 && !whole) {
-			on = th[i].edge_mem ? *th[i].edge_mem : (struct gp_wait_edge){ 0 };
+		if (th[i].unchanged && dt > 0 && !whole && !owner_moved(s, &th[i], wait, &on)) {
 			gp_same_add(w, &run, &th[i]);
 		} else {
 			gp_same_flush(w, &run);
-			gp_waitedge_probe(s->edges, &th[i], wait, &on);
+			if (!th[i].unchanged || dt <= 0 || whole)
+				gp_waitedge_probe(s->edges, &th[i], wait, &on);
 			if (th[i].edge_mem)
 				*th[i].edge_mem = on;
 			gp_threadrec_write(w, &th[i], s->clk_tck, dt, wait, &on, whole);

@@ -144,8 +144,10 @@ static bool judge_graph(const struct gp_point *l, const struct gp_stuck *stuck,
 		gp_strlcpy(a->cyc_frame[i], stuck_frame_of(stuck, g->cyc_tid[i]), sizeof a->cyc_frame[i]);
 	if (g->holder_tid)
 		gp_strlcpy(a->holder_frame, stuck_frame_of(stuck, g->holder_tid), sizeof a->holder_frame);
-	/* Owners read from the mutex words: a cycle is certain. */
-	if (g->ncycle >= 2) {
+	/* Owners read fresh from the mutex words, the same cycle in two
+	 * samples a tick apart: certain.  Seen once, it may join readings
+	 * taken across a hand-over: the counts below judge. */
+	if (g->ncycle >= 2 && g->cycle_twice) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->deadlock = true;
 		a->conf_cap = GP_CONF_ANY;

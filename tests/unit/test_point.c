@@ -178,6 +178,63 @@ static struct gp_verdict *verdict_of(size_t n, const enum gp_wait *w, size_t nw,
 	return v;
 }
 
+/* Two threads on mutexes; in the samples where cycle_at[i] holds, each
+ * names the other as owner (a cycle), else thread 2001 names a third
+ * thread, 2002, which sleeps on a signal.  Issue 27: a waiter's stale
+ * owner joined a fresh edge into a cycle that was never there. */
+static struct gp_verdict *mutex_verdict(size_t n, const bool *cycle_at)
+{
+	struct gp_point p[40];
+	struct gp_point_builder *b = gp_point_builder_new();
+	for (size_t i = 0; i < n; i++) {
+		struct gp_tview th[3] = { sleeper(2000, GP_WAIT_LOCK), sleeper(2001, GP_WAIT_LOCK),
+					  sleeper(2002, GP_WAIT_SIGNAL) };
+		th[0].on = (struct gp_wait_edge){ .how = GP_EDGE_MUTEX, .id = 2001 };
+		th[1].on = (struct gp_wait_edge){ .how = GP_EDGE_MUTEX, .id = cycle_at[i] ? 2000 : 2002 };
+		struct gp_pview pv = proc(1000, 1, 1u << 20, 0);
+		gp_point_begin(b, &p[i], (double)i, i == 0);
+		gp_point_add(b, &p[i], &pv, th, 3);
+		gp_point_end(b, &p[i]);
+	}
+	gp_point_builder_free(b);
+	struct gp_verdict *v = malloc(sizeof *v);
+	assert_non_null(v);
+	struct gp_verdict_opts o = { .hang_after = 5, .page_size = 4096 };
+	gp_verdict_compute(p, n, &o, v);
+	return v;
+}
+
+static void test_cycle_once_is_no_deadlock(void **state)
+{
+	(void)state;
+	bool at[20] = { 0 };
+	at[19] = true; /* the last sample only: one reading across a hand-over */
+	struct gp_verdict *v = mutex_verdict(20, at);
+	assert_null(strstr(summary_of(v), "each waits on the next"));
+	free(v);
+	for (size_t i = 0; i < 20; i++)
+		at[i] = i % 2; /* every other sample: never twice in a row */
+	v = mutex_verdict(20, at);
+	assert_null(strstr(summary_of(v), "each waits on the next"));
+	free(v);
+}
+
+static void test_cycle_twice_is_a_deadlock(void **state)
+{
+	(void)state;
+	bool at[20];
+	for (size_t i = 0; i < 20; i++)
+		at[i] = i >= 18; /* the last two samples */
+	struct gp_verdict *v = mutex_verdict(20, at);
+	assert_string_equal(gp_class_name(v->cls), "hang-blocked");
+	assert_string_equal(gp_conf_name(v->confidence), "high");
+	assert_non_null(strstr(summary_of(v), "deadlock: "));
+	assert_non_null(strstr(summary_of(v), "each waits on the next"));
+	assert_non_null(strstr(summary_of(v), "thread 2000"));
+	assert_non_null(strstr(summary_of(v), "thread 2001"));
+	free(v);
+}
+
 static void test_outside_waits_are_idle(void **state)
 {
 	(void)state;
@@ -236,6 +293,8 @@ int main(void)
 		cmocka_unit_test(test_reaped_child_io_is_not_the_parent_s),
 	cmocka_unit_test(test_tree_threads_add_up),
 		cmocka_unit_test(test_watched_child_io_is_subtracted),
+		cmocka_unit_test(test_cycle_once_is_no_deadlock),
+		cmocka_unit_test(test_cycle_twice_is_a_deadlock),
 		cmocka_unit_test(test_outside_waits_are_idle),
 		cmocka_unit_test(test_locks_alone_are_blocked),
 		cmocka_unit_test(test_locks_beside_outside_waits_are_unsure),
