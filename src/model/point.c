@@ -1,5 +1,6 @@
 #include "config.h"
 #include "point.h"
+#include "satmath.h"
 #include "grow.h"
 #include "parse.h"
 
@@ -30,6 +31,7 @@ struct gp_point_builder {
 	struct proc_entry *e;
 	size_t n, cap;
 	uint64_t gone[IO_N];       /* own io of followed processes that exited */
+	uint64_t tree_io[IO_N];    /* the last point's tree io: a floor for the next */
 	double gone_utime, gone_stime; /* their CPU time */
 	double prev_t, prev_cpu;
 	bool have_prev_cpu;
@@ -428,12 +430,23 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 	b->prev_t = pt->t;
 	b->prev_cpu = cpu;
 	b->have_prev_cpu = true;
-	pt->io_rchar = io[IO_RCHAR] + b->gone[IO_RCHAR];
-	pt->io_wchar = io[IO_WCHAR] + b->gone[IO_WCHAR];
-	pt->io_read_bytes = io[IO_READ] + b->gone[IO_READ];
-	pt->io_write_bytes = io[IO_WRITE] + b->gone[IO_WRITE];
-	pt->io_syscr = io[IO_SYSCR] + b->gone[IO_SYSCR];
-	pt->io_syscw = io[IO_SYSCW] + b->gone[IO_SYSCW];
+	/* The tree's io never goes down: a process that turns zombie reads
+	 * lower counters than it did alive (its exited threads' io leaves
+	 * /proc/PID/io with them), and a drop would wrap every difference
+	 * taken later (issue 32: "io read 16384 PiB" when an engine process
+	 * was SIGKILLed and left a zombie). */
+	for (int k = 0; k < IO_N; k++) {
+		io[k] = gp_sat_add(io[k], b->gone[k]);
+		if (io[k] < b->tree_io[k])
+			io[k] = b->tree_io[k];
+		b->tree_io[k] = io[k];
+	}
+	pt->io_rchar = io[IO_RCHAR];
+	pt->io_wchar = io[IO_WCHAR];
+	pt->io_read_bytes = io[IO_READ];
+	pt->io_write_bytes = io[IO_WRITE];
+	pt->io_syscr = io[IO_SYSCR];
+	pt->io_syscw = io[IO_SYSCW];
 
 	for (size_t k = 0; k < b->wused; k++)
 		if (b->wcount[k] > pt->common_wchan_count) {

@@ -152,8 +152,9 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 			procs_row(out, s, e);
 		if (l->have & GP_PT_IO) {
 			char r[32], w[32];
-			gp_fmt_size(r, sizeof r, (double)(l->io_rchar - f->io_rchar));
-			gp_fmt_size(w, sizeof w, (double)(l->io_wchar - f->io_wchar));
+			/* Differences of counters read from outside: never wrapped. */
+			gp_fmt_size(r, sizeof r, l->io_rchar > f->io_rchar ? (double)(l->io_rchar - f->io_rchar) : 0);
+			gp_fmt_size(w, sizeof w, l->io_wchar > f->io_wchar ? (double)(l->io_wchar - f->io_wchar) : 0);
 			fprintf(out, "  io         read %s, written %s (rchar/wchar)\n", r, w);
 		}
 		if (l->have & GP_PT_SYS_WB) {

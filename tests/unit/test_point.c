@@ -178,6 +178,28 @@ static struct gp_verdict *verdict_of(size_t n, const enum gp_wait *w, size_t nw,
 	return v;
 }
 
+/* A child whose counters read lower than before (a zombie: its exited
+ * threads' io left /proc/PID/io with them) never makes the tree's io go
+ * down: issue 32 read "io read 16384 PiB", a wrapped difference. */
+static void test_tree_io_never_goes_down(void **state)
+{
+	(void)state;
+	struct gp_point_builder *b = gp_point_builder_new();
+	struct gp_point p[3];
+	uint64_t child_w[3] = { 5000, 9000, 100 };
+	for (int i = 0; i < 3; i++) {
+		struct gp_pview c = proc(1001, 1000, child_w[i], 0), par = proc(1000, 1, 1000, 0);
+		gp_point_begin(b, &p[i], (double)i, i == 0);
+		gp_point_add(b, &p[i], &c, NULL, 0);
+		gp_point_add(b, &p[i], &par, NULL, 0);
+		gp_point_end(b, &p[i]);
+	}
+	assert_true(p[1].io_wchar >= p[0].io_wchar);
+	assert_true(p[2].io_wchar >= p[1].io_wchar);
+	assert_int_equal(p[2].io_wchar, 10000);
+	gp_point_builder_free(b);
+}
+
 /* Two threads on mutexes; in the samples where cycle_at[i] holds, each
  * names the other as owner (a cycle), else thread 2001 names a third
  * thread, 2002, which sleeps on a signal.  Issue 27: a waiter's stale
@@ -293,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_reaped_child_io_is_not_the_parent_s),
 	cmocka_unit_test(test_tree_threads_add_up),
 		cmocka_unit_test(test_watched_child_io_is_subtracted),
+		cmocka_unit_test(test_tree_io_never_goes_down),
 		cmocka_unit_test(test_cycle_once_is_no_deadlock),
 		cmocka_unit_test(test_cycle_twice_is_a_deadlock),
 		cmocka_unit_test(test_outside_waits_are_idle),
