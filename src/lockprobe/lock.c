@@ -687,7 +687,7 @@ static _Noreturn void exit_hung(struct lock_ctx *x, json_t *a, const char *name)
 	const char *uw = json_string_value(json_object_get(s, "unwind"));
 	if (chain[0])
 		gp_err(name, "its frames: %s", chain);
-	else if (uw && !strcmp(uw, "ok"))
+	else if (uw && (!strcmp(uw, "ok") || !strcmp(uw, "nostop")) && !json_is_string(json_object_get(s, "unwind_error")))
 		gp_err(name, "its user stack had no frames");
 	else
 		gp_err(name, "its user frames were not read: %s%s%s",

@@ -229,7 +229,8 @@ static void stuck_frames(FILE *out, const json_t *arms, bool md)
 		const char *why = json_string_value(json_object_get(st, "unwind_error"));
 		fprintf(out, md ? "\n**Where %s waits** (arm %s):\n\n" : "\nWhere %s waits (arm %s):\n",
 		       call ? call : "the call", json_string_value(json_object_get(a, "name")));
-		if (u && strcmp(u, "ok"))
+		bool frames = json_array_size(json_object_get(st, "frames")) > 0;
+		if (u && strcmp(u, "ok") && !frames)
 			fprintf(out, md ? "user frames not read: %s%s%s\n\n" : "  user frames not read: %s%s%s\n", u,
 			       why ? ": " : "", why ? why : "");
 		json_t *t = json_deep_copy(st);
