@@ -157,6 +157,14 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 		pv->have_io = true;
 		get_u64_fields(io, io_counters, pv);
 	}
+	json_t *sock = json_object_get(proc, "sock");
+	if (json_is_object(sock)) {
+		pv->have_sock = true;
+		pv->sock_tx = get_u64(sock, "tx");
+		pv->sock_rx = get_u64(sock, "rx");
+		pv->sock_backlog = (uint32_t)get_u64(sock, "backlog");
+		pv->sock_unread = get_u64(sock, "unread");
+	}
 }
 
 /* One process (the sample's own members, or an element of `procs`) into

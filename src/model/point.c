@@ -18,7 +18,8 @@ struct proc_entry {
 	char comm[16];
 	uint64_t whole[IO_N];      /* /proc/PID/io as last read */
 	uint64_t offset[IO_N];     /* inherited from reaped children */
-	uint64_t own_out;          /* own rchar + wchar at the previous sample */
+	uint64_t own_out;          /* own rchar + wchar (+ socket bytes) at the previous sample */
+	uint64_t sock[2];          /* its socket bytes out and in, as last read */
 	double utime, stime;       /* CPU seconds as last read */
 	double children_cpu;       /* reaped children's, as last read */
 	bool have_prev;
@@ -32,6 +33,8 @@ struct gp_point_builder {
 	size_t n, cap;
 	uint64_t gone[IO_N];       /* own io of followed processes that exited */
 	uint64_t tree_io[IO_N];    /* the last point's tree io: a floor for the next */
+	uint64_t gone_sock[2];     /* socket bytes of followed processes that exited */
+	uint64_t tree_sock[2];     /* the last point's: a floor for the next */
 	double gone_utime, gone_stime; /* their CPU time */
 	double prev_t, prev_cpu;
 	bool have_prev_cpu;
@@ -211,6 +214,12 @@ static bool remember_proc(struct gp_point_builder *b, struct gp_point *pt, const
 	gp_strlcpy(e->comm, p->comm ? p->comm : "", sizeof e->comm);
 	if (p->have_io)
 		memcpy(e->whole, now, sizeof now);
+	/* Socket bytes are the sockets', not the process's io: a reap adds
+	 * nothing to the parent's, and they only grow (sockets.c). */
+	if (p->have_sock) {
+		e->sock[0] = p->sock_tx > e->sock[0] ? p->sock_tx : e->sock[0];
+		e->sock[1] = p->sock_rx > e->sock[1] ? p->sock_rx : e->sock[1];
+	}
 	return created;
 }
 
@@ -257,6 +266,11 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 	}
 	if (p->have_io)
 		pt->have |= GP_PT_IO;
+	if (p->have_sock) {
+		pt->have |= GP_PT_SOCK;
+		pt->sock_backlog += p->sock_backlog;
+		pt->sock_unread += p->sock_unread;
+	}
 	pt->threads_created += created ? (uint32_t)n : p->threads_created;
 	pt->threads_exited += p->threads_exited;
 	pt->threads_vanished += p->threads_vanished;
@@ -391,6 +405,8 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 				b->gone[k] += e->whole[k] > e->offset[k] ? e->whole[k] - e->offset[k] : 0;
 		}
 		if (e->followed) {
+			b->gone_sock[0] = gp_sat_add(b->gone_sock[0], e->sock[0]);
+			b->gone_sock[1] = gp_sat_add(b->gone_sock[1], e->sock[1]);
 			pt->procs_exited++;
 			pt->threads_exited += e->nthreads; /* its threads left the tree with it */
 			b->gone_utime += e->utime;
@@ -399,6 +415,7 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 		b->e[i] = b->e[--b->n];
 	}
 	uint64_t io[IO_N] = { 0 };
+	uint64_t sock[2] = { b->gone_sock[0], b->gone_sock[1] };
 	uint64_t best_out = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		struct proc_entry *e = &b->e[i];
@@ -409,7 +426,9 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 			own[k] = e->whole[k] > e->offset[k] ? e->whole[k] - e->offset[k] : 0;
 			io[k] += own[k];
 		}
-		uint64_t out = own[IO_RCHAR] + own[IO_WCHAR];
+		sock[0] = gp_sat_add(sock[0], e->sock[0]);
+		sock[1] = gp_sat_add(sock[1], e->sock[1]);
+		uint64_t out = own[IO_RCHAR] + own[IO_WCHAR] + e->sock[0] + e->sock[1];
 		uint64_t d = e->have_prev && out > e->own_out ? out - e->own_out : 0;
 		if (d > best_out) {
 			best_out = d;
@@ -447,6 +466,13 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 	pt->io_write_bytes = io[IO_WRITE];
 	pt->io_syscr = io[IO_SYSCR];
 	pt->io_syscw = io[IO_SYSCW];
+	for (int k = 0; k < 2; k++) {
+		if (sock[k] < b->tree_sock[k])
+			sock[k] = b->tree_sock[k];
+		b->tree_sock[k] = sock[k];
+	}
+	pt->sock_tx = sock[0];
+	pt->sock_rx = sock[1];
 
 	for (size_t k = 0; k < b->wused; k++)
 		if (b->wcount[k] > pt->common_wchan_count) {

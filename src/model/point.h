@@ -48,6 +48,10 @@ struct gp_pview {
 	uint64_t rss_file, rss_anon, rss_shmem, vm_pin, vm_lck;
 	bool have_io;
 	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
+	bool have_sock;             /* proc.sock: its sockets (tracer/sockets.h) */
+	uint64_t sock_tx, sock_rx;  /* cumulative, to and from outside the tree */
+	uint32_t sock_backlog;
+	uint64_t sock_unread;
 	uint64_t map_bytes;
 	uint64_t gpu_bytes, gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint16_t gpu_have;          /* GP_PT_GPU_* */

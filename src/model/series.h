@@ -24,6 +24,13 @@ struct gp_point {
 	uint64_t minflt, majflt;
 	uint64_t vcsw, nvcsw;       /* sum over live threads */
 	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
+	/* Bytes sent and received through TCP sockets to peers outside the
+	 * tree (tracer/sockets.h), exited processes' included: never down. */
+	uint64_t sock_tx, sock_rx;
+	/* Waiting in the tree's sockets now: connections not yet accepted,
+	 * bytes not yet read (tracer/sockets.h). */
+	uint32_t sock_backlog;
+	uint64_t sock_unread;
 	uint64_t gpu_bytes;         /* DRM total, else KFD VRAM, else NVML */
 	uint64_t gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint64_t sys_dirtied, sys_written, sys_pgsteal_file; /* pages */
@@ -91,6 +98,7 @@ enum {
 	GP_PT_WCHAN = 1u << 6,
 	GP_PT_SYSCALL = 1u << 7,
 	GP_PT_KSTACK = 1u << 8,
+	GP_PT_SOCK = 1u << 9,      /* a followed process's sockets were read (tracer/sockets.h) */
 };
 
 /* Bounded for any length of trace (doc/result-format.md, "The series in

@@ -16,7 +16,8 @@
 
 static const char *const metric_label[GP_M_COUNT] = {
 	"RssFile", "RssAnon", "VmPin", "GPU memory", "GPU engine time",
-	"read()", "write()", "threads or processes", "GPU work",
+	"read()", "write()", "received on sockets", "sent on sockets", "threads or processes",
+	"GPU work",
 };
 
 /* "tensor 91%, DRAM 17%, 690 W (+575 W over its floor)": what a GPU did,

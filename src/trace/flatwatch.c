@@ -8,11 +8,12 @@
 bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 {
 	static const int mem[] = { GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU };
-	static const int ctr[] = { GP_M_RCHAR, GP_M_WCHAR, GP_M_ENGINE };
+	static const int ctr[] = { GP_M_RCHAR, GP_M_WCHAR, GP_M_ENGINE, GP_M_SOCK_RX, GP_M_SOCK_TX };
+	enum { NCTR = sizeof ctr / sizeof *ctr };
 	if (!w->init) {
 		for (int k = 0; k < 4; k++)
 			w->hi[k] = gp_output_value(p, mem[k]);
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < NCTR; k++)
 			w->base[k] = gp_output_value(p, ctr[k]);
 		w->since = p->t;
 		w->init = true;
@@ -27,7 +28,7 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 			step = true;
 		}
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < NCTR; k++)
 		step |= gp_counter_step(&w->base[k], gp_output_value(p, ctr[k]), gp_output_floor(ctr[k]));
 	if (gp_small_write(&w->prev, p)) {
 		step = true;

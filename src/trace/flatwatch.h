@@ -12,7 +12,7 @@
 struct gp_flat_watch {
 	bool init;
 	double since;    /* the time of the last output */
-	double hi[4], base[3];
+	double hi[4], base[5]; /* flatwatch.c: memory levels; counters (io, engine, sockets) */
 	struct gp_point prev;    /* the previous sample (small writes) */
 };
 

@@ -13,6 +13,7 @@
 #include "point.h"
 #include "waitprobe.h"
 #include "waitedge.h"
+#include "sockets.h"
 #include "gpuact.h"
 #include "gpujson.h"
 #include "gpuwork.h"
@@ -34,6 +35,9 @@ struct gp_sampler {
 	struct gp_gpu_house *house; /* o.house, or its own (own_house) */
 	bool own_house;
 	struct gp_sys_reader *sys;
+	struct gp_sockets *socks;  /* o.socks, or its own (own_socks) */
+	bool own_socks;
+	struct gp_sockproc *sock;  /* this process's sockets */
 	int fd[P_COUNT];          /* the process's own files, kept open */
 	uint64_t starttime;       /* identity: a kept fd of a dead pid reads ESRCH */
 	double clk_tck;
@@ -109,7 +113,13 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 	struct gp_gpuact_opts ao = { .house = s->house, .pid = o->pid };
 	s->act = s->house ? gp_gpuact_new(&ao) : NULL;
 	s->pb = gp_point_builder_new();
-	if (!s->tasks || !s->house || (!s->sys && !o->no_system) || !s->waits || !s->edges || !s->pb) {
+	s->socks = o->socks;
+	if (!s->socks) {
+		s->socks = gp_sockets_new();
+		s->own_socks = true;
+	}
+	s->sock = s->socks ? gp_sockproc_new(s->socks, o->root, o->pid) : NULL;
+	if (!s->sock || !s->tasks || !s->house || (!s->sys && !o->no_system) || !s->waits || !s->edges || !s->pb) {
 		int saved = errno ? errno : ENOMEM;
 		gp_sampler_free(s);
 		errno = saved;
@@ -133,6 +143,9 @@ void gp_sampler_free(struct gp_sampler *s)
 	if (s->own_house)
 		gp_gpu_house_free(s->house);
 	gp_point_builder_free(s->pb);
+	gp_sockproc_free(s->sock);
+	if (s->own_socks)
+		gp_sockets_free(s->socks);
 	free(s->tv);
 	gp_jw_free(&s->jw);
 	for (int i = 0; i < P_COUNT; i++)
@@ -247,6 +260,24 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 		pt->have_io = true;
 	}
 	return GP_SAMPLE_OK;
+}
+
+/* What the process moves through its sockets and what waits in them
+ * (sockets.h): proc.sock, written whenever one of its sockets was found. */
+static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp_pview *pv)
+{
+	struct gp_sock_totals st;
+	if (!gp_sockproc_read(s->sock, t, &st))
+		return;
+	json_object_set_new(proc, "sock", json_pack("{s:I,s:I,s:i,s:i,s:i,s:I,s:I}",
+		"tx", (json_int_t)st.tx, "rx", (json_int_t)st.rx, "conns", (int)st.conns,
+		"listen", (int)st.listeners, "backlog", (int)st.backlog,
+		"unread", (json_int_t)st.unread, "unsent", (json_int_t)st.unsent));
+	pv->have_sock = true;
+	pv->sock_tx = st.tx;
+	pv->sock_rx = st.rx;
+	pv->sock_backlog = st.backlog;
+	pv->sock_unread = st.unread;
 }
 
 /* The largest file mapped by the process (summed over its mappings):
@@ -475,6 +506,7 @@ enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp
 	pv->comm = s->comm;
 	double dt = s->have_prev ? t - s->prev_t : 0;
 	largest_file_mapping(s, proc, pv);
+	sockets_part(s, t, proc, pv);
 
 	struct gp_thread *th;
 	size_t n;

@@ -21,6 +21,9 @@ struct gp_sampler_opts {
 	/* The trace's GPU readers (gpu/house.h), shared by every process of
 	 * a tree; NULL: the sampler makes its own (from root and no_nvml). */
 	struct gp_gpu_house *house;
+	/* The host's sockets (sockets.h), shared the same way; NULL: the
+	 * sampler makes its own. */
+	struct gp_sockets *socks;
 };
 
 enum gp_sample_rc {

@@ -3,6 +3,7 @@
 #include "forks.h"
 #include "grow.h"
 #include "house.h"
+#include "sockets.h"
 #include "parse.h"
 #include "point.h"
 #include "procstat.h"
@@ -35,6 +36,7 @@ struct gp_tree {
 	struct gp_sys_reader *sys;
 	struct gp_gpu_house *house; /* the GPU readers, one for every member */
 	bool own_house;             /* made here (o.house was NULL) */
+	struct gp_sockets *socks;   /* the host's sockets, one dump a tick for every member */
 	struct gp_point_builder *pb;
 	bool first;
 	bool keyframe;             /* the next sample's vm whole (gp_tree_keyframe) */
@@ -59,7 +61,7 @@ static struct member *add_member(struct gp_tree *t, int pid, int ppid, int depth
 	if (follow) {
 		struct gp_sampler_opts so = { .root = t->o.root, .pid = pid, .kstacks = t->o.kstacks,
 					      .no_nvml = t->o.no_nvml, .reopen = t->o.reopen,
-					      .no_system = true, .house = t->house };
+					      .no_system = true, .house = t->house, .socks = t->socks };
 		m->s = gp_sampler_new(&so);
 		if (!m->s)
 			return NULL; /* gone already */
@@ -87,8 +89,9 @@ struct gp_tree *gp_tree_new(const struct gp_tree_opts *o)
 		t->own_house = true;
 	}
 	t->pb = gp_point_builder_new();
+	t->socks = gp_sockets_new();
 	int saved = ENOMEM;
-	if (!t->sys || !t->house || !t->pb || !add_member(t, o->pid, 0, 0, true)) {
+	if (!t->sys || !t->house || !t->pb || !t->socks || !add_member(t, o->pid, 0, 0, true)) {
 		saved = errno ? errno : ENOMEM;
 		gp_tree_free(t);
 		errno = saved;
@@ -123,6 +126,7 @@ void gp_tree_free(struct gp_tree *t)
 	free(t->m);
 	if (t->own_house)
 		gp_gpu_house_free(t->house);
+	gp_sockets_free(t->socks);
 	if (t->sys)
 		gp_sys_reader_free(t->sys);
 	gp_point_builder_free(t->pb);

@@ -99,6 +99,15 @@ static void output_evidence(const struct gp_point *p, size_t ia, size_t ib, doub
 			   dur, GP_ROLE_PROGRESS);
 		counter_reads(e, (double)b->io_wchar - (double)a->io_wchar, dur, FLOOR_IO, GP_READS_RATE);
 	}
+	if (b->have & GP_PT_SOCK) {
+		e = add_ev(v, "sock_rx", "process", "bytes", (double)a->sock_rx, (double)b->sock_rx,
+			   dur, GP_ROLE_PROGRESS);
+		counter_reads(e, (double)b->sock_rx - (double)a->sock_rx, dur, FLOOR_IO, GP_READS_RATE);
+		e = add_ev(v, "sock_tx", "process", "bytes", (double)a->sock_tx, (double)b->sock_tx,
+			   dur, GP_ROLE_PROGRESS);
+		counter_reads(e, (double)b->sock_tx - (double)a->sock_tx, dur, gp_output_floor(GP_M_SOCK_TX),
+			      GP_READS_RATE);
+	}
 	/* GPU activity (NVML per process, DRM engine, KFD): utilisation
 	 * beside the memory, when a source could tell. */
 	unsigned known = 0, busy = 0;

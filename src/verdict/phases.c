@@ -58,9 +58,16 @@ int dominant_metric(const struct group *g, const struct step *st)
 		return GP_M_GPU_WORK;
 	/* Bytes read and written are what a program puts out (xz, a loader
 	 * reading a file); a heap growing beside them is its working set. */
-	double io = g->by_metric[GP_M_RCHAR] + g->by_metric[GP_M_WCHAR];
+	static const int bytes_moved[] = { GP_M_RCHAR, GP_M_WCHAR, GP_M_SOCK_RX, GP_M_SOCK_TX };
+	double io = 0;
+	int most = GP_M_RCHAR;
+	for (size_t k = 0; k < sizeof bytes_moved / sizeof *bytes_moved; k++) {
+		io += g->by_metric[bytes_moved[k]];
+		if (g->by_metric[bytes_moved[k]] > g->by_metric[most])
+			most = bytes_moved[k];
+	}
 	if (io > 0 && io >= 0.1 * g->bytes)
-		return g->by_metric[GP_M_RCHAR] >= g->by_metric[GP_M_WCHAR] ? GP_M_RCHAR : GP_M_WCHAR;
+		return most;
 	int best = -1;
 	for (int m = 0; m < GP_M_COUNT; m++)
 		if (g->by_metric[m] > 0 && (best < 0 || g->by_metric[m] > g->by_metric[best]))

@@ -24,6 +24,8 @@ double gp_output_value(const struct gp_point *p, int m)
 	case GP_M_ENGINE: return (double)p->gpu_engine_ns;
 	case GP_M_RCHAR: return (double)p->io_rchar;
 	case GP_M_WCHAR: return (double)p->io_wchar;
+	case GP_M_SOCK_RX: return (double)p->sock_rx;
+	case GP_M_SOCK_TX: return (double)p->sock_tx;
 	default: return 0;
 	}
 }
@@ -65,6 +67,12 @@ bool memory_metric(int m)
  * live watch (gp_flat_watch) count with the same floors. */
 double gp_output_floor(int m)
 {
+	/* A byte sent to a peer outside the tree is an answer (issue 32: a
+	 * server answering two 1 000-byte replies a second is at work, not
+	 * "busy with no output"); bytes only received are input, output only
+	 * in bulk (a download). */
+	if (m == GP_M_SOCK_TX)
+		return 1;
 	return m == GP_M_ENGINE ? FLOOR_ENGINE_NS : memory_metric(m) ? FLOOR_MEM : FLOOR_IO;
 }
 
@@ -118,6 +126,8 @@ void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *
 			if ((m == GP_M_GPU || m == GP_M_ENGINE) && !gpu_seen(&p[i]))
 				continue;
 			if ((m == GP_M_RCHAR || m == GP_M_WCHAR) && !(p[i].have & GP_PT_IO))
+				continue;
+			if ((m == GP_M_SOCK_RX || m == GP_M_SOCK_TX) && !(p[i].have & GP_PT_SOCK))
 				continue;
 			double v = gp_output_value(&p[i], m), floor = gp_output_floor(m);
 			double b = base[m];

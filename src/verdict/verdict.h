@@ -66,6 +66,7 @@ const char *gp_conf_name(enum gp_conf c);
 /* The kinds of output, in the order the steps test them. */
 enum gp_output {
 	GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU, GP_M_ENGINE, GP_M_RCHAR, GP_M_WCHAR,
+	GP_M_SOCK_RX, GP_M_SOCK_TX, /* bytes through TCP sockets to and from outside the tree */
 	GP_M_THREADS, GP_M_GPU_WORK /* math or memory traffic on the GPU (model/gpuwork.h) */,
 	GP_M_COUNT
 };

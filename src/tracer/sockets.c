@@ -1,0 +1,530 @@
+/* A process's sockets: see sockets.h.
+ *
+ * Facts relied on (Linux):
+ *   - inet_diag_msg's idiag_rqueue/idiag_wqueue: for a listener, the
+ *     accept queue's length and its limit; for a connection, bytes not yet
+ *     read (rcv_nxt - copied_seq) and bytes not yet acked (write_seq -
+ *     snd_una) (net/ipv4/tcp_diag.c tcp_diag_get_info).
+ *   - unix_diag_rqlen: for a listener, pending connections; else bytes in
+ *     the receive and send queues (net/unix/diag.c sk_diag_show_rqlen).
+ *   - tcp_info grew by appending: tcpi_bytes_acked (4.1) and
+ *     tcpi_bytes_received (4.2) are read only when the attribute is long
+ *     enough to hold them (tcp_get_info fills what the kernel knows). */
+#include "config.h"
+#include "sockets.h"
+#include "keytab.h"
+#include "timeutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/tcp.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum kind { K_OTHER, K_TCP, K_TCP_LISTEN, K_UNIX, K_UNIX_LISTEN };
+
+/* One socket of the host's dump, by inode. */
+struct sockent {
+	uint64_t ino;         /* the key */
+	uint8_t kind;
+	bool have_bytes;
+	uint32_t rq, wq;
+	uint64_t acked, received;
+	uint64_t peer;        /* TCP: the hash of the reversed tuple; unix: the peer's inode */
+};
+
+/* A TCP connection's tuple (hashed) -> its inode: finds a loopback peer. */
+struct tupent {
+	uint64_t hash;
+	uint64_t ino;
+};
+
+/* What a socket inode turned out to be, kept across ticks: a TCP socket
+ * with its tuple and cookie (asked for alone next time: an exact lookup,
+ * not a walk of the whole established hash), or none (family 0: UDP,
+ * netlink, a packet socket -- never asked for again). */
+struct known {
+	uint64_t ino;
+	uint8_t family;
+	struct inet_diag_sockid id;
+	unsigned long tick;   /* the last tick it was seen */
+};
+
+/* A socket some traced process holds: who counts it, and its counters
+ * when it was last counted. */
+struct owned {
+	uint64_t ino;
+	int pid;
+	unsigned long dump;   /* the last tick that saw it held */
+	uint64_t acked, received;
+};
+
+struct gp_sockets {
+	int fd;               /* NETLINK_SOCK_DIAG; -1 not opened, -2 unavailable */
+	double t;             /* this tick */
+	bool ticked;
+	unsigned long tick;   /* ticks so far */
+	bool unix_done, tcp_done; /* this tick's dumps */
+	unsigned long dumps, lookups;
+	double ms;
+	/* socks: this tick's sockets; the rest are kept across ticks */
+	struct gp_keytab socks, tuples, owners, known;
+};
+
+struct gp_sockproc {
+	struct gp_sockets *s;
+	const struct gp_root *root;
+	int pid;
+	bool first;           /* its first read: what its sockets hold is the baseline */
+	struct gp_sock_totals tot;
+	uint64_t *inos;       /* this read's socket inodes */
+	size_t n, cap;
+};
+
+struct gp_sockets *gp_sockets_new(void)
+{
+	struct gp_sockets *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	gp_keytab_init(&s->socks, sizeof(struct sockent));
+	gp_keytab_init(&s->tuples, sizeof(struct tupent));
+	gp_keytab_init(&s->owners, sizeof(struct owned));
+	gp_keytab_init(&s->known, sizeof(struct known));
+	return s;
+}
+
+void gp_sockets_free(struct gp_sockets *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	gp_keytab_free(&s->socks);
+	gp_keytab_free(&s->tuples);
+	gp_keytab_free(&s->owners);
+	gp_keytab_free(&s->known);
+	free(s);
+}
+
+void gp_sockets_cost(const struct gp_sockets *s, unsigned long *dumps, double *ms)
+{
+	*dumps = s ? s->dumps : 0;
+	*ms = s ? s->ms : 0;
+}
+
+/* ---- the host's dump ----------------------------------------------------- */
+
+static uint64_t tuple_hash(uint8_t family, uint16_t sport, uint16_t dport, const uint32_t *src,
+			   const uint32_t *dst)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const uint32_t w[] = { family, sport, dport, src[0], src[1], src[2], src[3],
+			       dst[0], dst[1], dst[2], dst[3] };
+	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+		h = (h ^ w[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+static void add_tcp(struct gp_sockets *s, const struct nlmsghdr *h)
+{
+	const struct inet_diag_msg *m = NLMSG_DATA(h);
+	if (!m->idiag_inode)
+		return;
+	bool made;
+	struct sockent *e = gp_keytab_put(&s->socks, m->idiag_inode, &made);
+	if (!e)
+		return;
+	e->kind = m->idiag_state == 10 /* TCP_LISTEN */ ? K_TCP_LISTEN : K_TCP;
+	e->rq = m->idiag_rqueue;
+	e->wq = m->idiag_wqueue;
+	const struct inet_diag_sockid *id = &m->id;
+	e->peer = tuple_hash(m->idiag_family, id->idiag_dport, id->idiag_sport, id->idiag_dst,
+			     id->idiag_src);
+	struct tupent *t = gp_keytab_put(&s->tuples, tuple_hash(m->idiag_family, id->idiag_sport,
+			   id->idiag_dport, id->idiag_src, id->idiag_dst), &made);
+	if (t)
+		t->ino = m->idiag_inode;
+	struct known *k = gp_keytab_put(&s->known, m->idiag_inode, &made);
+	if (k) {
+		k->family = m->idiag_family;
+		k->id = *id;
+		k->tick = s->tick;
+	}
+	size_t alen = h->nlmsg_len - NLMSG_LENGTH(sizeof *m);
+	for (const struct rtattr *a = (const struct rtattr *)(m + 1); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+		if (a->rta_type != INET_DIAG_INFO)
+			continue;
+		struct tcp_info ti;
+		size_t len = RTA_PAYLOAD(a);
+		memset(&ti, 0, sizeof ti);
+		memcpy(&ti, RTA_DATA(a), len < sizeof ti ? len : sizeof ti);
+		if (len >= offsetof(struct tcp_info, tcpi_bytes_received) + sizeof ti.tcpi_bytes_received) {
+			e->have_bytes = true;
+			e->acked = ti.tcpi_bytes_acked;
+			e->received = ti.tcpi_bytes_received;
+		}
+	}
+}
+
+static void add_unix(struct gp_sockets *s, const struct nlmsghdr *h)
+{
+	const struct unix_diag_msg *m = NLMSG_DATA(h);
+	bool made;
+	struct sockent *e = gp_keytab_put(&s->socks, m->udiag_ino, &made);
+	if (!e)
+		return;
+	e->kind = m->udiag_state == 10 /* TCP_LISTEN, unix too */ ? K_UNIX_LISTEN
+		  : m->udiag_type == SOCK_DGRAM ? K_OTHER : K_UNIX;
+	size_t alen = h->nlmsg_len - NLMSG_LENGTH(sizeof *m);
+	for (const struct rtattr *a = (const struct rtattr *)(m + 1); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+		if (a->rta_type == UNIX_DIAG_RQLEN && RTA_PAYLOAD(a) >= sizeof(struct unix_diag_rqlen)) {
+			struct unix_diag_rqlen q;
+			memcpy(&q, RTA_DATA(a), sizeof q);
+			e->rq = q.udiag_rqueue;
+			e->wq = q.udiag_wqueue;
+		} else if (a->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(a) >= sizeof(uint32_t)) {
+			uint32_t peer;
+			memcpy(&peer, RTA_DATA(a), sizeof peer);
+			e->peer = peer;
+		}
+	}
+}
+
+/* One dump request and all its answers.  False on any failure (the
+ * kernel answers at once or not at all: 200 ms at most per recv). */
+static bool dump(struct gp_sockets *s, const void *req, size_t len, bool tcp, bool one)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	if (sendto(s->fd, req, len, 0, (struct sockaddr *)&sa, sizeof sa) != (ssize_t)len)
+		return false;
+	uint64_t buf[4096]; /* 32 KiB, aligned for the headers */
+	for (;;) {
+		ssize_t n = recv(s->fd, buf, sizeof buf, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		size_t left = (size_t)n;
+		for (const struct nlmsghdr *h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return true;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return false;
+			if (tcp && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+				add_tcp(s, h);
+			else if (!tcp && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+				add_unix(s, h);
+			if (one)
+				return true;
+		}
+	}
+}
+
+static bool dump_tcp(struct gp_sockets *s, uint8_t family)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof req, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		/* every state but TIME_WAIT (6) and SYN_RECV (3): those hold
+		 * no socket a process has */
+		.r = { .sdiag_family = family, .sdiag_protocol = IPPROTO_TCP,
+		       .idiag_ext = 1u << (INET_DIAG_INFO - 1),
+		       .idiag_states = 0xfff & ~(1u << 6) & ~(1u << 3) },
+	};
+	return dump(s, &req, sizeof req, true, false);
+}
+
+/* One TCP socket by its tuple and cookie: inet_diag_find_one_icsk, a
+ * hash lookup (net/ipv4/inet_diag.c), where a dump walks every bucket of
+ * the established hash -- about 1 ms a dump on a 24 GiB machine
+ * (strace -T, 2026-12-06), the same with 10 sockets or none. */
+static bool lookup_tcp(struct gp_sockets *s, const struct known *k)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof req, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST },
+		.r = { .sdiag_family = k->family, .sdiag_protocol = IPPROTO_TCP,
+		       .idiag_ext = 1u << (INET_DIAG_INFO - 1), .idiag_states = ~0u, .id = k->id },
+	};
+	s->lookups++;
+	return dump(s, &req, sizeof req, true, true);
+}
+
+static bool dump_unix(struct gp_sockets *s)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof req, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = AF_UNIX, .udiag_states = 0xffffffffu,
+		       .udiag_show = UDIAG_SHOW_RQLEN | UDIAG_SHOW_PEER },
+	};
+	return dump(s, &req, sizeof req, false, false);
+}
+
+/* What no traced process has held for 8 ticks is forgotten: a server's
+ * connections come and go, the tables must not grow with them. */
+static void prune(struct gp_sockets *s)
+{
+	struct gp_keytab owners, known, tuples;
+	gp_keytab_init(&owners, sizeof(struct owned));
+	gp_keytab_init(&known, sizeof(struct known));
+	gp_keytab_init(&tuples, sizeof(struct tupent));
+	bool made;
+	for (size_t i = 0; i < s->owners.cap; i++) {
+		const struct owned *o = gp_keytab_slot(&s->owners, i);
+		struct owned *n;
+		if (o->ino && o->dump + 8 >= s->tick && (n = gp_keytab_put(&owners, o->ino, &made)))
+			*n = *o;
+	}
+	for (size_t i = 0; i < s->known.cap; i++) {
+		const struct known *k = gp_keytab_slot(&s->known, i);
+		struct known *n;
+		if (!k->ino || k->tick + 8 < s->tick || !(n = gp_keytab_put(&known, k->ino, &made)))
+			continue;
+		*n = *k;
+		struct tupent *t;
+		if (k->family && (t = gp_keytab_put(&tuples, tuple_hash(k->family, k->id.idiag_sport,
+				  k->id.idiag_dport, k->id.idiag_src, k->id.idiag_dst), &made)))
+			t->ino = k->ino;
+	}
+	gp_keytab_free(&s->owners);
+	gp_keytab_free(&s->known);
+	gp_keytab_free(&s->tuples);
+	s->owners = owners;
+	s->known = known;
+	s->tuples = tuples;
+}
+
+static bool open_diag(struct gp_sockets *s)
+{
+	if (s->fd == -1) {
+		s->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+		if (s->fd < 0) {
+			s->fd = -2;
+			return false;
+		}
+		struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+		setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	}
+	return s->fd >= 0;
+}
+
+/* A new tick: this tick's table emptied, the unix sockets dumped (cheap:
+ * the unix table is a list, walked in tens of microseconds). */
+static bool begin_tick(struct gp_sockets *s, double t)
+{
+	if (s->ticked && s->t == t)
+		return s->unix_done;
+	s->ticked = true;
+	s->t = t;
+	s->tick++;
+	s->tcp_done = false;
+	if (s->tick % 64 == 0)
+		prune(s);
+	gp_keytab_reset(&s->socks);
+	if (!open_diag(s))
+		return s->unix_done = false;
+	double t0 = gp_mono_now();
+	s->unix_done = dump_unix(s);
+	s->dumps++;
+	s->ms += (gp_mono_now() - t0) * 1e3;
+	return s->unix_done;
+}
+
+/* The TCP sockets among inos, into this tick's table: by exact lookup
+ * those known, by one dump of the host's TCP sockets when any inode is
+ * new (at most once a tick); what a dump did not find is not TCP. */
+static void find_tcp(struct gp_sockets *s, const uint64_t *inos, size_t n)
+{
+	double t0 = gp_mono_now();
+	bool unknown = false;
+	for (size_t i = 0; i < n && !unknown; i++)
+		unknown = !gp_keytab_find(&s->socks, inos[i]) && !gp_keytab_find(&s->known, inos[i]);
+	if (unknown && !s->tcp_done) {
+		dump_tcp(s, AF_INET);
+		dump_tcp(s, AF_INET6);
+		s->tcp_done = true;
+		s->dumps += 2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (gp_keytab_find(&s->socks, inos[i]))
+			continue;
+		bool made;
+		struct known *k = gp_keytab_put(&s->known, inos[i], &made);
+		if (!k || made) /* not in this tick's dump: not TCP */
+			continue;
+		if (k->family && !lookup_tcp(s, k))
+			k->family = 0; /* closed since: its inode is not asked for again */
+		k->tick = s->tick;
+	}
+	s->ms += (gp_mono_now() - t0) * 1e3;
+}
+
+/* ---- one process's sockets ---------------------------------------------- */
+
+struct gp_sockproc *gp_sockproc_new(struct gp_sockets *s, const struct gp_root *root, int pid)
+{
+	struct gp_sockproc *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->s = s;
+	p->root = root;
+	p->pid = pid;
+	p->first = true;
+	return p;
+}
+
+void gp_sockproc_free(struct gp_sockproc *p)
+{
+	if (!p)
+		return;
+	free(p->inos);
+	free(p);
+}
+
+/* Its socket inodes, from the links of /proc/PID/fd ("socket:[123]"). */
+static bool list_inodes(struct gp_sockproc *p)
+{
+	char path[64];
+	snprintf(path, sizeof path, "proc/%d/fd", p->pid);
+	int dfd = openat(p->root->dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return false;
+	}
+	p->n = 0;
+	struct dirent *de;
+	char link[64];
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		ssize_t len = readlinkat(dfd, de->d_name, link, sizeof link - 1);
+		if (len < 9 || memcmp(link, "socket:[", 8))
+			continue;
+		link[len] = 0;
+		uint64_t ino = strtoull(link + 8, NULL, 10);
+		if (!ino)
+			continue;
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? 2 * p->cap : 16;
+			uint64_t *n = realloc(p->inos, cap * sizeof *n);
+			if (!n)
+				break;
+			p->inos = n;
+			p->cap = cap;
+		}
+		p->inos[p->n++] = ino;
+	}
+	closedir(d);
+	return true;
+}
+
+/* Whether a TCP connection's other end is a socket some traced process
+ * holds: bytes between two processes of the trace stay inside it. */
+static bool peer_is_traced(const struct gp_sockets *s, const struct sockent *e)
+{
+	const struct tupent *t = gp_keytab_find(&s->tuples, e->peer);
+	return t && gp_keytab_find(&s->owners, t->ino) != NULL;
+}
+
+static void count_bytes(struct gp_sockproc *p, const struct sockent *e)
+{
+	struct gp_sockets *s = p->s;
+	bool made;
+	struct owned *o = gp_keytab_put(&s->owners, e->ino, &made);
+	if (!o)
+		return;
+	if (!made && o->pid != p->pid && o->dump == s->tick)
+		return; /* shared with a process that counted it this tick (inherited) */
+	if (made) {
+		o->pid = p->pid;
+		/* Born since this process was last read: all it carried is new;
+		 * at its first read, what it held is where counting starts. */
+		if (p->first) {
+			o->acked = e->acked;
+			o->received = e->received;
+		}
+	}
+	o->pid = p->pid;
+	o->dump = s->tick;
+	if (!e->have_bytes || peer_is_traced(s, e)) {
+		o->acked = e->acked;
+		o->received = e->received;
+		return;
+	}
+	if (e->acked > o->acked)
+		p->tot.tx += e->acked - o->acked;
+	if (e->received > o->received)
+		p->tot.rx += e->received - o->received;
+	o->acked = e->acked;
+	o->received = e->received;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+bool gp_sockproc_read(struct gp_sockproc *p, double t, struct gp_sock_totals *out)
+{
+	struct gp_sockets *s = p->s;
+	if (!p->root->live || !begin_tick(s, t) || !list_inodes(p)) {
+		*out = p->tot;
+		out->have = false;
+		return false;
+	}
+	struct gp_sock_totals *tot = &p->tot;
+	tot->have = false;
+	tot->conns = tot->listeners = tot->backlog = 0;
+	tot->unread = tot->unsent = 0;
+	/* One socket on two fds (dup, or inherited twice) counts once. */
+	qsort(p->inos, p->n, sizeof *p->inos, cmp_u64);
+	find_tcp(s, p->inos, p->n);
+	for (size_t i = 0; i < p->n; i++) {
+		if (i && p->inos[i] == p->inos[i - 1])
+			continue;
+		const struct sockent *e = gp_keytab_find(&s->socks, p->inos[i]);
+		if (!e || e->kind == K_OTHER)
+			continue;
+		tot->have = true;
+		if (e->kind == K_TCP_LISTEN || e->kind == K_UNIX_LISTEN) {
+			tot->listeners++;
+			tot->backlog += e->rq;
+			continue;
+		}
+		tot->conns++;
+		tot->unread += e->rq;
+		tot->unsent += e->wq;
+		if (e->kind == K_TCP)
+			count_bytes(p, e);
+	}
+	p->first = false;
+	*out = *tot;
+	return tot->have;
+}

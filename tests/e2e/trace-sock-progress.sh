@@ -1,0 +1,41 @@
+#!/bin/sh
+# Progress is work answered (issue 32): a server that answers over send()
+# moves nothing through /proc/PID/io (send/recv are not in rchar/wchar),
+# and read "idle" (or hang-busy-user, "no output seen") before sockets
+# were read.  The truth: answering two requests a second is progress,
+# said as "sent on sockets"; the same server with no client is idle; a
+# client inside the traced tree talks to it inside the tree, which is not
+# output of the tree.
+E2E_TIMEOUT=${E2E_TIMEOUT:-60}
+. "${0%/*}/lib.sh"
+require_jq
+PY=${PYTHON:-python3}
+command -v "$PY" >/dev/null 2>&1 || skip "no python3"
+S="${0%/*}/sock-server.py"
+
+"$PY" "$S" > "$TMP/port" &
+srv=$!
+bg_track $srv
+wait_until 5 test -s "$TMP/port" || framework_failure "the server did not start"
+port=$(cat "$TMP/port")
+
+gp trace -q --seconds 5 --hang-after 3 -o "$TMP/idle.jsonl" "$srv" > /dev/null 2>&1
+v=$(jq -r 'select(.type=="verdict") | "\(.class) \(.confidence): \(.summary)"' "$TMP/idle.jsonl")
+say "no client: $v"
+ok "a server with no client is idle" test "${v%% *}" = idle
+
+"$PY" "$S" "$port" &
+cli=$!
+bg_track $cli
+sleep 0.5
+gp trace -q --seconds 6 --hang-after 3 -o "$TMP/busy.jsonl" "$srv" > /dev/null 2>&1
+v=$(jq -r 'select(.type=="verdict") | "\(.class) \(.confidence): \(.summary)"' "$TMP/busy.jsonl")
+say "answering: $v"
+ok "a server answering over send() makes progress" test "${v%% *}" = progress
+ok "the summary says it sent on sockets" sh -c "printf '%s' \"\$1\" | grep -q 'sent on sockets'" _ "$v"
+tx=$(jq -s '[.[] | select(.type=="sample") | .proc.sock.tx // 0] | max' "$TMP/busy.jsonl")
+ok "the samples carry the bytes sent ($tx)" test "$tx" -ge 5000
+wc=$(jq -s '[.[] | select(.type=="sample") | .proc.io.wchar // 0] | max - min' "$TMP/busy.jsonl")
+say "wchar moved by $wc bytes meanwhile (send() is not in it)"
+kill -KILL $cli $srv 2>/dev/null
+pass
