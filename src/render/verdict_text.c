@@ -387,6 +387,18 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 	if (a->gpu_no_work && describe_gpu_nowork(sb, a))
 		return;
 	bool busy = a->kind == GP_CLASS_HANG_BUSY_KERNEL || a->kind == GP_CLASS_HANG_BUSY_USER;
+	if (a->unanswered) {
+		/* Inputs waiting decided it (verdict/activity.c): said first,
+		 * then where the threads are instead of serving them. */
+		strbuf_addf(sb, "inputs wait unanswered since +%.0f s:", a->inputs_since);
+		if (a->in_backlog)
+			strbuf_addf(sb, " %u connection%s not accepted%s", a->in_backlog,
+				    a->in_backlog == 1 ? "" : "s", a->in_unread ? "," : "");
+		if (a->in_unread)
+			strbuf_addf(sb, " %llu byte%s received and not read", (unsigned long long)a->in_unread,
+				    a->in_unread == 1 ? "" : "s");
+		strbuf_addstr(sb, "; meanwhile ");
+	}
 	if (!busy && describe_graph(sb, a)) {
 		strbuf_addf(sb, "; %.1f%% CPU", a->cpu_pct);
 		return;

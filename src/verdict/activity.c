@@ -248,6 +248,33 @@ static void hot_frames(const struct gp_point *p, size_t ia, size_t ib, struct gp
 	}
 }
 
+/* Inputs that wait unanswered (issue 32, DESIGN "Progress is work
+ * answered"): connections in the tree's accept queues or bytes unread in
+ * its sockets in every sample of at least half the flat phase, to its end.
+ * A server at rest has none; one whose event loop sleeps outside its
+ * selector (a blocking call on the loop) lets them pile up, whatever its
+ * threads' states say: a thread asleep on a timer is no rest then.  A
+ * backlog that grew is certain; a standing one medium (a reader may come). */
+static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
+{
+	size_t k = ib + 1;
+	while (k > ia && (p[k - 1].have & GP_PT_SOCK) && (p[k - 1].sock_backlog || p[k - 1].sock_unread))
+		k--;
+	if (k >= ib)
+		return;
+	a->in_backlog = p[ib].sock_backlog;
+	a->in_unread = p[ib].sock_unread;
+	a->inputs_since = p[k].t;
+	if (p[ib].t - p[k].t < 0.5 * a->dur)
+		return;
+	if (a->kind != GP_CLASS_IDLE && a->kind != GP_CLASS_UNDECIDED)
+		return;
+	a->kind = GP_CLASS_HANG_BLOCKED;
+	a->unanswered = true;
+	a->conf_cap = p[ib].sock_backlog > p[k].sock_backlog || p[ib].sock_unread > p[k].sock_unread
+		      ? GP_CONF_ANY : GP_CONF_MEDIUM;
+}
+
 /* Processes of one name whose main threads wait in one frame, but one:
  * the ranks of a job where one never reached the collective ("pids
  * 101-103 wait in all_reduce (dist.py:20); pid 104 is in time.sleep
@@ -350,6 +377,7 @@ void measure_activity(const struct gp_point *p, size_t n, double from,
 		while (k > ia + 1 && !has_waits(&p[k]))
 			k--;
 		classify_waits(&p[k], stuck, a);
+		inputs_waiting(p, ia, ib, a);
 	}
 	else if (stuck && stuck->t >= 0) {
 		a->stuck_t = stuck->t;

@@ -138,6 +138,13 @@ struct gp_activity {
 	bool deadlock;             /* wg's cycle decided: blocked, the members named */
 	bool stalled;              /* wg's stopped process decided: stopped, the waiters behind it */
 	bool behind_holder;        /* wg's lock holder decided: blocked behind it */
+	/* Inputs waiting unanswered in the tree's sockets (tracer/sockets.h):
+	 * connections not accepted, bytes not read, in every sample from
+	 * inputs_since to the phase's end; unanswered: that decided a hang. */
+	bool unanswered;
+	uint32_t in_backlog;
+	uint64_t in_unread;
+	double inputs_since;
 	char cyc_frame[GP_WG_MEMBERS][64]; /* each cycle member's wait frame, from the stacks */
 	char holder_frame[64];
 	/* Threads whose stacks acquire a lock (not those waiting on a

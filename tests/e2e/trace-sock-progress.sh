@@ -5,7 +5,10 @@
 # were read.  The truth: answering two requests a second is progress,
 # said as "sent on sockets"; the same server with no client is idle; a
 # client inside the traced tree talks to it inside the tree, which is not
-# output of the tree.
+# output of the tree.  And an asyncio server whose handler blocks the
+# event loop (time.sleep) while clients pile up unaccepted read "idle,
+# high: 1 on a timer": it is a hang, said with the connections waiting
+# and the loop thread's frame.
 E2E_TIMEOUT=${E2E_TIMEOUT:-60}
 . "${0%/*}/lib.sh"
 require_jq
@@ -38,4 +41,20 @@ ok "the samples carry the bytes sent ($tx)" test "$tx" -ge 5000
 wc=$(jq -s '[.[] | select(.type=="sample") | .proc.io.wchar // 0] | max - min' "$TMP/busy.jsonl")
 say "wchar moved by $wc bytes meanwhile (send() is not in it)"
 kill -KILL $cli $srv 2>/dev/null
+
+B="${0%/*}/sock-blockloop.py"
+"$PY" "$B" > "$TMP/bport" &
+bsrv=$!
+bg_track $bsrv
+wait_until 5 test -s "$TMP/bport" || framework_failure "the asyncio server did not start"
+"$PY" "$B" "$(cat "$TMP/bport")" 8 &
+bcli=$!
+bg_track $bcli
+gp trace -q --seconds 9 --hang-after 4 -o "$TMP/loop.jsonl" "$bsrv" > /dev/null 2>&1
+v=$(jq -r 'select(.type=="verdict") | "\(.class) \(.confidence): \(.summary)"' "$TMP/loop.jsonl")
+say "blocked loop: $v"
+ok "a blocked event loop with clients waiting is a hang" test "${v%% *}" = hang-blocked
+ok "the summary names the connections not accepted" sh -c "printf '%s' \"\$1\" | grep -q 'connections\{0,1\} not accepted'" _ "$v"
+ok "and the loop thread's frame" sh -c "printf '%s' \"\$1\" | grep -q 'handle (sock-blockloop.py:1[0-9])'" _ "$v"
+kill -KILL $bcli $bsrv 2>/dev/null
 pass
