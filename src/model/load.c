@@ -235,6 +235,7 @@ static void point_from_sample(struct gp_point_builder *b, const json_t *s,
 		pt->sys_pgsteal_file = get_u64(vmstat, "pgsteal_file");
 	}
 	gp_point_end(b, pt);
+	gp_point_deaths(pt, json_object_get(s, "died"));
 }
 
 /* A CPython thread (stacks.h "python"): the youngest Python frame after

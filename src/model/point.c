@@ -272,6 +272,8 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 		pt->sock_unread += p->sock_unread;
 	}
 	pt->threads_created += created ? (uint32_t)n : p->threads_created;
+	if (!created)
+		pt->threads_spawned += p->threads_created;
 	pt->threads_exited += p->threads_exited;
 	pt->threads_vanished += p->threads_vanished;
 	pt->threads += (uint32_t)n;
@@ -487,4 +489,39 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 			pt->common_sc_arg1 = b->sca1[k];
 			pt->common_sc_same_arg0 = b->scsame[k];
 		}
+}
+
+/* Signals that end a process on someone's request or as a pipeline's
+ * normal end: not a death to name. */
+static bool requested_signal(int sig)
+{
+	return sig == 1 /* HUP */ || sig == 2 /* INT */ || sig == 13 /* PIPE */ || sig == 15 /* TERM */;
+}
+
+void gp_point_deaths(struct gp_point *pt, const json_t *died)
+{
+	size_t i;
+	const json_t *d;
+	json_array_foreach(died, i, d) {
+		int sig = (int)json_integer_value(json_object_get(d, "signal"));
+		int st = (int)json_integer_value(json_object_get(d, "status"));
+		bool killed = sig && !requested_signal(sig);
+		if (pt->died < UINT16_MAX)
+			pt->died++;
+		if (killed && pt->died_killed < UINT16_MAX)
+			pt->died_killed++;
+		if (!sig && st && pt->died_nonzero < UINT16_MAX)
+			pt->died_nonzero++;
+		/* name a killed one first, else the first non-zero exit */
+		bool better = killed ? pt->death_signal == 0 || requested_signal(pt->death_signal)
+				     : !pt->death_pid && (st || sig);
+		if (better) {
+			pt->death_pid = (int32_t)json_integer_value(json_object_get(d, "pid"));
+			pt->death_ppid = (int32_t)json_integer_value(json_object_get(d, "ppid"));
+			pt->death_signal = (int16_t)sig;
+			pt->death_status = (int16_t)st;
+			const char *c = json_string_value(json_object_get(d, "comm"));
+			gp_strlcpy(pt->death_comm, c ? c : "?", sizeof pt->death_comm);
+		}
+	}
 }

@@ -79,4 +79,8 @@ void gp_point_add(struct gp_point_builder *b, struct gp_point *pt, const struct 
 		  const struct gp_tview *th, size_t n);
 void gp_point_end(struct gp_point_builder *b, struct gp_point *pt);
 
+/* The sample's "died" array (tracer/tree.c) into pt's died fields. */
+#include <jansson.h>
+void gp_point_deaths(struct gp_point *pt, const json_t *died);
+
 #endif

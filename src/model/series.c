@@ -20,10 +20,23 @@ static void merge_into(struct gp_point *b, const struct gp_point *a, double ta0)
 	if (d > 0 && da >= 0 && db >= 0)
 		b->cpu_pct = (float)((a->cpu_pct * da + b->cpu_pct * db) / d);
 	b->threads_created = add32(a->threads_created, b->threads_created);
+	b->threads_spawned = add32(a->threads_spawned, b->threads_spawned);
 	b->threads_exited = add32(a->threads_exited, b->threads_exited);
 	b->threads_vanished = add32(a->threads_vanished, b->threads_vanished);
 	b->procs_created = add32(a->procs_created, b->procs_created);
 	b->procs_exited = add32(a->procs_exited, b->procs_exited);
+	b->died = (uint16_t)(a->died + b->died < UINT16_MAX ? a->died + b->died : UINT16_MAX);
+	b->died_killed = (uint16_t)(a->died_killed + b->died_killed < UINT16_MAX
+				    ? a->died_killed + b->died_killed : UINT16_MAX);
+	b->died_nonzero = (uint16_t)(a->died_nonzero + b->died_nonzero < UINT16_MAX
+				     ? a->died_nonzero + b->died_nonzero : UINT16_MAX);
+	if (!b->death_pid || (a->death_signal && !b->death_signal)) {
+		b->death_pid = a->death_pid;
+		b->death_ppid = a->death_ppid;
+		b->death_signal = a->death_signal;
+		b->death_status = a->death_status;
+		memcpy(b->death_comm, a->death_comm, sizeof b->death_comm);
+	}
 	if (a->top_cpu_pct > b->top_cpu_pct) {
 		b->top_tid = a->top_tid;
 		b->top_cpu_pct = a->top_cpu_pct;

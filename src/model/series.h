@@ -35,6 +35,7 @@ struct gp_point {
 	uint64_t gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint64_t sys_dirtied, sys_written, sys_pgsteal_file; /* pages */
 	uint32_t threads_created, threads_exited, threads_vanished;
+	uint32_t threads_spawned;   /* of threads_created, those of processes seen before */
 	int32_t top_tid;            /* busiest thread this interval, 0 if none */
 	float top_cpu_pct, top_sys_pct, cpu_pct; /* over the interval */
 	int64_t top_sc_nr;          /* its syscall nr, -1 user, -2 running/unknown */
@@ -59,6 +60,15 @@ struct gp_point {
 	 * the followed processes; these say which process does what. */
 	uint32_t procs;             /* followed processes in this sample */
 	uint32_t procs_created, procs_exited; /* since the previous sample */
+	/* Processes of the tree that ended since the previous sample, with
+	 * how (the sample's "died", model/point.c gp_point_deaths): how many,
+	 * how many killed by a signal that is no one's request (not PIPE,
+	 * TERM, INT, HUP), how many exited non-zero; and the one to name (a
+	 * killed one first, else a non-zero exit). */
+	uint16_t died, died_killed, died_nonzero;
+	int32_t death_pid, death_ppid;
+	int16_t death_signal, death_status;
+	char death_comm[16];
 	int32_t top_pid, top2_pid;  /* the processes of the busiest threads */
 	char top_pcomm[16], top2_pcomm[16];
 	int32_t out_pid;            /* the process with the most own output this interval */

@@ -300,6 +300,20 @@ static const char *cycle_words(uint8_t how)
 	}
 }
 
+/* "SIGKILL (9)": the signals a process dies of, by name. */
+static const char *signal_words(int sig)
+{
+	static char buf[24];
+	static const char *const names[] = { [1] = "HUP", [2] = "INT", [3] = "QUIT", [4] = "ILL",
+		[5] = "TRAP", [6] = "ABRT", [7] = "BUS", [8] = "FPE", [9] = "KILL", [10] = "USR1",
+		[11] = "SEGV", [12] = "USR2", [13] = "PIPE", [14] = "ALRM", [15] = "TERM" };
+	if (sig > 0 && sig < (int)(sizeof names / sizeof *names) && names[sig])
+		snprintf(buf, sizeof buf, "SIG%s (%d)", names[sig], sig);
+	else
+		snprintf(buf, sizeof buf, "signal %d", sig);
+	return buf;
+}
+
 /* Where the chains of waits end, when that decided (verdict/waitjudge.c):
  * the culprit named, not the crowd. */
 static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
@@ -373,6 +387,38 @@ static void describe_rest(struct strbuf *sb, const struct gp_activity *a)
 		    a->lockish ? ": the stacks name a lock" : ": the stacks name no lock");
 }
 
+/* What decided a hang before the threads' waits did (verdict/activity.c):
+ * a retry loop, a death in the tree, inputs waiting unanswered; said
+ * first, then where the threads are meanwhile. */
+static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
+{
+	if (a->retrying) {
+		if (a->retry_comm[0])
+			strbuf_addf(sb, "retrying: %s", a->retry_comm);
+		else
+			strbuf_addf(sb, "retrying: a child of pid %d", a->retry_ppid);
+		strbuf_addf(sb, " exits %d, %u time%s since +%.0f s; ", a->retry_status, a->retry_n,
+			    a->retry_n == 1 ? "" : "s", a->retry_since);
+	}
+	if (a->dead_pid) {
+		strbuf_addf(sb, "pid %d (%s) was killed by %s at +%.0f s%s", a->dead_pid, a->dead_comm,
+			    signal_words(a->dead_signal), a->dead_t,
+			    a->dead_decided ? ", and the tree has done nothing since: " : "; ");
+	}
+	if (a->unanswered) {
+		/* Inputs waiting decided it (verdict/activity.c): said first,
+		 * then where the threads are instead of serving them. */
+		strbuf_addf(sb, "inputs wait unanswered since +%.0f s:", a->inputs_since);
+		if (a->in_backlog)
+			strbuf_addf(sb, " %u connection%s not accepted%s", a->in_backlog,
+				    a->in_backlog == 1 ? "" : "s", a->in_unread ? "," : "");
+		if (a->in_unread)
+			strbuf_addf(sb, " %llu byte%s received and not read", (unsigned long long)a->in_unread,
+				    a->in_unread == 1 ? "" : "s");
+		strbuf_addstr(sb, "; meanwhile ");
+	}
+}
+
 static void describe_activity(struct strbuf *sb, const struct gp_activity *a, const char *machine)
 {
 	char tmp[160];
@@ -387,18 +433,7 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 	if (a->gpu_no_work && describe_gpu_nowork(sb, a))
 		return;
 	bool busy = a->kind == GP_CLASS_HANG_BUSY_KERNEL || a->kind == GP_CLASS_HANG_BUSY_USER;
-	if (a->unanswered) {
-		/* Inputs waiting decided it (verdict/activity.c): said first,
-		 * then where the threads are instead of serving them. */
-		strbuf_addf(sb, "inputs wait unanswered since +%.0f s:", a->inputs_since);
-		if (a->in_backlog)
-			strbuf_addf(sb, " %u connection%s not accepted%s", a->in_backlog,
-				    a->in_backlog == 1 ? "" : "s", a->in_unread ? "," : "");
-		if (a->in_unread)
-			strbuf_addf(sb, " %llu byte%s received and not read", (unsigned long long)a->in_unread,
-				    a->in_unread == 1 ? "" : "s");
-		strbuf_addstr(sb, "; meanwhile ");
-	}
+	describe_decider(sb, a);
 	if (!busy && describe_graph(sb, a)) {
 		strbuf_addf(sb, "; %.1f%% CPU", a->cpu_pct);
 		return;

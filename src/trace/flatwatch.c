@@ -20,7 +20,8 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 		w->prev = *p;
 		return false;
 	}
-	bool step = p->threads_created || p->procs_created || p->gw.work == GP_GW_WORK;
+	bool step = p->threads_spawned || (p->procs_created > p->died && !gp_failed_starts(p))
+		    || p->gw.work == GP_GW_WORK;
 	for (int k = 0; k < 4; k++) {
 		double v = gp_output_value(p, mem[k]);
 		if (v >= w->hi[k] + gp_output_floor(mem[k])) {
@@ -28,8 +29,11 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 			step = true;
 		}
 	}
-	for (int k = 0; k < NCTR; k++)
-		step |= gp_counter_step(&w->base[k], gp_output_value(p, ctr[k]), gp_output_floor(ctr[k]));
+	for (int k = 0; k < NCTR; k++) {
+		bool s = gp_counter_step(&w->base[k], gp_output_value(p, ctr[k]), gp_output_floor(ctr[k]));
+		/* the reads of failed children's start-up: not output (steps.c) */
+		step |= s && !(ctr[k] == GP_M_RCHAR && gp_failed_starts(p));
+	}
 	if (gp_small_write(&w->prev, p)) {
 		step = true;
 		w->base[1] = gp_output_value(p, GP_M_WCHAR);

@@ -16,11 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define DEATHS 64
+
 struct gp_forks {
 	int fd, root;
 	int *pid;                 /* the tree's processes, as the events say */
-	size_t n, cap;
+	char (*comm)[16];         /* their names, beside pid (comm events) */
+	size_t n, cap, ccap;
 	struct gp_forks_counts c;
+	struct gp_death deaths[DEATHS]; /* since gp_forks_deaths last took them */
+	size_t nd;
+	unsigned dlost;
 };
 
 static bool tracked(const struct gp_forks *f, int pid, size_t *at)
@@ -38,8 +44,31 @@ void gp_forks_track(struct gp_forks *f, int pid)
 {
 	if (!f || pid <= 0 || tracked(f, pid, NULL))
 		return;
-	if (gp_grow(&f->pid, &f->cap, f->n + 1, sizeof *f->pid, 64))
-		f->pid[f->n++] = pid;
+	if (!gp_grow(&f->pid, &f->cap, f->n + 1, sizeof *f->pid, 64)
+	    || !gp_grow(&f->comm, &f->ccap, f->n + 1, sizeof *f->comm, 64))
+		return;
+	f->comm[f->n][0] = 0;
+	f->pid[f->n++] = pid;
+}
+
+static void forget(struct gp_forks *f, size_t at)
+{
+	f->n--;
+	f->pid[at] = f->pid[f->n];
+	memcpy(f->comm[at], f->comm[f->n], sizeof f->comm[at]);
+}
+
+size_t gp_forks_deaths(struct gp_forks *f, struct gp_death *out, size_t cap, unsigned *lost)
+{
+	*lost = 0;
+	if (!f)
+		return 0;
+	size_t n = f->nd < cap ? f->nd : cap;
+	memcpy(out, f->deaths, n * sizeof *out);
+	*lost = f->dlost + (unsigned)(f->nd - n);
+	f->nd = 0;
+	f->dlost = 0;
+	return n;
 }
 
 /* One netlink message to the connector: cn_msg{CN_IDX_PROC, CN_VAL_PROC}
@@ -194,18 +223,39 @@ void gp_forks_drain(struct gp_forks *f)
 			 * and that walk is found before its fork is read here
 			 * (a make of 40 recipes under load: 42 of 43 counted).
 			 * The kernel sends one fork event a process. */
-			if (e->child_pid == e->child_tgid && tracked(f, e->parent_tgid, NULL)) {
+			size_t par;
+			if (e->child_pid == e->child_tgid && tracked(f, e->parent_tgid, &par)) {
+				char pcomm[16];
+				memcpy(pcomm, f->comm[par], sizeof pcomm);
 				gp_forks_track(f, e->child_tgid);
+				if (tracked(f, e->child_tgid, &at))
+					memcpy(f->comm[at], pcomm, sizeof pcomm); /* a fork keeps its name */
 				f->c.started++;
+			}
+		} else if (ev->what == PROC_EVENT_COMM) {
+			const struct comm_proc_event *e = &ev->event_data.comm;
+			if (e->process_pid == e->process_tgid && tracked(f, e->process_tgid, &at)) {
+				memcpy(f->comm[at], e->comm, sizeof f->comm[at]);
+				f->comm[at][15] = 0;
 			}
 		} else if (ev->what == PROC_EVENT_EXIT) {
 			const struct exit_proc_event *e = &ev->event_data.exit;
 			/* The root's own exit ends the trace: not one of
 			 * the processes it started. */
 			if (e->process_pid == e->process_tgid && tracked(f, e->process_tgid, &at)) {
-				f->pid[at] = f->pid[--f->n];
-				if (e->process_tgid != f->root)
+				if (e->process_tgid != f->root) {
 					f->c.exited++;
+					struct gp_death d = { .pid = e->process_tgid, .code = (int)e->exit_code,
+							      .ppid = e->parent_tgid };
+					memcpy(d.comm, f->comm[at], sizeof d.comm);
+					if (f->nd == DEATHS) { /* the oldest go first */
+						memmove(f->deaths, f->deaths + 1, (DEATHS - 1) * sizeof *f->deaths);
+						f->nd--;
+						f->dlost++;
+					}
+					f->deaths[f->nd++] = d;
+				}
+				forget(f, at);
 			}
 		}
 	}
@@ -226,5 +276,6 @@ void gp_forks_close(struct gp_forks *f)
 	(void)send_op(f->fd, PROC_CN_MCAST_IGNORE);
 	close(f->fd);
 	free(f->pid);
+	free(f->comm);
 	free(f);
 }

@@ -42,4 +42,17 @@ struct gp_forks_counts {
 };
 void gp_forks_counts(const struct gp_forks *f, struct gp_forks_counts *c);
 
+/* A process of the tree that ended, with its exit code as wait(2) gives
+ * it (the connector's exit_code: status << 8, or the signal; kernel
+ * exit.c do_exit -> proc_exit_connector) and its last name (from the
+ * connector's comm events: an exec renames it). */
+struct gp_death {
+	int pid, ppid;
+	int code;
+	char comm[16];
+};
+/* The deaths read since the last call (at most cap; the oldest dropped
+ * past 64 between calls, *lost says how many).  Returns how many. */
+size_t gp_forks_deaths(struct gp_forks *f, struct gp_death *out, size_t cap, unsigned *lost);
+
 #endif

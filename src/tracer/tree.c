@@ -300,6 +300,72 @@ static void procs_member(struct gp_tree *t, struct member *m)
 	free(s);
 }
 
+/* A zombie's exit code, as wait(2) would give it: /proc/PID/stat's 52nd
+ * field, exit_code (proc(5), since Linux 3.5); -1 when not a zombie or
+ * unreadable (reaped already). */
+static int zombie_code(const struct gp_root *root, int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if (gp_read_file(root, path, buf, sizeof buf) <= 0)
+		return -1;
+	const char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || (p[2] != 'Z' && p[2] != 'X'))
+		return -1;
+	/* field 3 (state) is the first after ") "; 52 is 49 further */
+	p += 2;
+	for (int f = 3; f < 52 && p; f++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return p && *p >= '0' && *p <= '9' ? atoi(p) : -1;
+}
+
+static void death_json(json_t *arr, int pid, int ppid, const char *comm, int code)
+{
+	json_t *d = json_pack("{s:i, s:i, s:s}", "pid", pid, "ppid", ppid, "comm", comm);
+	if (code & 0x7f) {
+		json_object_set_new(d, "signal", json_integer(code & 0x7f));
+		if (code & 0x80)
+			json_object_set_new(d, "core", json_true());
+	} else {
+		json_object_set_new(d, "status", json_integer((code >> 8) & 0xff));
+	}
+	json_array_append_new(arr, d);
+}
+
+/* The tree's processes that ended since the last sample, with how
+ * (issue 32: a child's death, and what waited on it, belongs in the
+ * verdict; a child of one command exiting non-zero again and again is a
+ * retry): "died", from the process connector, else from the zombie of a
+ * member that went (its parent has not reaped it yet). */
+static void deaths_part(struct gp_tree *t, json_t *line)
+{
+	struct gp_death d[32];
+	unsigned lost = 0;
+	size_t n = gp_forks_deaths(t->forks, d, sizeof d / sizeof *d, &lost);
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const char *comm = d[i].comm;
+		for (size_t k = 0; !comm[0] && k < t->n; k++)
+			if (t->m[k].pid == d[i].pid)
+				comm = t->m[k].comm;
+		death_json(arr, d[i].pid, d[i].ppid, comm[0] ? comm : "?", d[i].code);
+	}
+	for (size_t k = 1; !t->forks && k < t->n; k++) {
+		int code = t->m[k].gone ? zombie_code(t->o.root, t->m[k].pid) : -1;
+		if (code >= 0)
+			death_json(arr, t->m[k].pid, t->m[k].ppid, t->m[k].comm[0] ? t->m[k].comm : "?", code);
+	}
+	if (json_array_size(arr))
+		json_object_set_new(line, "died", arr);
+	else
+		json_decref(arr);
+	if (lost)
+		json_object_set_new(line, "died_lost", json_integer(lost));
+}
+
 enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *pt,
 			       json_t **linep, struct gp_raw *raws, size_t *nraws,
 			       const char **why)
@@ -376,12 +442,14 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 			"started", (json_int_t)fc.started, "exited", (json_int_t)fc.exited,
 			"lost", (json_int_t)fc.lost));
 	}
+	deaths_part(t, line);
 	json_object_set(line, "proc", root->part.proc);
 	if (root->part.gpu)
 		json_object_set(line, "gpu", root->part.gpu);
 	json_object_set_new(line, "vm", gp_sampler_vm(t->sys, pt, t->keyframe));
 	t->keyframe = false;
 	gp_point_end(t->pb, pt);
+	gp_point_deaths(pt, json_object_get(line, "died"));
 	t->first = false;
 
 	size_t tl;

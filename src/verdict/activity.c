@@ -275,6 +275,65 @@ static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struc
 		      ? GP_CONF_ANY : GP_CONF_MEDIUM;
 }
 
+/* Deaths in the tree during the flat phase, or in the interval that
+ * ended the progress before it (issue 32): a process killed by a signal
+ * no one asked for is named, and turns rest into a hang -- the survivors
+ * wait for what it would have done (an engine SIGKILLed, its frontend
+ * holding requests it can no longer answer).  Children of one command
+ * exiting non-zero in three samples or more are a retry loop: a hang
+ * that is retrying, never rest. */
+static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
+{
+	size_t from = ia > 0 ? ia - 1 : 0;
+	for (size_t i = from; i <= ib; i++)
+		if (p[i].died_killed && p[i].death_signal) {
+			a->dead_pid = p[i].death_pid;
+			a->dead_signal = p[i].death_signal;
+			a->dead_t = p[i].t;
+			gp_strlcpy(a->dead_comm, p[i].death_comm, sizeof a->dead_comm);
+		}
+	const struct gp_point *last = NULL;
+	for (size_t i = ib + 1; i-- > ia && !last;)
+		if (p[i].died_nonzero && p[i].death_status)
+			last = &p[i];
+	if (last) {
+		unsigned n = 0, samples = 0;
+		double since = last->t;
+		for (size_t i = ia; i <= ib; i++)
+			/* One command: the same status, from the same parent (a
+			 * child's name is not always known: the connector names
+			 * none, and one that lived between two samples was never
+			 * read) */
+			if (p[i].died_nonzero && p[i].death_status == last->death_status
+			    && p[i].death_ppid == last->death_ppid) {
+				n += p[i].died_nonzero;
+				samples++;
+				if (p[i].t < since)
+					since = p[i].t;
+				if (strcmp(p[i].death_comm, "?") && p[i].death_comm[0])
+					gp_strlcpy(a->retry_comm, p[i].death_comm, sizeof a->retry_comm);
+			}
+		if (samples >= 3) {
+			a->retrying = true;
+			a->retry_n = n;
+			a->retry_status = last->death_status;
+			a->retry_since = since;
+			a->retry_ppid = last->death_ppid;
+		}
+	}
+	bool gpu = a->kind == GP_CLASS_WAITING_GPU || a->kind == GP_CLASS_HANG_GPU_SPIN;
+	if (gpu || (a->kind != GP_CLASS_IDLE && a->kind != GP_CLASS_UNDECIDED && !a->retrying))
+		return;
+	if (a->retrying) {
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->conf_cap = a->retry_n >= 5 ? GP_CONF_ANY : GP_CONF_MEDIUM;
+	} else if (a->dead_pid) {
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->dead_decided = true;
+		a->conf_cap = GP_CONF_MEDIUM;
+	}
+}
+
 /* Processes of one name whose main threads wait in one frame, but one:
  * the ranks of a job where one never reached the collective ("pids
  * 101-103 wait in all_reduce (dist.py:20); pid 104 is in time.sleep
@@ -386,6 +445,7 @@ void measure_activity(const struct gp_point *p, size_t n, double from,
 		stuck_waits(stuck, a);
 	}
 	gpu_judge(p, ia, ib, stuck, a);
+	deaths_in_phase(p, ia, ib, a);
 	find_ranks(stuck, a);
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;

@@ -30,6 +30,13 @@ double gp_output_value(const struct gp_point *p, int m)
 	}
 }
 
+#define STARTUP_READ ((double)(256u << 10))
+
+bool gp_failed_starts(const struct gp_point *p)
+{
+	return p->died_nonzero && p->died_nonzero + p->died_killed >= p->died;
+}
+
 /* Small steady output is output (issue 20: a compute loop logging a
  * 20-byte line a second, a heartbeat): an interval in which the process
  * wrote, under the io floor, is a step of its own -- unless every write
@@ -122,6 +129,12 @@ void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *
 		}
 	}
 	for (size_t i = 1; i < n; i++) {
+		/* Children that started and ended and failed, all of them (a
+		 * retry loop's attempts: `until curl ...; do sleep 1; done`):
+		 * their start-up's reads of libraries and config, and their
+		 * being, are not output (issue 32: 79 of them read "progress,
+		 * high").  What they wrote still is. */
+		bool failed_starts = gp_failed_starts(&p[i]);
 		for (int m = 0; m < GP_M_THREADS; m++) {
 			if ((m == GP_M_GPU || m == GP_M_ENGINE) && !gpu_seen(&p[i]))
 				continue;
@@ -132,12 +145,20 @@ void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *
 			double v = gp_output_value(&p[i], m), floor = gp_output_floor(m);
 			double b = base[m];
 			if (!memory_metric(m)) {
+				/* What children that ended read at their start-up
+				 * (libraries, config: a few hundred KiB each) is
+				 * theirs, not the tree's output (issue 32). */
+				if (m == GP_M_RCHAR && p[i].died && v > base[m]
+				    && v - base[m] <= STARTUP_READ * p[i].died) {
+					base[m] = v;
+					continue;
+				}
 				bool step = gp_counter_step(&base[m], v, floor);
 				if (!step && m == GP_M_WCHAR && v > b && gp_small_write(&p[i - 1], &p[i])) {
 					base[m] = v;
 					step = true;
 				}
-				if (step) {
+				if (step && !(failed_starts && m == GP_M_RCHAR)) {
 					if (m != GP_M_ENGINE) {
 						st[i].bytes += v - b;
 						st[i].by_metric[m] += v - b;
@@ -159,7 +180,10 @@ void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *
 			st[i].any = true;
 			base[m] = v;
 		}
-		if (p[i].threads_created || p[i].procs_created) {
+		/* Processes that start and end are not output: only those
+		 * that stay (issue 32: children that start and end are not
+		 * output; what leaves the tree is). */
+		if (p[i].threads_spawned || (p[i].procs_created > p[i].died && !failed_starts)) {
 			st[i].metrics |= 1u << GP_M_THREADS;
 			st[i].any = true;
 		}

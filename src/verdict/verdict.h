@@ -64,6 +64,12 @@ enum gp_conf { GP_CONF_LOW, GP_CONF_MEDIUM, GP_CONF_HIGH, GP_CONF_ANY /* a cap: 
 const char *gp_conf_name(enum gp_conf c);
 
 /* The kinds of output, in the order the steps test them. */
+/* Every process of the tree that ended in p's interval failed (exited
+ * non-zero or was killed): a retry loop's attempts, whose start-up is not
+ * output (verdict/steps.c). */
+struct gp_point;
+bool gp_failed_starts(const struct gp_point *p);
+
 enum gp_output {
 	GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU, GP_M_ENGINE, GP_M_RCHAR, GP_M_WCHAR,
 	GP_M_SOCK_RX, GP_M_SOCK_TX, /* bytes through TCP sockets to and from outside the tree */
@@ -142,6 +148,21 @@ struct gp_activity {
 	 * connections not accepted, bytes not read, in every sample from
 	 * inputs_since to the phase's end; unanswered: that decided a hang. */
 	bool unanswered;
+	/* A process of the tree killed in or just before the phase (a
+	 * signal no one asked for: not PIPE, TERM, INT, HUP); dead_decided:
+	 * its death turned rest into a hang. */
+	int dead_pid, dead_signal;
+	char dead_comm[16];
+	double dead_t;
+	bool dead_decided;
+	/* Children of one command exiting non-zero again and again in the
+	 * phase: an attempt retried (retry_n times since retry_since). */
+	bool retrying;
+	unsigned retry_n;
+	int retry_status;
+	char retry_comm[16];      /* "" when no sample named it */
+	int retry_ppid;
+	double retry_since;
 	uint32_t in_backlog;
 	uint64_t in_unread;
 	double inputs_since;
