@@ -69,12 +69,15 @@ NICE="nice -n 10"
 
 # ---- helpers ---------------------------------------------------------
 # sweep SID: end every process of the session SID (the case's own
-# processes: each case runs in a session of its own), by pid.
+# processes: each case runs in a session of its own), and SID itself,
+# round after round until none is left (lib.sh's kill_all: one round let
+# pool-rest.py's Pool replace the workers it killed, for good).  Whatever
+# a case leaves when the runner itself is cut short, lib.sh's cleanup
+# kills by the test's tag.
 sweep() {
 	[ -n "$1" ] || return 0
-	_p=$(ps -eo pid=,sid= | awk -v s="$1" '$2 == s && $1 != s { print $1 }')
-	[ -n "$_p" ] && kill -KILL $_p 2>/dev/null
 	kill -KILL "$1" 2>/dev/null
+	kill_all procs_in sid "$1"
 	return 0
 }
 CASE_PIDS=
