@@ -164,6 +164,8 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 		pv->sock_rx = get_u64(sock, "rx");
 		pv->sock_backlog = (uint32_t)get_u64(sock, "backlog");
 		pv->sock_unread = get_u64(sock, "unread");
+		pv->sock_pending = (uint32_t)get_u64(sock, "pending");
+		pv->sock_pending_s = get_num(sock, "pending_s");
 	}
 }
 

@@ -270,6 +270,9 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 		pt->have |= GP_PT_SOCK;
 		pt->sock_backlog += p->sock_backlog;
 		pt->sock_unread += p->sock_unread;
+		pt->sock_pending += p->sock_pending;
+		if (p->sock_pending_s > pt->sock_pending_s)
+			pt->sock_pending_s = (float)p->sock_pending_s;
 	}
 	pt->threads_created += created ? (uint32_t)n : p->threads_created;
 	if (!created)

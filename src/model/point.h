@@ -52,6 +52,8 @@ struct gp_pview {
 	uint64_t sock_tx, sock_rx;  /* cumulative, to and from outside the tree */
 	uint32_t sock_backlog;
 	uint64_t sock_unread;
+	uint32_t sock_pending;      /* requests read and not answered (tracer/sockets.h) */
+	double sock_pending_s;      /* the oldest's wait */
 	uint64_t map_bytes;
 	uint64_t gpu_bytes, gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint16_t gpu_have;          /* GP_PT_GPU_* */

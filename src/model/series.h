@@ -31,6 +31,8 @@ struct gp_point {
 	 * bytes not yet read (tracer/sockets.h). */
 	uint32_t sock_backlog;
 	uint64_t sock_unread;
+	uint32_t sock_pending;      /* requests read and not answered, and the oldest's wait (s) */
+	float sock_pending_s;
 	uint64_t gpu_bytes;         /* DRM total, else KFD VRAM, else NVML */
 	uint64_t gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint64_t sys_dirtied, sys_written, sys_pgsteal_file; /* pages */

@@ -409,6 +409,10 @@ static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
 		/* Inputs waiting decided it (verdict/activity.c): said first,
 		 * then where the threads are instead of serving them. */
 		strbuf_addf(sb, "inputs wait unanswered since +%.0f s:", a->inputs_since);
+		if (a->in_pending)
+			strbuf_addf(sb, " %u request%s read and never answered (the oldest for %.0f s)%s",
+				    a->in_pending, a->in_pending == 1 ? "" : "s", a->in_pending_s,
+				    a->in_backlog || a->in_unread ? "," : "");
 		if (a->in_backlog)
 			strbuf_addf(sb, " %u connection%s not accepted%s", a->in_backlog,
 				    a->in_backlog == 1 ? "" : "s", a->in_unread ? "," : "");

@@ -20,7 +20,7 @@ bool gp_flat_watch(struct gp_flat_watch *w, const struct gp_point *p)
 		w->prev = *p;
 		return false;
 	}
-	bool step = p->threads_spawned || (p->procs_created > p->died && !gp_failed_starts(p))
+	bool step = gp_spawns_count(&w->prev, p) || (p->procs_created > p->died && !gp_failed_starts(p))
 		    || p->gw.work == GP_GW_WORK;
 	for (int k = 0; k < 4; k++) {
 		double v = gp_output_value(p, mem[k]);

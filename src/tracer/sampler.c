@@ -269,15 +269,22 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 	struct gp_sock_totals st;
 	if (!gp_sockproc_read(s->sock, t, &st))
 		return;
-	json_object_set_new(proc, "sock", json_pack("{s:I,s:I,s:i,s:i,s:i,s:I,s:I}",
+	json_t *sock = json_pack("{s:I,s:I,s:i,s:i,s:i,s:I,s:I}",
 		"tx", (json_int_t)st.tx, "rx", (json_int_t)st.rx, "conns", (int)st.conns,
 		"listen", (int)st.listeners, "backlog", (int)st.backlog,
-		"unread", (json_int_t)st.unread, "unsent", (json_int_t)st.unsent));
+		"unread", (json_int_t)st.unread, "unsent", (json_int_t)st.unsent);
+	if (st.pending) {
+		json_object_set_new(sock, "pending", json_integer(st.pending));
+		json_object_set_new(sock, "pending_s", json_real(st.pending_s));
+	}
+	json_object_set_new(proc, "sock", sock);
 	pv->have_sock = true;
 	pv->sock_tx = st.tx;
 	pv->sock_rx = st.rx;
 	pv->sock_backlog = st.backlog;
 	pv->sock_unread = st.unread;
+	pv->sock_pending = st.pending;
+	pv->sock_pending_s = st.pending_s;
 }
 
 /* The largest file mapped by the process (summed over its mappings):

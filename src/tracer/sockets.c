@@ -68,6 +68,9 @@ struct owned {
 	int pid;
 	unsigned long dump;   /* the last tick that saw it held */
 	uint64_t acked, received;
+	/* A request read and not answered: since when bytes came in with
+	 * none sent after them (< 0: none pending) */
+	double pending_since;
 };
 
 struct gp_sockets {
@@ -452,7 +455,7 @@ static bool peer_is_traced(const struct gp_sockets *s, const struct sockent *e)
 	return t && gp_keytab_find(&s->owners, t->ino) != NULL;
 }
 
-static void count_bytes(struct gp_sockproc *p, const struct sockent *e)
+static void count_bytes(struct gp_sockproc *p, const struct sockent *e, double t)
 {
 	struct gp_sockets *s = p->s;
 	bool made;
@@ -463,6 +466,9 @@ static void count_bytes(struct gp_sockproc *p, const struct sockent *e)
 		return; /* shared with a process that counted it this tick (inherited) */
 	if (made) {
 		o->pid = p->pid;
+		/* a connection new since the last read that received and sent
+		 * nothing back holds a request from about now */
+		o->pending_since = e->received && !e->acked && !p->first ? t : -1;
 		/* Born since this process was last read: all it carried is new;
 		 * at its first read, what it held is where counting starts. */
 		if (p->first) {
@@ -477,12 +483,21 @@ static void count_bytes(struct gp_sockproc *p, const struct sockent *e)
 		o->received = e->received;
 		return;
 	}
-	if (e->acked > o->acked)
+	if (e->received > o->received && o->pending_since < 0)
+		o->pending_since = t;
+	if (e->acked > o->acked) {
 		p->tot.tx += e->acked - o->acked;
+		o->pending_since = -1; /* answered (a partial answer counts) */
+	}
 	if (e->received > o->received)
 		p->tot.rx += e->received - o->received;
 	o->acked = e->acked;
 	o->received = e->received;
+	if (o->pending_since >= 0) {
+		p->tot.pending++;
+		if (t - o->pending_since > p->tot.pending_s)
+			p->tot.pending_s = t - o->pending_since;
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -503,6 +518,8 @@ bool gp_sockproc_read(struct gp_sockproc *p, double t, struct gp_sock_totals *ou
 	tot->have = false;
 	tot->conns = tot->listeners = tot->backlog = 0;
 	tot->unread = tot->unsent = 0;
+	tot->pending = 0;
+	tot->pending_s = 0;
 	/* One socket on two fds (dup, or inherited twice) counts once. */
 	qsort(p->inos, p->n, sizeof *p->inos, cmp_u64);
 	find_tcp(s, p->inos, p->n);
@@ -522,7 +539,7 @@ bool gp_sockproc_read(struct gp_sockproc *p, double t, struct gp_sock_totals *ou
 		tot->unread += e->rq;
 		tot->unsent += e->wq;
 		if (e->kind == K_TCP)
-			count_bytes(p, e);
+			count_bytes(p, e, t);
 	}
 	p->first = false;
 	*out = *tot;

@@ -39,6 +39,11 @@ struct gp_sock_totals {
 	uint32_t backlog;     /* connections waiting in its listeners' accept queues */
 	uint64_t unread;      /* bytes waiting in its connected sockets, not read (Recv-Q) */
 	uint64_t unsent;      /* bytes written, not yet taken by the peer (Send-Q) */
+	/* TCP connections from outside the tree on which bytes came in and
+	 * none went back since: requests read and not answered; and how
+	 * long the oldest has waited, in seconds. */
+	uint32_t pending;
+	double pending_s;
 };
 
 struct gp_sockets;        /* the host's sockets: one per trace */

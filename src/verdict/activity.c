@@ -257,6 +257,21 @@ static void hot_frames(const struct gp_point *p, size_t ia, size_t ib, struct gp
  * backlog that grew is certain; a standing one medium (a reader may come). */
 static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
+	/* Requests read and never answered, more and more of them (a
+	 * handler per connection, each on a batcher that died): a server
+	 * holding a steady few (long polls) is at rest, one whose pile grows
+	 * for half the phase with the oldest that old is not. */
+	const struct gp_point *l = &p[ib];
+	if ((l->have & GP_PT_SOCK) && l->sock_pending > p[ia].sock_pending
+	    && l->sock_pending_s >= 0.5 * a->dur
+	    && (a->kind == GP_CLASS_IDLE || a->kind == GP_CLASS_UNDECIDED)) {
+		a->in_pending = l->sock_pending;
+		a->in_pending_s = l->sock_pending_s;
+		a->inputs_since = l->t - l->sock_pending_s;
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->unanswered = true;
+		a->conf_cap = GP_CONF_MEDIUM;
+	}
 	size_t k = ib + 1;
 	while (k > ia && (p[k - 1].have & GP_PT_SOCK) && (p[k - 1].sock_backlog || p[k - 1].sock_unread))
 		k--;
@@ -264,10 +279,11 @@ static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struc
 		return;
 	a->in_backlog = p[ib].sock_backlog;
 	a->in_unread = p[ib].sock_unread;
-	a->inputs_since = p[k].t;
+	if (!a->in_pending)
+		a->inputs_since = p[k].t;
 	if (p[ib].t - p[k].t < 0.5 * a->dur)
 		return;
-	if (a->kind != GP_CLASS_IDLE && a->kind != GP_CLASS_UNDECIDED)
+	if (a->kind != GP_CLASS_IDLE && a->kind != GP_CLASS_UNDECIDED && !a->unanswered)
 		return;
 	a->kind = GP_CLASS_HANG_BLOCKED;
 	a->unanswered = true;

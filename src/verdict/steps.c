@@ -32,6 +32,17 @@ double gp_output_value(const struct gp_point *p, int m)
 
 #define STARTUP_READ ((double)(256u << 10))
 
+/* Threads started as requests come in and nothing goes out (a server's
+ * handler a connection, each waiting on a batcher that died): the server
+ * answering input, not output (issue 32 read it "progress, high"). */
+bool gp_spawns_count(const struct gp_point *prev, const struct gp_point *p)
+{
+	if (!p->threads_spawned)
+		return false;
+	bool input = (p->have & GP_PT_SOCK) && (prev->have & GP_PT_SOCK) && p->sock_rx > prev->sock_rx;
+	return !(input && p->sock_tx <= prev->sock_tx);
+}
+
 bool gp_failed_starts(const struct gp_point *p)
 {
 	return p->died_nonzero && p->died_nonzero + p->died_killed >= p->died;
@@ -183,7 +194,7 @@ void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *
 		/* Processes that start and end are not output: only those
 		 * that stay (issue 32: children that start and end are not
 		 * output; what leaves the tree is). */
-		if (p[i].threads_spawned || (p[i].procs_created > p[i].died && !failed_starts)) {
+		if (gp_spawns_count(&p[i - 1], &p[i]) || (p[i].procs_created > p[i].died && !failed_starts)) {
 			st[i].metrics |= 1u << GP_M_THREADS;
 			st[i].any = true;
 		}

@@ -69,6 +69,9 @@ const char *gp_conf_name(enum gp_conf c);
  * output (verdict/steps.c). */
 struct gp_point;
 bool gp_failed_starts(const struct gp_point *p);
+/* p's new threads (in processes seen before) are output: not when they
+ * came with input on sockets and nothing went out (steps.c). */
+bool gp_spawns_count(const struct gp_point *prev, const struct gp_point *p);
 
 enum gp_output {
 	GP_M_RSS_FILE, GP_M_RSS_ANON, GP_M_VM_PIN, GP_M_GPU, GP_M_ENGINE, GP_M_RCHAR, GP_M_WCHAR,
@@ -165,6 +168,8 @@ struct gp_activity {
 	double retry_since;
 	uint32_t in_backlog;
 	uint64_t in_unread;
+	uint32_t in_pending;       /* requests read and never answered, at the phase's end */
+	double in_pending_s;       /* the oldest's wait */
 	double inputs_since;
 	char cyc_frame[GP_WG_MEMBERS][64]; /* each cycle member's wait frame, from the stacks */
 	char holder_frame[64];

@@ -8,7 +8,10 @@
 # output of the tree.  And an asyncio server whose handler blocks the
 # event loop (time.sleep) while clients pile up unaccepted read "idle,
 # high: 1 on a timer": it is a hang, said with the connections waiting
-# and the loop thread's frame.
+# and the loop thread's frame.  A threaded server whose batcher thread
+# died, handlers each waiting on a future, read "progress, high" (the new
+# handler threads): requests read and never answered, more and more of
+# them, are a hang.
 E2E_TIMEOUT=${E2E_TIMEOUT:-60}
 . "${0%/*}/lib.sh"
 require_jq
@@ -57,4 +60,20 @@ ok "a blocked event loop with clients waiting is a hang" test "${v%% *}" = hang-
 ok "the summary names the connections not accepted" sh -c "printf '%s' \"\$1\" | grep -q 'connections\{0,1\} not accepted'" _ "$v"
 ok "and the loop thread's frame" sh -c "printf '%s' \"\$1\" | grep -q 'handle (sock-blockloop.py:1[0-9])'" _ "$v"
 kill -KILL $bcli $bsrv 2>/dev/null
+
+# Handlers that read each request and wait for a batcher that died.
+T="${0%/*}/sock-batcher.py"
+"$PY" "$T" > "$TMP/tport" &
+tsrv=$!
+bg_track $tsrv
+wait_until 5 test -s "$TMP/tport" || framework_failure "the threaded server did not start"
+"$PY" "$T" "$(cat "$TMP/tport")" &
+tcli=$!
+bg_track $tcli
+gp trace -q --seconds 9 --hang-after 4 -o "$TMP/batch.jsonl" "$tsrv" > /dev/null 2>&1
+v=$(jq -r 'select(.type=="verdict") | "\(.class) \(.confidence): \(.summary)"' "$TMP/batch.jsonl")
+say "dead batcher: $v"
+ok "requests read and never answered are a hang (not progress)" test "${v%% *}" = hang-blocked
+ok "the summary counts them" sh -c "printf '%s' \"\$1\" | grep -q '[0-9]* requests read and never answered (the oldest for [0-9]* s)'" _ "$v"
+kill -KILL $tcli $tsrv 2>/dev/null
 pass
