@@ -4,6 +4,10 @@
 #include "timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -27,6 +31,15 @@ struct gp_forks {
 	struct gp_death deaths[DEATHS]; /* since gp_forks_deaths last took them */
 	size_t nd;
 	unsigned dlost;
+	/* A thread reads the events as they come, so that a process that
+	 * execs is named while it lives (a retry loop's curl lives 5 ms of
+	 * each second; the connector names no exec'd program, and the
+	 * per-sample drain came too late to read its /proc/PID/comm).  It
+	 * takes no signal and never ptraces; mu guards all of the above. */
+	pthread_t th;
+	bool threaded;
+	int stop[2];
+	pthread_mutex_t mu;
 };
 
 static bool tracked(const struct gp_forks *f, int pid, size_t *at)
@@ -40,15 +53,24 @@ static bool tracked(const struct gp_forks *f, int pid, size_t *at)
 	return false;
 }
 
-void gp_forks_track(struct gp_forks *f, int pid)
+static void track_locked(struct gp_forks *f, int pid)
 {
-	if (!f || pid <= 0 || tracked(f, pid, NULL))
+	if (pid <= 0 || tracked(f, pid, NULL))
 		return;
 	if (!gp_grow(&f->pid, &f->cap, f->n + 1, sizeof *f->pid, 64)
 	    || !gp_grow(&f->comm, &f->ccap, f->n + 1, sizeof *f->comm, 64))
 		return;
 	f->comm[f->n][0] = 0;
 	f->pid[f->n++] = pid;
+}
+
+void gp_forks_track(struct gp_forks *f, int pid)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->mu);
+	track_locked(f, pid);
+	pthread_mutex_unlock(&f->mu);
 }
 
 static void forget(struct gp_forks *f, size_t at)
@@ -63,11 +85,13 @@ size_t gp_forks_deaths(struct gp_forks *f, struct gp_death *out, size_t cap, uns
 	*lost = 0;
 	if (!f)
 		return 0;
+	pthread_mutex_lock(&f->mu);
 	size_t n = f->nd < cap ? f->nd : cap;
 	memcpy(out, f->deaths, n * sizeof *out);
 	*lost = f->dlost + (unsigned)(f->nd - n);
 	f->nd = 0;
 	f->dlost = 0;
+	pthread_mutex_unlock(&f->mu);
 	return n;
 }
 
@@ -125,6 +149,8 @@ static const char *other_namespace(void)
 		return "pid";
 	return NULL;
 }
+
+static void start_reader(struct gp_forks *f);
 
 struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
 {
@@ -185,7 +211,9 @@ struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
 		}
 		f->fd = fd;
 		f->root = root;
+		pthread_mutex_init(&f->mu, NULL);
 		gp_forks_track(f, root);
+		start_reader(f);
 		return f;
 	}
 	snprintf(why, cap, "the process connector did not answer (another pid or user namespace)");
@@ -193,10 +221,30 @@ struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
 	return NULL;
 }
 
-void gp_forks_drain(struct gp_forks *f)
+/* A process that exec'd: its new name, read at once (fs/exec.c sets
+ * comm before proc_exec_connector sends the event). */
+static void exec_name(struct gp_forks *f, int tgid)
 {
-	if (!f)
+	size_t at;
+	if (!tracked(f, tgid, &at))
 		return;
+	char path[40], name[17];
+	snprintf(path, sizeof path, "/proc/%d/comm", tgid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, name, 16);
+	close(fd);
+	if (n <= 0)
+		return;
+	name[n] = 0;
+	name[strcspn(name, "\n")] = 0;
+	memcpy(f->comm[at], name, sizeof f->comm[at]);
+	f->comm[at][15] = 0;
+}
+
+static void drain_locked(struct gp_forks *f)
+{
 	char buf[4096] __attribute__((aligned(8))); /* nlmsghdr, then cn_msg: 4-byte fields */
 	for (;;) {
 		ssize_t len = recv(f->fd, buf, sizeof buf, 0);
@@ -227,11 +275,15 @@ void gp_forks_drain(struct gp_forks *f)
 			if (e->child_pid == e->child_tgid && tracked(f, e->parent_tgid, &par)) {
 				char pcomm[16];
 				memcpy(pcomm, f->comm[par], sizeof pcomm);
-				gp_forks_track(f, e->child_tgid);
+				track_locked(f, e->child_tgid);
 				if (tracked(f, e->child_tgid, &at))
 					memcpy(f->comm[at], pcomm, sizeof pcomm); /* a fork keeps its name */
 				f->c.started++;
 			}
+		} else if (ev->what == PROC_EVENT_EXEC) {
+			const struct exec_proc_event *e = &ev->event_data.exec;
+			if (e->process_pid == e->process_tgid)
+				exec_name(f, e->process_tgid);
 		} else if (ev->what == PROC_EVENT_COMM) {
 			const struct comm_proc_event *e = &ev->event_data.comm;
 			if (e->process_pid == e->process_tgid && tracked(f, e->process_tgid, &at)) {
@@ -261,18 +313,68 @@ void gp_forks_drain(struct gp_forks *f)
 	}
 }
 
+void gp_forks_drain(struct gp_forks *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->mu);
+	drain_locked(f);
+	pthread_mutex_unlock(&f->mu);
+}
+
+static void *reader(void *arg)
+{
+	struct gp_forks *f = arg;
+	struct pollfd p[2] = { { .fd = f->fd, .events = POLLIN }, { .fd = f->stop[0], .events = POLLIN } };
+	for (;;) {
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (p[1].revents)
+			return NULL;
+		if (p[0].revents)
+			gp_forks_drain(f);
+	}
+}
+
+/* The reader thread, with every signal blocked (they are the main
+ * thread's: trace takes them with sigtimedwait). */
+static void start_reader(struct gp_forks *f)
+{
+	if (pipe2(f->stop, O_CLOEXEC) != 0)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	f->threaded = pthread_create(&f->th, NULL, reader, f) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!f->threaded) {
+		close(f->stop[0]);
+		close(f->stop[1]);
+	}
+}
+
 void gp_forks_counts(const struct gp_forks *f, struct gp_forks_counts *c)
 {
-	if (f)
+	if (f) {
+		pthread_mutex_lock((pthread_mutex_t *)&f->mu);
 		*c = f->c;
-	else
+		pthread_mutex_unlock((pthread_mutex_t *)&f->mu);
+	} else {
 		memset(c, 0, sizeof *c);
+	}
 }
 
 void gp_forks_close(struct gp_forks *f)
 {
 	if (!f)
 		return;
+	if (f->threaded) {
+		(void)!write(f->stop[1], "", 1);
+		pthread_join(f->th, NULL);
+		close(f->stop[0]);
+		close(f->stop[1]);
+	}
+	pthread_mutex_destroy(&f->mu);
 	(void)send_op(f->fd, PROC_CN_MCAST_IGNORE);
 	close(f->fd);
 	free(f->pid);

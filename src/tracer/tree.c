@@ -376,6 +376,11 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	/* The events up to now, then the walk: a process the events missed
 	 * (a full queue) is tracked from the walk on. */
 	gp_forks_drain(t->forks);
+	/* Counted from the first sample's start: the connector's reader runs
+	 * on its own (forks.c), and what starts while this first sample is
+	 * read is started during the trace. */
+	if (t->first && t->forks)
+		gp_forks_counts(t->forks, &t->fc0);
 	discover(t);
 	for (size_t i = 0; t->forks && i < t->n; i++)
 		if (t->m[i].s)
@@ -433,8 +438,6 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 		/* From the first sample on: a child started before it is in
 		 * its process count already (so first + started - exited =
 		 * last holds). */
-		if (t->first)
-			t->fc0 = fc;
 		fc.started -= t->fc0.started;
 		fc.exited -= t->fc0.exited;
 		t->fc = fc;
