@@ -371,9 +371,16 @@ static void describe_rest(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, "; %u thread%s wait%s on a lock that only threads waiting outside "
 		    "can release (a join of a serving thread, a pool at rest)", a->wg.released,
 		    a->wg.released == 1 ? "" : "s", a->wg.released == 1 ? "s" : "");
-	else if (a->kind == GP_CLASS_IDLE && a->wg.main_end == GP_END_OUTSIDE && a->w[GP_WAIT_LOCK])
-		strbuf_addf(sb, "; the main thread's chain of waits ends outside (it joins a thread "
-		    "that waits for input or a timer)");
+	else if (a->kind == GP_CLASS_IDLE && a->wg.main_end == GP_END_OUTSIDE && a->w[GP_WAIT_LOCK]
+		 && a->wg.main_joins)
+		/* "joins" only where a join was read (issue 32: a main thread
+		 * in epoll was said to join a thread) */
+		strbuf_addf(sb, "; the main thread joins thread %d, whose chain of waits ends outside "
+		    "(input or a timer)", a->wg.main_joins);
+	else if (a->kind == GP_CLASS_IDLE && a->wg.main_end == GP_END_OUTSIDE && a->w[GP_WAIT_LOCK]
+		 && !a->main_outside)
+		strbuf_addf(sb, "; the main thread's chain of waits ends outside (a lock whose "
+		    "holder waits for input or a timer)");
 	else if (a->kind == GP_CLASS_IDLE && a->main_outside)
 		strbuf_addf(sb, "; the main thread waits outside; the threads on locks or "
 		    "conditions look like a worker pool at rest");
