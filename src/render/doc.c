@@ -1,6 +1,7 @@
 #include "config.h"
 #include "doc.h"
 #include "parse.h"
+#include "safetext.h"
 #include "strbuf.h"
 #include "syscalls.h"
 #include "samplein.h"
@@ -36,26 +37,32 @@ void gp_fmt_value(char *buf, size_t cap, const char *unit, double v)
 	}
 }
 
-/* A Markdown table cell: '|' escaped, line breaks flattened. */
+/* A Markdown table cell: '|' escaped; safe text (common/safetext.h): a
+ * comm's line break or ESC as \n or \x1b, never raw. */
 void gp_md_cell(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '|')
+	struct strbuf sb = STRBUF_INIT;
+	gp_safe_add(&sb, s);
+	for (const char *p = sb.buf; *p; p++) {
+		if (*p == '|')
 			fputs("\\|", out);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
 		else
-			fputc(*s, out);
+			fputc(*p, out);
 	}
+	strbuf_release(&sb);
 }
 
 /* A code span of s: fenced by one backtick more than its longest run of
  * them, padded where it starts or ends with one (CommonMark 6.1); in a
  * table cell '|' escaped (GFM tables: the one escape a code span there
  * takes), elsewhere not (outside a table "\\|" would show as two
- * characters, and a pasted command would change). */
-void gp_md_code(FILE *out, const char *s, bool in_table)
+ * characters, and a pasted command would change).  Safe text, as a
+ * cell. */
+void gp_md_code(FILE *out, const char *raw, bool in_table)
 {
+	struct strbuf sb = STRBUF_INIT;
+	gp_safe_add(&sb, raw);
+	const char *s = sb.buf;
 	size_t run = 0, longest = 0;
 	for (const char *p = s; *p; p++) {
 		run = *p == '`' ? run + 1 : 0;
@@ -67,16 +74,15 @@ void gp_md_code(FILE *out, const char *s, bool in_table)
 		fputc('`', out);
 	if (pad)
 		fputc(' ', out);
-	if (in_table) {
+	if (in_table)
 		gp_md_cell(out, s);
-	} else {
-		for (const char *p = s; *p; p++)
-			fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
-	}
+	else
+		fputs(s, out);
 	if (pad)
 		fputc(' ', out);
 	for (size_t i = 0; i <= longest; i++)
 		fputc('`', out);
+	strbuf_release(&sb);
 }
 
 /* ---- the metrics ------------------------------------------------------------- */
@@ -266,8 +272,8 @@ static void on_sample(struct scan *sc, json_t *line)
 	/* The target's name now (format 2 samples carry it): after an exec,
 	 * not the one its target line was written with. */
 	const char *comm_now = json_string_value(json_object_get(line, "comm"));
-	if (comm_now)
-		gp_strlcpy(d->comm_now, comm_now, sizeof d->comm_now);
+	if (comm_now) /* any bytes: safe text (common/safetext.h) */
+		gp_safe_str(comm_now, d->comm_now, sizeof d->comm_now);
 	/* Every process the tree started (tracer/forks.h), cumulative. */
 	const json_t *fk = json_object_get(line, "forks");
 	forks_from(d, fk);
@@ -635,6 +641,15 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 	if (scan_file(d, err, errcap) < 0) {
 		gp_doc_free(d);
 		return -1;
+	}
+	/* The target's name when no sample carried one (gp_doc_comm): the
+	 * target line's, as safe text too. */
+	if (!d->comm_now[0]) {
+		const char *c = json_string_value(json_object_get(d->target_now, "comm"));
+		if (!c)
+			c = json_string_value(json_object_get(d->l.target, "comm"));
+		if (c)
+			gp_safe_str(c, d->comm_now, sizeof d->comm_now);
 	}
 	/* Both passes done: `report` of a thousand files keeps no fd each. */
 	close(d->l.fd);

@@ -1,6 +1,7 @@
 /* watch's Prometheus text file: see metrics.h. */
 #include "config.h"
 #include "metrics.h"
+#include "safetext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,22 +9,23 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A label value as the exposition format wants it: backslash, double
- * quote and newline escaped (Prometheus "Exposition formats", text
- * format: label_value).  comm is any 15 bytes the process chose: other
- * control bytes become '?', so a line is always one line. */
+/* A label value as the exposition format wants it: UTF-8, with
+ * backslash, double quote and newline escaped (Prometheus "Exposition
+ * formats", text format: label_value).  comm is any 15 bytes the process
+ * chose: node_exporter refuses the whole file for one byte that is not
+ * UTF-8 ("invalid label value"), so the value is the name as the watch's
+ * log shows it (common/safetext.h: \xNN for such a byte, no control
+ * character left), then escaped. */
 static void label(struct strbuf *sb, const char *v)
 {
-	for (const char *c = v; *c; c++) {
+	struct strbuf safe = STRBUF_INIT;
+	gp_safe_add(&safe, v);
+	for (const char *c = safe.buf; *c; c++) {
 		if (*c == '\\' || *c == '"')
-			strbuf_addf(sb, "\\%c", *c);
-		else if (*c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			strbuf_addch(sb, '?');
-		else
-			strbuf_addch(sb, *c);
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *c);
 	}
+	strbuf_release(&safe);
 }
 
 static void head(struct strbuf *sb, const char *name, const char *type, const char *help)

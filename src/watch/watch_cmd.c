@@ -15,6 +15,7 @@
 #include "procstat.h"
 #include "ptstop.h"
 #include "result.h"
+#include "safetext.h"
 #include "sampler.h"
 #include "series.h"
 #include "spool.h"
@@ -242,13 +243,18 @@ static void log_line(const char *fmt, ...)
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* One line whatever the names in it hold (a comm with a newline
+	 * would forge the next line, one with ESC drive the terminal):
+	 * made safe whole (common/safetext.h). */
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	printf("%s gpuprobe watch: ", ts);
-	vprintf(fmt, ap);
-	putchar('\n');
-	fflush(stdout);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	gp_safe_tail(&sb, 0);
+	printf("%s gpuprobe watch: %s\n", ts, sb.buf);
+	fflush(stdout);
+	strbuf_release(&sb);
 }
 
 static void wproc_free(struct wproc *w)
