@@ -1,10 +1,10 @@
 /* watch's Prometheus text file: see metrics.h. */
 #include "config.h"
 #include "metrics.h"
+#include "safefile.h"
 #include "safetext.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,7 +98,10 @@ int gp_metrics_write(const char *path, const struct strbuf *sb)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* A new file of ours, never one that was there (common/safefile.h);
+	 * 0644: node_exporter reads it as its own user (Debian's unit runs it
+	 * as prometheus), and it says no more than the scrape serves. */
+	int fd = gp_create_excl(tmp, 0644);
 	if (fd < 0)
 		return -1;
 	size_t done = 0;

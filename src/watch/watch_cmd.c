@@ -15,6 +15,7 @@
 #include "procstat.h"
 #include "ptstop.h"
 #include "result.h"
+#include "safefile.h"
 #include "safetext.h"
 #include "sampler.h"
 #include "series.h"
@@ -157,7 +158,9 @@ static const struct argp watch_argp = {
 	"stopped and removed, the metrics file is removed, no target is left "
 	"stopped.\n\n"
 	"Exit status: 0 ended by a signal, --seconds, or every given PID exited; 1 "
-	"a runtime error (cannot make the spool, DIR not writable); 64 usage error.",
+	"a runtime error (cannot make the spool, DIR not writable, or the directory of "
+	"--bundle-dir or --metrics another user's or writable by others and not sticky); "
+	"64 usage error.",
 	NULL, NULL, NULL,
 };
 
@@ -610,7 +613,10 @@ static void write_metrics(struct watch *W)
 	struct strbuf sb = STRBUF_INIT;
 	gp_metrics_text(&sb, &mw, mp, k);
 	if (gp_metrics_write(W->o->metrics, &sb) < 0) {
-		if (!W->metrics_warned)
+		if (!W->metrics_warned && errno == EEXIST)
+			gp_err(W->o->metrics, "cannot write the metrics: %s.tmp is there and is not a "
+			       "file of this user's (tried again every tick)", W->o->metrics);
+		else if (!W->metrics_warned)
 			gp_err_errno(errno, W->o->metrics, "cannot write the metrics (tried again "
 				     "every tick)");
 		W->metrics_warned = true;
@@ -693,6 +699,23 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
+/* --bundle-dir and --metrics' directory: nobody else may write there
+ * (common/safefile.h), or what a root sidecar writes could land in a
+ * file of theirs.  Refused at the start, with why. */
+static bool safe_dirs(const struct watch_opts *o)
+{
+	char why[256];
+	if (o->bundle_dir && gp_safe_dir(o->bundle_dir, why, sizeof why) < 0) {
+		gp_err(o->bundle_dir, "refusing to write bundles there: %s", why);
+		return false;
+	}
+	if (o->metrics && gp_safe_dir_of(o->metrics, why, sizeof why) < 0) {
+		gp_err(o->metrics, "refusing to write the metrics there: %s", why);
+		return false;
+	}
+	return true;
+}
+
 static int setup(struct watch *W)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -711,6 +734,8 @@ static int setup(struct watch *W)
 			return -1;
 		}
 	}
+	if (!safe_dirs(W->o))
+		return -1;
 	if (gp_root_open(&W->root, NULL) < 0) {
 		gp_err_errno(errno, "/", "cannot open");
 		return -1;
