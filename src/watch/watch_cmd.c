@@ -142,7 +142,9 @@ static const struct argp watch_argp = {
 	"Follow processes for as long as they live (given PIDs, every process named "
 	"--name, every GPU holder with --gpu; new ones as they start), each with a "
 	"live verdict: trace's sampling and verdict, stacks only of hot threads and, "
-	"once a process has made no progress for --hang-after, of all its threads.\v"
+	"once a process has made no progress for --hang-after, of all its threads.  "
+	"A PID given is the process that held it at the start: a later process with "
+	"its number is not followed.\v"
 	"When a process's verdict turns to hang-blocked, hang-gpu-spin, "
 	"hang-busy-kernel or hang-busy-user, watch logs one line and, with "
 	"--bundle-dir, writes a bundle (see gpuprobe bundle) holding its own record "
@@ -808,6 +810,7 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		rc = GP_EXIT_ERROR;
 		goto out;
 	}
+	W.follow.root = &W.root; /* the PIDs given, known by start time (follow.h) */
 	if (!o.quiet)
 		log_line("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
 			 o.name ? ", --name " : "", o.name ? o.name : "", o.gpu ? ", --gpu" : "",
