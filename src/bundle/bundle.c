@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "error.h"
 #include "part.h"
+#include "safefile.h"
 #include "strbuf.h"
 #include "tar.h"
 #include "timeutil.h"
@@ -337,14 +338,33 @@ static void secs_arg(struct cmd_part *c, const char *opt, double v)
 	cmd_arg(c, "%g", v);
 }
 
+/* The archive, in a directory nobody else may write to, through a new
+ * FILE.tmp of ours (common/safefile.h).  NULL, said, when it cannot be. */
+static struct gp_tar *open_archive(const char *out)
+{
+	char why[256];
+	if (gp_safe_dir_of(out, why, sizeof why) < 0) {
+		if (errno == EPERM)
+			gp_err(out, "refusing to write the bundle there: %s", why);
+		else
+			gp_err(out, "cannot write the bundle: its directory: %s", why);
+		return NULL;
+	}
+	struct gp_tar *tar = gp_tar_open(out);
+	if (!tar && errno == EEXIST)
+		gp_err(out, "refusing to write the bundle: %s.tmp is there and is not a file of "
+		       "this user's (remove it, or give another -o)", out);
+	else if (!tar)
+		gp_err_errno(errno, out, "cannot write the bundle");
+	return tar;
+}
+
 int gp_bundle_write(const struct gp_bundle_opts *o)
 {
 	struct bundle b = { .o = o };
-	struct gp_tar *tar = gp_tar_open(o->out);
-	if (!tar) {
-		gp_err_errno(errno, o->out, "cannot write the bundle");
+	struct gp_tar *tar = open_archive(o->out);
+	if (!tar)
 		return -1;
-	}
 	if (o->say)
 		fprintf(stderr, "gpuprobe: bundle of pid %d: a %g s trace and the other parts, "
 			"into %s\n", o->pid, o->seconds > 0 ? o->seconds : GP_BUNDLE_SECONDS_DEFAULT,

@@ -92,7 +92,8 @@ static const struct argp bundle_argp = {
 	"-o defaults to gpuprobe-bundle-PID-TIME.tar.gz in the current directory; "
 	"the archive is written to FILE.tmp and renamed when complete.\n\n"
 	"Exit status: 0 the bundle was written (parts may be missing: see its "
-	"MANIFEST); 1 no such process, or FILE cannot be written; 64 usage error.",
+	"MANIFEST); 1 no such process, or FILE cannot be written or may not be (its "
+	"directory another user's, or writable by others and not sticky); 64 usage error.",
 	NULL, NULL, NULL,
 };
 

@@ -1,6 +1,7 @@
 /* ustar over gzip: see tar.h. */
 #include "config.h"
 #include "tar.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,8 @@ struct gp_tar *gp_tar_open(const char *path)
 		return NULL;
 	}
 	snprintf(t->tmp, sizeof t->tmp, "%s.tmp", path);
-	int fd = open(t->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	/* A new file of ours, never one that was there (common/safefile.h). */
+	int fd = gp_create_excl(t->tmp, 0640);
 	if (fd < 0) {
 		free(t);
 		return NULL;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "error.h"
+#include "safetext.h"
 #include "strbuf.h"
 
 #include <stdarg.h>
@@ -19,6 +20,8 @@ static void vmsg(const char *ctx, int errnum, const char *fmt, va_list ap)
 	strbuf_vaddf(&sb, fmt, ap);
 	if (errnum)
 		strbuf_addf(&sb, ": %s", strerror(errnum));
+	/* One line whatever a name in it holds (a file's, a process's). */
+	gp_safe_tail(&sb, 0);
 	strbuf_addch(&sb, '\n');
 	fwrite(sb.buf, 1, sb.len, stderr);
 	strbuf_release(&sb);

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "shquote.h"
+#include "safetext.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,37 +18,6 @@ static bool plain(unsigned char c)
 	       c == '+' || c == '=' || c == '@' || c == '%';
 }
 
-/* The length of the valid UTF-8 sequence at s (at most n bytes), 0 when
- * the bytes there are not one (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	else if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /* $'...' is needed for a control character or a byte that is not UTF-8;
  * single quotes do for the rest of what is not plain. */
 enum form { PLAIN, SINGLE, DOLLAR };
@@ -61,7 +31,7 @@ static enum form form_of(const unsigned char *s, size_t n)
 		unsigned char c = s[i];
 		if (c < 0x20 || c == 0x7f)
 			return DOLLAR;
-		size_t l = utf8_len(s + i, n - i);
+		size_t l = gp_utf8_len(s + i, n - i);
 		if (!l)
 			return DOLLAR;
 		/* C1 controls (U+0080-U+009F) move a terminal as C0 ones do. */
@@ -97,7 +67,7 @@ void gp_shquote_word(struct strbuf *sb, const char *str, size_t n)
 	strbuf_addstr(sb, "$'");
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		size_t l = c < 0x80 ? 1 : utf8_len(s + i, n - i);
+		size_t l = c < 0x80 ? 1 : gp_utf8_len(s + i, n - i);
 		bool c1 = l == 2 && c == 0xc2 && s[i + 1] < 0xa0;
 		if (l > 1 && !c1) {
 			strbuf_add(sb, s + i, l); /* a character, as it is */

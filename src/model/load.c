@@ -310,20 +310,22 @@ static void stacks_line(struct gp_loaded *out, const json_t *j)
 }
 
 /* The file, opened for the first pass and kept for the second (out->fd):
- * a regular file that holds something.  NULL with err filled. */
-static FILE *open_result(const char *path, struct gp_loaded *out, char *err, size_t errcap)
+ * a regular file that holds something, read as bounded lines (rstream.h).
+ * -1 with err filled. */
+static int open_result(const char *path, struct gp_loaded *out, struct gp_rlines *rl,
+		       char *err, size_t errcap)
 {
 	/* O_NONBLOCK: a FIFO must not block the open; it is refused below. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(err, errcap, "%s", strerror(errno));
-		return NULL;
+		return -1;
 	}
 	struct stat sb;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		snprintf(err, errcap, "not a regular file");
 		close(fd);
-		return NULL;
+		return -1;
 	}
 	if (sb.st_size == 0) {
 		/* Size 0 is an empty file -- or a /proc or /sys one, which
@@ -337,25 +339,24 @@ static FILE *open_result(const char *path, struct gp_loaded *out, char *err, siz
 				snprintf(err, errcap, "not a gpuprobe result (%s)",
 					 k < 0 ? strerror(errno) : "cannot read it from the start");
 			close(fd);
-			return NULL;
+			return -1;
 		}
 	}
 	out->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (out->fd < 0) {
 		snprintf(err, errcap, "%s", strerror(errno));
 		close(fd);
-		return NULL;
+		return -1;
 	}
 	/* zstd or gzip by the first bytes (model/rstream.h). */
-	FILE *f = gp_rstream_open(fd);
-	if (!f) {
+	if (gp_rlines_open(rl, fd) < 0) {
 		snprintf(err, errcap, "%s", strerror(errno));
 		if (out->fd >= 0)
 			close(out->fd);
 		out->fd = -1;
-		return NULL;
+		return -1;
 	}
-	return f;
+	return 0;
 }
 
 /* The header line: the page size and whose syscall numbers the samples
@@ -373,117 +374,135 @@ static void on_header(struct gp_loaded *out, json_t *j)
 			*c = '?';
 }
 
+/* The first pass's state. */
+struct loader {
+	struct gp_loaded *out;
+	struct gp_samplein *si;
+	struct gp_point_builder *pb;
+	bool first_sample;
+	char why[200];              /* why the file is no result, until a header */
+	unsigned long over_at;      /* the line of a sample of too many threads, 0 none */
+};
+
+/* A line of a known type into the model.  false: out of memory. */
+static bool on_typed(struct loader *ld, const char *type, json_t *j)
+{
+	struct gp_loaded *out = ld->out;
+	if (!strcmp(type, "header")) {
+		on_header(out, j);
+	} else if (!strcmp(type, "target")) {
+		/* The first target is the trace's; later ones are
+		 * descendants that appeared (format 2). */
+		if (!out->target)
+			keep(&out->target, j);
+	} else if (!strcmp(type, "exit")) {
+		keep(&out->exit, j);
+	} else if (!strcmp(type, "verdict")) {
+		keep(&out->verdict, j);
+	} else if (!strcmp(type, "kmsg")) {
+		gp_kmsg_note_add(out->kmsg, &out->nkmsg, j);
+	} else if (!strcmp(type, "ras")) {
+		gp_ras_note_add(&out->ras, j);
+	} else if (!strcmp(type, "stacks") && out->series.n) {
+		stacks_line(out, j);
+	} else if (!strcmp(type, "sample")) {
+		struct gp_point pt;
+		if (!ld->pb)
+			ld->pb = gp_point_builder_new();
+		if (!ld->pb)
+			return false;
+		/* Format 1 samples name no pid: the target line's. */
+		if (!json_object_get(j, "pid") && out->target) {
+			json_object_set(j, "pid", json_object_get(out->target, "pid"));
+			json_object_set(j, "comm", json_object_get(out->target, "comm"));
+		}
+		point_from_sample(ld->pb, j, ld->si, ld->first_sample, &pt, &out->kstacks_seen);
+		ld->first_sample = false;
+		if (gp_series_push(&out->series, &pt) < 0)
+			return false;
+	}
+	return true;
+}
+
+/* One line of the file.  1: go on; 0: stop here (the file ends, or is
+ * no result); -1: out of memory. */
+static int on_line(struct loader *ld, const char *line, size_t len)
+{
+	struct gp_loaded *out = ld->out;
+	out->lines++;
+	bool terminated = line[len - 1] == '\n';
+	if (terminated)
+		out->bytes += (unsigned long long)len;
+	json_error_t jerr;
+	json_t *j = gp_samplein_parse(ld->si, line, len, &jerr);
+	if (!j && gp_samplein_over(ld->si)) {
+		ld->over_at = out->lines; /* refused whole, as a line too long */
+		return 0;
+	}
+	if (!j || !terminated) {
+		/* A killed run leaves at most one cut line, at the end. */
+		json_decref(j);
+		if (!terminated) {
+			out->truncated = true;
+			return 0;
+		}
+		out->bad_lines++;
+		if (out->lines > 1)
+			return 1;
+		/* Say why line 1 is no header: jansson's reason, bytes of the
+		 * file in it made printable (one line). */
+		snprintf(ld->why, sizeof ld->why, "line 1 is not JSON: %s", jerr.text);
+		for (char *c = ld->why; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		return 0;
+	}
+	const char *type = json_string_value(json_object_get(j, "type"));
+	if (out->lines == 1 && (!type || strcmp(type, "header") != 0 || !json_object_get(j, "gpuprobe"))) {
+		json_decref(j);
+		out->bad_lines++;
+		return 0;
+	}
+	bool ok = true;
+	if (!type)
+		out->bad_lines++;
+	else
+		ok = on_typed(ld, type, j);
+	json_decref(j);
+	return ok ? 1 : -1;
+}
+
 int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t errcap)
 {
 	memset(out, 0, sizeof *out);
 	gp_stuck_init(&out->stuck);
 	out->page_size = 4096;
 	out->fd = -1;
-	FILE *f = open_result(path, out, err, errcap);
-	if (!f)
+	struct gp_rlines rl;
+	if (open_result(path, out, &rl, err, errcap) < 0)
 		return -1;
-	char *line = NULL;
-	size_t cap = 0;
+	struct loader ld = { .out = out, .si = gp_samplein_new(), .first_sample = true,
+			     .why = "no header line" };
+	int rc = ld.si ? 1 : -1;
 	ssize_t len;
-	bool first_sample = true;
-	struct gp_point_builder *pb = NULL;
-	struct gp_samplein *si = gp_samplein_new();
-	if (!si) {
+	while (rc > 0 && (len = gp_rlines_next(&rl)) > 0)
+		rc = on_line(&ld, rl.line, (size_t)len);
+	gp_point_builder_free(ld.pb);
+	gp_samplein_free(ld.si);
+	/* A bound passed (a line too long, a bomb) or a read that failed:
+	 * the file is refused whole, with why (rstream.h). */
+	if (rc > 0 && rl.err)
+		gp_rlines_why(&rl, err, errcap);
+	else if (ld.over_at)
+		snprintf(err, errcap, "line %lu is a sample of more than %zu threads: not a sample "
+			 "gpuprobe writes (a corrupt or crafted file)", ld.over_at, GP_SAMPLE_MAX_THREADS);
+	else if (rc < 0)
 		snprintf(err, errcap, "out of memory");
-		fclose(f);
-		gp_loaded_free(out);
-		return -1;
-	}
-	char why[200] = "no header line";
-	while ((len = getline(&line, &cap, f)) > 0) {
-		out->lines++;
-		bool terminated = line[len - 1] == '\n';
-		if (terminated)
-			out->bytes += (unsigned long long)len;
-		json_error_t jerr;
-		json_t *j = gp_samplein_parse(si, line, (size_t)len, &jerr);
-		if (!j || !terminated) {
-			/* A killed run leaves at most one cut line, at the end. */
-			json_decref(j);
-			if (!terminated) {
-				out->truncated = true;
-				break;
-			}
-			out->bad_lines++;
-			if (out->lines == 1) {
-				/* Say why line 1 is no header: jansson's reason, bytes
-				 * of the file in it made printable (one line). */
-				snprintf(why, sizeof why, "line 1 is not JSON: %s", jerr.text);
-				for (char *c = why; *c; c++)
-					if ((unsigned char)*c < 0x20 || *c == 0x7f)
-						*c = '?';
-				break;
-			}
-			continue;
-		}
-		const char *type = json_string_value(json_object_get(j, "type"));
-		if (out->lines == 1 && (!type || strcmp(type, "header") != 0
-					|| !json_object_get(j, "gpuprobe"))) {
-			json_decref(j);
-			out->bad_lines++;
-			break;
-		}
-		if (!type) {
-			out->bad_lines++;
-		} else if (!strcmp(type, "header")) {
-			on_header(out, j);
-		} else if (!strcmp(type, "target")) {
-			/* The first target is the trace's; later ones are
-			 * descendants that appeared (format 2). */
-			if (!out->target)
-				keep(&out->target, j);
-		} else if (!strcmp(type, "exit")) {
-			keep(&out->exit, j);
-		} else if (!strcmp(type, "verdict")) {
-			keep(&out->verdict, j);
-		} else if (!strcmp(type, "kmsg")) {
-			gp_kmsg_note_add(out->kmsg, &out->nkmsg, j);
-		} else if (!strcmp(type, "ras")) {
-			gp_ras_note_add(&out->ras, j);
-		} else if (!strcmp(type, "stacks") && out->series.n) {
-			stacks_line(out, j);
-		} else if (!strcmp(type, "sample")) {
-			struct gp_point pt;
-			if (!pb)
-				pb = gp_point_builder_new();
-			/* Format 1 samples name no pid: the target line's. */
-			if (!json_object_get(j, "pid") && out->target) {
-				json_object_set(j, "pid", json_object_get(out->target, "pid"));
-				json_object_set(j, "comm", json_object_get(out->target, "comm"));
-			}
-			if (pb)
-				point_from_sample(pb, j, si, first_sample, &pt, &out->kstacks_seen);
-			first_sample = false;
-			if (!pb || gp_series_push(&out->series, &pt) < 0) {
-				gp_point_builder_free(pb);
-				gp_samplein_free(si);
-				json_decref(j);
-				snprintf(err, errcap, "out of memory");
-				free(line);
-				fclose(f);
-				gp_loaded_free(out);
-				return -1;
-			}
-		}
-		json_decref(j);
-	}
-	free(line);
-	gp_point_builder_free(pb);
-	gp_samplein_free(si);
-	bool read_error = ferror(f);
-	fclose(f);
-	if (!out->header) {
-		snprintf(err, errcap, "not a gpuprobe result (%s)", why);
-		gp_loaded_free(out);
-		return -1;
-	}
-	if (read_error) {
-		snprintf(err, errcap, "read error");
+	else if (!out->header)
+		snprintf(err, errcap, "not a gpuprobe result (%s)", ld.why);
+	bool failed = (rc > 0 && rl.err) || ld.over_at || rc < 0 || !out->header;
+	gp_rlines_close(&rl);
+	if (failed) {
 		gp_loaded_free(out);
 		return -1;
 	}

@@ -3,6 +3,7 @@
 #include "threadref.h"
 #include "trecscan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ struct gp_samplein {
 	struct gp_sample_split split;
 	char *rest;
 	size_t restcap;
+	struct gp_trecs_budget budget; /* the sample's threads, every process of it */
 };
 
 struct gp_samplein *gp_samplein_new(void)
@@ -63,6 +65,8 @@ static struct part *part_of(struct gp_samplein *si, int which)
 		if (!p)
 			return NULL;
 		memset(p + si->capparts, 0, (cap - si->capparts) * sizeof *p);
+		for (size_t k = si->capparts; k < cap; k++)
+			p[k].raw.budget = &si->budget;
 		si->part = p;
 		si->capparts = cap;
 	}
@@ -108,6 +112,8 @@ static bool read_span(struct part *p, const struct gp_span *sp)
 {
 	if (sp->scanned)
 		return true;
+	if (p->raw.budget->over)
+		return false; /* too many threads: not worth jansson's time */
 	/* Not JSON here is not JSON in the whole line either: false, and the
 	 * line goes to jansson whole (which refuses it, with its reason). */
 	json_t *arr = json_loadb(sp->at, sp->len, 0, NULL);
@@ -161,6 +167,26 @@ static void resolve(struct gp_samplein *si, json_t *j)
 	gp_threadref_resolve(si->vm, j);
 }
 
+/* A sample of too many threads: refused, its records let go. */
+static json_t *too_many(struct gp_samplein *si, json_t *j, json_error_t *err)
+{
+	json_decref(j);
+	for (size_t i = 0; i < si->nparts; i++) {
+		gp_trecs_clear(&si->part[i].raw);
+		si->part[i].nres = 0;
+	}
+	si->nparts = 0;
+	if (err)
+		snprintf(err->text, sizeof err->text, "a sample of more than %zu threads",
+			 GP_SAMPLE_MAX_THREADS);
+	return NULL;
+}
+
+bool gp_samplein_over(const struct gp_samplein *si)
+{
+	return si->budget.over;
+}
+
 json_t *gp_samplein_parse(struct gp_samplein *si, const char *line, size_t len, json_error_t *err)
 {
 	json_t *j;
@@ -169,6 +195,7 @@ json_t *gp_samplein_parse(struct gp_samplein *si, const char *line, size_t len, 
 		si->part[i].nres = 0;
 	}
 	si->nparts = 0;
+	si->budget = (struct gp_trecs_budget){ GP_SAMPLE_MAX_THREADS, false };
 	if (len < 16 || memcmp(line, "{\"type\":\"sample\"", 16) != 0)
 		goto whole;
 	si->split.get = raw_of;
@@ -191,6 +218,8 @@ json_t *gp_samplein_parse(struct gp_samplein *si, const char *line, size_t len, 
 	resolve(si, j);
 	return j;
 whole:
+	if (si->budget.over)
+		return too_many(si, NULL, err);
 	for (size_t i = 0; i < si->nparts; i++)
 		gp_trecs_clear(&si->part[i].raw);
 	si->nparts = 0;
@@ -198,6 +227,8 @@ whole:
 	const char *type = json_string_value(json_object_get(j, "type"));
 	if (type && !strcmp(type, "sample")) {
 		read_json_threads(si, j);
+		if (si->budget.over)
+			return too_many(si, j, err);
 		part_of(si, -1);
 		resolve(si, j);
 	}

@@ -465,6 +465,8 @@ void gp_trecs_clear(struct gp_trecs *a)
 {
 	for (size_t i = 0; i < a->n; i++)
 		gp_trec_release(&a->r[i]);
+	if (a->budget)
+		a->budget->left += a->n;
 	a->n = 0;
 }
 
@@ -477,6 +479,10 @@ void gp_trecs_free(struct gp_trecs *a)
 
 static struct gp_trec *trecs_add(struct gp_trecs *a)
 {
+	if (a->budget && !a->budget->left) {
+		a->budget->over = true;
+		return NULL;
+	}
 	if (a->n == a->cap) {
 		size_t nc = a->cap ? a->cap * 2 : 64;
 		struct gp_trec *r = realloc(a->r, nc * sizeof *r);
@@ -485,6 +491,8 @@ static struct gp_trec *trecs_add(struct gp_trecs *a)
 		a->r = r;
 		a->cap = nc;
 	}
+	if (a->budget)
+		a->budget->left--;
 	return &a->r[a->n++];
 }
 
@@ -533,8 +541,11 @@ bool gp_trecs_from_json(const json_t *arr, struct gp_trecs *out)
 		struct gp_trec *r = trecs_add(out);
 		if (!r)
 			return false;
-		if (!gp_trec_from_json(th, r))
+		if (!gp_trec_from_json(th, r)) {
 			out->n--; /* not an object: no thread (as the readers skip it) */
+			if (out->budget)
+				out->budget->left++;
+		}
 	}
 	return true;
 }

@@ -9,10 +9,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Records as read (raw), owned: their kernel strings too. */
+/* How many records the arrays sharing it may still hold (samplein: a
+ * sample's, every process of it); over once one was refused. */
+struct gp_trecs_budget {
+	size_t left;
+	bool over;
+};
+
+/* Records as read (raw), owned: their kernel strings too.  budget NULL:
+ * unbounded; cleared records go back to it. */
 struct gp_trecs {
 	struct gp_trec *r;
 	size_t n, cap;
+	struct gp_trecs_budget *budget;
 };
 void gp_trecs_clear(struct gp_trecs *a);
 void gp_trecs_free(struct gp_trecs *a);

@@ -3,6 +3,7 @@
 #include "waits.h"
 #include "parse.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,11 +55,8 @@ static int cmp_key(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* The node of thread tid of process pid (the first such), SIZE_MAX none.
- * By binary search: a scan per join or mutex edge was quadratic in a
- * process of 10 000 threads; a scan still when the index could not be
- * made. */
-static size_t find_tid(struct walk *w, int pid, int tid)
+/* The index by (pid, tid), made on first use; false when it could not be. */
+static bool index_nodes(struct walk *w)
 {
 	if (!w->by_tid_tried) {
 		w->by_tid_tried = true;
@@ -69,12 +67,12 @@ static size_t find_tid(struct walk *w, int pid, int tid)
 			qsort(w->by_tid, w->n, sizeof *w->by_tid, cmp_key);
 		}
 	}
-	if (!w->by_tid) {
-		for (size_t i = 0; i < w->n; i++)
-			if (w->nd[i].tid == tid && w->nd[i].pid == pid)
-				return i;
-		return SIZE_MAX;
-	}
+	return w->by_tid != NULL;
+}
+
+/* The first index entry at or after (pid, tid). */
+static size_t lower_bound(const struct walk *w, int pid, int tid)
+{
 	size_t lo = 0, hi = w->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -84,6 +82,22 @@ static size_t find_tid(struct walk *w, int pid, int tid)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The node of thread tid of process pid (the first such), SIZE_MAX none.
+ * By binary search: a scan per join or mutex edge was quadratic in a
+ * process of 10 000 threads; a scan still when the index could not be
+ * made. */
+static size_t find_tid(struct walk *w, int pid, int tid)
+{
+	if (!index_nodes(w)) {
+		for (size_t i = 0; i < w->n; i++)
+			if (w->nd[i].tid == tid && w->nd[i].pid == pid)
+				return i;
+		return SIZE_MAX;
+	}
+	size_t lo = lower_bound(w, pid, tid);
 	return lo < w->n && w->by_tid[lo].pid == pid && w->by_tid[lo].tid == tid ? w->by_tid[lo].i : SIZE_MAX;
 }
 
@@ -92,33 +106,52 @@ static bool stopped(char s)
 	return s == 'T' || s == 't';
 }
 
-static enum gp_chain_end follow(struct walk *w, size_t i);
+/* The nodes of process pid: [*from, *to) of the index, or of the nodes
+ * themselves (every one, to be filtered) when there is no index. */
+static void process_nodes(struct walk *w, int pid, size_t *from, size_t *to, bool *indexed)
+{
+	*indexed = index_nodes(w);
+	if (!*indexed) {
+		*from = 0;
+		*to = w->n;
+		return;
+	}
+	*from = lower_bound(w, pid, INT_MIN);
+	*to = *from;
+	while (*to < w->n && w->by_tid[*to].pid == pid)
+		(*to)++;
+}
 
 /* A process as the end of an edge (a pipe's peer, a lock's holder):
- * stopped if a thread of it is, running if one runs, else where its main
- * thread's chain ends. */
-static enum gp_chain_end process_end(struct walk *w, int pid, size_t *stopped_at)
+ * stopped if a thread of it is (*stopped_at: the first such), running if
+ * one runs, else where its main thread's chain ends: that thread, to be
+ * followed, in *next (the end GP_END_NONE then).  By the index: a chain
+ * of pipes through 300 000 processes was a scan of every node a hop. */
+static enum gp_chain_end process_end(struct walk *w, int pid, size_t *stopped_at, size_t *next)
 {
-	size_t main = SIZE_MAX, first = SIZE_MAX;
-	bool running = false;
-	for (size_t i = 0; i < w->n; i++) {
+	size_t main = SIZE_MAX, first = SIZE_MAX, from, to;
+	bool running = false, indexed;
+	process_nodes(w, pid, &from, &to, &indexed);
+	for (size_t k = from; k < to; k++) {
+		size_t i = indexed ? w->by_tid[k].i : k;
 		if (w->nd[i].pid != pid)
 			continue;
-		if (stopped(w->nd[i].state)) {
+		if (stopped(w->nd[i].state) && (*stopped_at == SIZE_MAX || i < *stopped_at))
 			*stopped_at = i;
-			return GP_END_STOPPED;
-		}
 		running |= w->nd[i].state == 'R';
-		if (w->nd[i].tid == pid)
-			main = i;
-		if (first == SIZE_MAX)
+		if (w->nd[i].tid == pid && (main == SIZE_MAX || i > main))
+			main = i; /* the last, as a scan in order kept */
+		if (first == SIZE_MAX || i < first)
 			first = i;
 	}
+	if (*stopped_at != SIZE_MAX)
+		return GP_END_STOPPED;
 	if (first == SIZE_MAX)
 		return GP_END_OUTSIDE; /* not in the traced tree */
 	if (running)
 		return GP_END_RUNNING;
-	return follow(w, main != SIZE_MAX ? main : first);
+	*next = main != SIZE_MAX ? main : first;
+	return GP_END_NONE;
 }
 
 static void note_stopped(struct walk *w, size_t s)
@@ -154,39 +187,51 @@ static void note_cycle(struct walk *w, size_t again)
 	}
 }
 
-static enum gp_chain_end edge_end(struct walk *w, const struct gp_wg_node *x)
+/* What a lock's waiter's chain ends in, from where its holder's ends: a
+ * holder that sleeps, or lives outside the tree, holds the lock
+ * meanwhile: the waiter is blocked behind it. */
+static enum gp_chain_end through_lock(enum gp_chain_end e)
+{
+	return e == GP_END_STOPPED || e == GP_END_CYCLE || e == GP_END_RUNNING ? e : GP_END_HOLDER;
+}
+
+/* What the chain of x's waiter ends in, given where its edge leads ends
+ * in e: a lock's edge changes it, the others pass it on. */
+static enum gp_chain_end hop(const struct gp_wg_node *x, enum gp_chain_end e)
+{
+	return x->on.how == GP_EDGE_FLOCK || x->on.how == GP_EDGE_POSIX ? through_lock(e) : e;
+}
+
+/* A process at the end of x's edge (a pipe's or socket's peer, a lock's
+ * holder): its end, or GP_END_NONE and the node to follow in *next. */
+static enum gp_chain_end peer_end(struct walk *w, const struct gp_wg_node *x, size_t *next)
 {
 	size_t s = SIZE_MAX;
-	enum gp_chain_end e;
+	enum gp_chain_end e = process_end(w, x->on.id, &s, next);
+	if (e == GP_END_STOPPED && s != SIZE_MAX)
+		note_stopped(w, s);
+	return *next != SIZE_MAX ? GP_END_NONE : hop(x, e);
+}
+
+/* One step of x's chain: where its edge ends, or GP_END_NONE and the
+ * node it leads to in *next (SIZE_MAX: none, the end is the answer). */
+static enum gp_chain_end edge_step(struct walk *w, const struct gp_wg_node *x, size_t *next)
+{
+	*next = SIZE_MAX;
 	switch (x->on.how) {
 	case GP_EDGE_STOPPED:
 		return GP_END_STOPPED;
 	case GP_EDGE_JOIN:
-	case GP_EDGE_MUTEX: {
-		size_t j = find_tid(w, x->pid, x->on.id);
-		if (j == SIZE_MAX)
-			return GP_END_UNKNOWN; /* gone, or not a thread of it */
-		return follow(w, j);
-	}
+	case GP_EDGE_MUTEX:
+		*next = find_tid(w, x->pid, x->on.id);
+		/* gone, or not a thread of it: unknown */
+		return *next == SIZE_MAX ? GP_END_UNKNOWN : GP_END_NONE;
 	case GP_EDGE_PIPE:
 	case GP_EDGE_SOCKET:
-		if (!x->on.id)
-			return GP_END_OUTSIDE;
-		e = process_end(w, x->on.id, &s);
-		if (e == GP_END_STOPPED && s != SIZE_MAX)
-			note_stopped(w, s);
-		return e;
+		return x->on.id ? peer_end(w, x, next) : GP_END_OUTSIDE;
 	case GP_EDGE_FLOCK:
 	case GP_EDGE_POSIX:
-		if (!x->on.id)
-			return GP_END_UNKNOWN;
-		e = process_end(w, x->on.id, &s);
-		if (e == GP_END_STOPPED && s != SIZE_MAX)
-			note_stopped(w, s);
-		/* A holder that sleeps, or lives outside the tree, holds the
-		 * lock meanwhile: the waiter is blocked behind it. */
-		return e == GP_END_STOPPED || e == GP_END_CYCLE || e == GP_END_RUNNING ? e
-		       : GP_END_HOLDER;
+		return x->on.id ? peer_end(w, x, next) : GP_END_UNKNOWN;
 	case GP_EDGE_FUTEX:
 		return GP_END_UNKNOWN;
 	default:
@@ -201,28 +246,54 @@ static enum gp_chain_end edge_end(struct walk *w, const struct gp_wg_node *x)
 	}
 }
 
-static enum gp_chain_end follow(struct walk *w, size_t i)
+/* Where the chain from node start ends, each node on it memoized.  A
+ * loop with an explicit path, not a recursion: a chain is as long as the
+ * input makes it (issue 27: 300 000 threads each joining the next
+ * overflowed the stack of `report`). */
+static enum gp_chain_end follow(struct walk *w, size_t start)
 {
-	if (w->end[i] != GP_END_NONE)
-		return (enum gp_chain_end)w->end[i];
-	if (w->on_path[i]) {
-		note_cycle(w, i);
-		return GP_END_CYCLE;
+	size_t base = w->depth, i = start;
+	enum gp_chain_end e;
+	bool direct = false; /* the last node pushed reached its end itself */
+	for (;;) {
+		const struct gp_wg_node *x = &w->nd[i];
+		if (w->end[i] != GP_END_NONE) {
+			e = (enum gp_chain_end)w->end[i];
+			break;
+		}
+		if (w->on_path[i]) {
+			note_cycle(w, i);
+			e = GP_END_CYCLE;
+			break;
+		}
+		if (x->state == 'R' || stopped(x->state)) {
+			if (stopped(x->state))
+				note_stopped(w, i);
+			e = x->state == 'R' ? GP_END_RUNNING : GP_END_STOPPED;
+			w->end[i] = (uint8_t)e;
+			break;
+		}
+		size_t next;
+		w->on_path[i] = true;
+		w->path[w->depth++] = i;
+		e = edge_step(w, x, &next);
+		if (next == SIZE_MAX) {
+			direct = true;
+			break;
+		}
+		i = next;
 	}
-	const struct gp_wg_node *x = &w->nd[i];
-	if (x->state == 'R')
-		return (enum gp_chain_end)(w->end[i] = GP_END_RUNNING);
-	if (stopped(x->state)) {
-		note_stopped(w, i);
-		return (enum gp_chain_end)(w->end[i] = GP_END_STOPPED);
+	/* Back along the path: each node ends where the node its edge leads
+	 * to ends, through a lock as a holder (hop).  GP_END_NONE, "not
+	 * followed", is zero: out of the memo's way. */
+	while (w->depth > base) {
+		size_t k = w->path[--w->depth];
+		w->on_path[k] = false;
+		if (!direct)
+			e = hop(&w->nd[k], e);
+		direct = false;
+		w->end[k] = (uint8_t)e;
 	}
-	w->on_path[i] = true;
-	w->path[w->depth++] = i;
-	enum gp_chain_end e = edge_end(w, x);
-	w->depth--;
-	w->on_path[i] = false;
-	/* NONE is "not followed"; keep it out of the memo's way. */
-	w->end[i] = (uint8_t)e;
 	return e;
 }
 

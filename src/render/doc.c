@@ -1,6 +1,7 @@
 #include "config.h"
 #include "doc.h"
 #include "parse.h"
+#include "safetext.h"
 #include "strbuf.h"
 #include "syscalls.h"
 #include "samplein.h"
@@ -36,26 +37,32 @@ void gp_fmt_value(char *buf, size_t cap, const char *unit, double v)
 	}
 }
 
-/* A Markdown table cell: '|' escaped, line breaks flattened. */
+/* A Markdown table cell: '|' escaped; safe text (common/safetext.h): a
+ * comm's line break or ESC as \n or \x1b, never raw. */
 void gp_md_cell(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '|')
+	struct strbuf sb = STRBUF_INIT;
+	gp_safe_add(&sb, s);
+	for (const char *p = sb.buf; *p; p++) {
+		if (*p == '|')
 			fputs("\\|", out);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
 		else
-			fputc(*s, out);
+			fputc(*p, out);
 	}
+	strbuf_release(&sb);
 }
 
 /* A code span of s: fenced by one backtick more than its longest run of
  * them, padded where it starts or ends with one (CommonMark 6.1); in a
  * table cell '|' escaped (GFM tables: the one escape a code span there
  * takes), elsewhere not (outside a table "\\|" would show as two
- * characters, and a pasted command would change). */
-void gp_md_code(FILE *out, const char *s, bool in_table)
+ * characters, and a pasted command would change).  Safe text, as a
+ * cell. */
+void gp_md_code(FILE *out, const char *raw, bool in_table)
 {
+	struct strbuf sb = STRBUF_INIT;
+	gp_safe_add(&sb, raw);
+	const char *s = sb.buf;
 	size_t run = 0, longest = 0;
 	for (const char *p = s; *p; p++) {
 		run = *p == '`' ? run + 1 : 0;
@@ -67,16 +74,15 @@ void gp_md_code(FILE *out, const char *s, bool in_table)
 		fputc('`', out);
 	if (pad)
 		fputc(' ', out);
-	if (in_table) {
+	if (in_table)
 		gp_md_cell(out, s);
-	} else {
-		for (const char *p = s; *p; p++)
-			fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
-	}
+	else
+		fputs(s, out);
 	if (pad)
 		fputc(' ', out);
 	for (size_t i = 0; i <= longest; i++)
 		fputc('`', out);
+	strbuf_release(&sb);
 }
 
 /* ---- the metrics ------------------------------------------------------------- */
@@ -189,24 +195,52 @@ struct scan {
 	size_t middle;               /* rows kept from the middle */
 };
 
+/* The slot of tid in the hash (open addressing, linear probing): its
+ * aggregate's, or the empty one where it would go. */
+static size_t th_slot_of(const struct gp_doc *d, int tid)
+{
+	size_t mask = d->nslot - 1, h = ((size_t)(unsigned)tid * 2654435761u) & mask;
+	while (d->th_slot[h] && d->th[d->th_slot[h] - 1].tid != tid)
+		h = (h + 1) & mask;
+	return h;
+}
+
+/* The hash at twice the aggregates at least: false when it cannot be. */
+static bool th_rehash(struct gp_doc *d, size_t want)
+{
+	if (d->nslot >= 2 * want)
+		return true;
+	size_t n = d->nslot ? d->nslot : 256;
+	while (n < 2 * want)
+		n *= 2;
+	size_t *slot = calloc(n, sizeof *slot);
+	if (!slot)
+		return false;
+	free(d->th_slot);
+	d->th_slot = slot;
+	d->nslot = n;
+	for (size_t i = 0; i < d->nth; i++)
+		d->th_slot[th_slot_of(d, d->th[i].tid)] = i + 1;
+	return true;
+}
+
+/* The aggregate of tid, made when new.  By a hash: a scan of every
+ * aggregate per new thread was quadratic (300 000 threads: 149 s). */
 static struct gp_thread_agg *thread(struct scan *sc, int tid)
 {
 	struct gp_doc *d = sc->d;
-	/* Linear from the last hit: samples list threads in the same order. */
-	static size_t hint;
-	for (size_t k = 0; k < d->nth; k++) {
-		size_t j = (hint + k) % d->nth;
-		if (d->th[j].tid == tid) {
-			hint = j + 1;
-			return &d->th[j];
-		}
-	}
+	if (!th_rehash(d, d->nth + 1))
+		return NULL;
+	size_t h = th_slot_of(d, tid);
+	if (d->th_slot[h])
+		return &d->th[d->th_slot[h] - 1];
 	if (!gp_grow(&d->th, &d->capth, d->nth + 1, sizeof *d->th, 64))
 		return NULL;
 	struct gp_thread_agg *t = &d->th[d->nth++];
 	memset(t, 0, sizeof *t);
 	t->tid = tid;
 	t->cpu_from = SIZE_MAX;
+	d->th_slot[h] = d->nth;
 	return t;
 }
 
@@ -266,8 +300,8 @@ static void on_sample(struct scan *sc, json_t *line)
 	/* The target's name now (format 2 samples carry it): after an exec,
 	 * not the one its target line was written with. */
 	const char *comm_now = json_string_value(json_object_get(line, "comm"));
-	if (comm_now)
-		gp_strlcpy(d->comm_now, comm_now, sizeof d->comm_now);
+	if (comm_now) /* any bytes: safe text (common/safetext.h) */
+		gp_safe_str(comm_now, d->comm_now, sizeof d->comm_now);
 	/* Every process the tree started (tracer/forks.h), cumulative. */
 	const json_t *fk = json_object_get(line, "forks");
 	forks_from(d, fk);
@@ -555,60 +589,62 @@ static const struct {
 	{ "ras", on_ras },
 };
 
+/* One line of the second pass, to its type's handler. */
+static void scan_line(struct scan *sc, struct gp_samplein *si, const char *buf, size_t len)
+{
+	json_t *j = gp_samplein_parse(si, buf, len, NULL);
+	if (!j)
+		return;
+	const char *type = json_string_value(json_object_get(j, "type"));
+	if (type) {
+		size_t h = 0;
+		while (h < sizeof handlers / sizeof handlers[0] && strcmp(handlers[h].type, type))
+			h++;
+		if (h < sizeof handlers / sizeof handlers[0]) {
+			handlers[h].fn(sc, j);
+		} else {
+			json_t *c = json_object_get(sc->d->unknown, type);
+			json_object_set_new(sc->d->unknown, type, json_integer(json_integer_value(c) + 1));
+		}
+	}
+	json_decref(j);
+}
+
 static int scan_file(struct gp_doc *d, char *err, size_t errcap)
 {
 	/* A second pass over what the loader read (the same open file, the
 	 * same complete lines): the thread table needs the judged phase,
 	 * which only the whole series gives, and keeping every thread of
-	 * every sample in memory for it would cost what streaming saves. */
+	 * every sample in memory for it would cost what streaming saves.
+	 * Read with the first pass's bounds (model/rstream.h), and no more
+	 * bytes than it read. */
 	if (d->l.fd < 0)
 		errno = EBADF;
 	int fd = d->l.fd < 0 ? -1 : fcntl(d->l.fd, F_DUPFD_CLOEXEC, 0);
-	FILE *f = fd < 0 ? NULL : gp_rstream_open(fd); /* owns fd */
-	if (!f) {
+	struct gp_rlines rl;
+	if (fd < 0 || gp_rlines_open(&rl, fd) < 0) { /* owns fd */
 		snprintf(err, errcap, "cannot read it again: %s", strerror(errno));
 		return -1;
 	}
 	unsigned long long left = d->l.bytes;
 	struct scan sc = { .d = d, .judged_from = d->v.judged_from };
-	char *buf = NULL;
-	size_t cap = 0;
 	ssize_t len;
-	unsigned long lineno = 0;
 	struct gp_samplein *si = gp_samplein_new();
+	sc.si = si;
 	if (!si) {
-		fclose(f);
+		gp_rlines_close(&rl);
 		snprintf(err, errcap, "out of memory");
 		return -1;
 	}
-	sc.si = si;
-	while (left > 0 && (len = getline(&buf, &cap, f)) > 0) {
-		lineno++;
-		if (buf[len - 1] != '\n' || (unsigned long long)len > left)
+	while (left > 0 && (len = gp_rlines_next(&rl)) > 0) {
+		if (rl.line[len - 1] != '\n' || (unsigned long long)len > left)
 			break; /* the cut tail of a killed run, or lines written since */
 		left -= (unsigned long long)len;
-		json_t *j = gp_samplein_parse(si, buf, (size_t)len, NULL);
-		if (!j)
-			continue;
-		const char *type = json_string_value(json_object_get(j, "type"));
-		if (type) {
-			size_t h = 0;
-			while (h < sizeof handlers / sizeof handlers[0] && strcmp(handlers[h].type, type))
-				h++;
-			if (h < sizeof handlers / sizeof handlers[0]) {
-				handlers[h].fn(&sc, j);
-			} else {
-				json_t *c = json_object_get(d->unknown, type);
-				json_object_set_new(d->unknown, type,
-						    json_integer(json_integer_value(c) + 1));
-			}
-		}
-		json_decref(j);
+		scan_line(&sc, si, rl.line, (size_t)len);
 	}
 	klog_finish(&sc);
 	gp_samplein_free(si);
-	free(buf);
-	fclose(f);
+	gp_rlines_close(&rl);
 	return 0;
 }
 
@@ -635,6 +671,15 @@ int gp_doc_load(const char *path, const struct gp_verdict_opts *vo_in, struct gp
 	if (scan_file(d, err, errcap) < 0) {
 		gp_doc_free(d);
 		return -1;
+	}
+	/* The target's name when no sample carried one (gp_doc_comm): the
+	 * target line's, as safe text too. */
+	if (!d->comm_now[0]) {
+		const char *c = json_string_value(json_object_get(d->target_now, "comm"));
+		if (!c)
+			c = json_string_value(json_object_get(d->l.target, "comm"));
+		if (c)
+			gp_safe_str(c, d->comm_now, sizeof d->comm_now);
 	}
 	/* Both passes done: `report` of a thousand files keeps no fd each. */
 	close(d->l.fd);
@@ -664,6 +709,9 @@ void gp_doc_free(struct gp_doc *d)
 		free(d->th[i].cpu);
 	free(d->th);
 	d->th = NULL;
+	free(d->th_slot);
+	d->th_slot = NULL;
+	d->nslot = 0;
 	d->nth = d->capth = 0;
 	d->arms = d->stacks = d->idle = d->gpu = d->unknown = NULL;
 }

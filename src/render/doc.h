@@ -78,6 +78,7 @@ struct gp_doc {
 				      * process maps, the newest `target`/`runtime_libs` */
 	struct gp_thread_agg *th;
 	size_t nth, capth;
+	size_t *th_slot, nslot;      /* th by tid: a hash of index + 1, 0 empty (doc.c) */
 	json_t *target_now;          /* the trace's latest `target` line of how "exec"
 				      * or "renamed" (the command after an exec), or NULL */
 	char comm_now[64];           /* the target's comm in the last sample, "" none */

@@ -5,6 +5,7 @@
  * one is a stranger's). */
 #include "config.h"
 #include "klog.h"
+#include "safetext.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -301,9 +302,12 @@ size_t gp_klog_span_words(struct strbuf *sb, const struct gp_doc *d, double from
 
 /* ---- the section --------------------------------------------------------------------- */
 
-void gp_md_text(FILE *out, const char *s)
+void gp_md_text(FILE *out, const char *raw)
 {
-	for (const char *p = s; p && *p; p++) {
+	struct strbuf sb = STRBUF_INIT;
+	gp_safe_add(&sb, raw); /* a byte not UTF-8 as \xNN, too */
+	const char *s = sb.buf;
+	for (const char *p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 		/* An '_' between two letters or digits opens and closes no
 		 * emphasis (CommonMark 6.2): "futex_do_wait" stays as it is. */
@@ -315,6 +319,7 @@ void gp_md_text(FILE *out, const char *s)
 		else
 			fputc(c, out);
 	}
+	strbuf_release(&sb);
 }
 
 static size_t kept_errors(const struct gp_klog *k)

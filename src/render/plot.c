@@ -7,6 +7,7 @@
  * dotted and named, across all three.  1200x800, readable as pasted. */
 #include "config.h"
 #include "render.h"
+#include "safetext.h"
 #include "verdict_text.h"
 #include "klog.h"
 #include "target_text.h"
@@ -526,8 +527,9 @@ static void draw(cairo_t *cr, const struct gp_doc *d)
 	for (size_t k = 0; k < nt; k++) {
 		if (top[k]->judged == 0 || top[k]->cpu_sum / top[k]->judged < 0.5)
 			continue;
-		char lab[64];
-		snprintf(lab, sizeof lab, "thread %d (%s)", top[k]->tid, top[k]->comm);
+		char lab[64], tcomm[40]; /* safe: cairo draws UTF-8 only */
+		snprintf(lab, sizeof lab, "thread %d (%s)", top[k]->tid,
+			 gp_safe_str(top[k]->comm, tcomm, sizeof tcomm));
 		struct series *s = add(&p[1], lab, n);
 		if (!s)
 			break;

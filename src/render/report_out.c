@@ -4,8 +4,12 @@
  * Markdown section, and the plot of the first trace. */
 #include "config.h"
 #include "render.h"
+#include "error.h"
+#include "safetext.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* JSON_REAL_PRECISION(10) prints DBL_MAX as 1.797693135e308, past
@@ -40,6 +44,19 @@ static bool reals_over(json_t *v, bool clamp)
 	return clamp;
 }
 
+static void render_words(FILE *out, const char *format, const struct gp_doc *docs, size_t n)
+{
+	if (!strcmp(format, "text")) {
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				fputc('\n', out);
+			gp_render_text(out, &docs[i]);
+		}
+	} else if (n) {
+		gp_render_markdown(out, docs, n);
+	}
+}
+
 void gp_render_report(FILE *out, const char *format, const struct gp_doc *docs, size_t n)
 {
 	if (!strcmp(format, "json")) {
@@ -56,14 +73,22 @@ void gp_render_report(FILE *out, const char *format, const struct gp_doc *docs, 
 		json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', out);
 		json_decref(doc);
-	} else if (!strcmp(format, "text")) {
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				fputc('\n', out);
-			gp_render_text(out, &docs[i]);
-		}
-	} else if (n) {
-		gp_render_markdown(out, docs, n);
+	} else {
+		/* Text and Markdown quote a stranger's strings (a comm, a
+		 * symbol, a file's name, a kernel log line) in many places: the
+		 * whole is written as safe text, so that none of them reaches a
+		 * terminal as an escape sequence or a byte that is not UTF-8
+		 * (common/safetext.h; a name with a newline is made one line
+		 * where it is quoted).  Rendered to memory first, then written. */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		render_words(m ? m : out, format, docs, n);
+		if (m && fclose(m) == 0)
+			gp_safe_lines(out, buf, len);
+		else if (m)
+			gp_err(NULL, "out of memory");
+		free(buf);
 	}
 }
 

@@ -1,6 +1,7 @@
 /* Text and Markdown rendering of a `stacks` line; see stacks_text.h. */
 #include "config.h"
 #include "stacks_text.h"
+#include "safetext.h"
 #include "strbuf.h"
 
 #include <stdbool.h>
@@ -356,7 +357,7 @@ static void trailer(FILE *f, const json_t *line, bool md)
 			json_number_value(json_object_get(cost, "wall_ms")));
 }
 
-void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o)
+static void render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o)
 {
 	const json_t *threads = json_object_get(line, "threads");
 	size_t n = json_array_size(threads);
@@ -370,12 +371,15 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 	qsort(g, ng, sizeof *g, cmp_group);
 
 	json_int_t pid = json_integer_value(json_object_get(line, "pid"));
+	char comm[GP_SAFE_COMM] = ""; /* one line whatever it holds */
+	if (o->comm)
+		gp_safe_str(o->comm, comm, sizeof comm);
 	if (md)
 		fprintf(f, "### Stacks of pid %lld%s%s%s\n\n", (long long)pid, o->comm ? " (" : "",
-			o->comm ? o->comm : "", o->comm ? ")" : "");
+			comm, o->comm ? ")" : "");
 	else
-		fprintf(f, "pid %lld%s%s%s: ", (long long)pid, o->comm ? " (" : "",
-			o->comm ? o->comm : "", o->comm ? ")" : "");
+		fprintf(f, "pid %lld%s%s%s: ", (long long)pid, o->comm ? " (" : "", comm,
+			o->comm ? ")" : "");
 	fprintf(f, "%zu thread%s, %zu distinct stack%s", n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
 	if (o->window_s > 0)
 		fprintf(f, "; %zu hot (>= %.0f%% CPU over %.2f s)", hot, o->hot_pct, o->window_s);
@@ -432,4 +436,17 @@ void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render
 	free(g);
 
 	trailer(f, line, md);
+}
+
+/* The target's strings (its comm, symbols, file names, Python function
+ * names) as safe text, as report's (common/safetext.h). */
+void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	render_stacks(m ? m : f, line, o);
+	if (m && fclose(m) == 0)
+		gp_safe_lines(f, buf, len);
+	free(buf);
 }

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "trace_text.h"
+#include "safetext.h"
 #include "units.h"
 
 #include <math.h>
@@ -19,10 +20,10 @@ void gp_render_live_line(FILE *out, const struct gp_point *prev,
 	gp_fmt_size(rss, sizeof rss, (double)cur->rss_file);
 	if (cur->have & (GP_PT_GPU_DRM | GP_PT_GPU_KFD | GP_PT_GPU_NVML))
 		gp_fmt_size(gpu, sizeof gpu, (double)cur->gpu_bytes);
-	char top[96] = "-";
+	char top[128] = "-", comm[GP_SAFE_COMM];
 	if (prev && cur->top_tid)
 		snprintf(top, sizeof top, "%d %-15s %5.1f%% (sys %5.1f%%)", cur->top_tid,
-			 cur->top_comm, cur->top_cpu_pct, cur->top_sys_pct);
+			 gp_safe_str(cur->top_comm, comm, sizeof comm), cur->top_cpu_pct, cur->top_sys_pct);
 	fprintf(out, "%7.1fs  thr %-4u  top %-42s", cur->t, cur->threads, top);
 	fprintf(out, "  total %6.1f%%  RssFile %9s  GPU %9s", prev ? cur->cpu_pct : 0.0, rss, gpu);
 	if (prev && (cur->have & GP_PT_SYS_WB)) {
@@ -93,8 +94,9 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 			     const struct gp_trace_end *e)
 {
 	double span = s->n > 1 ? s->pt[s->n - 1].t - s->pt[0].t : 0;
+	char comm[GP_SAFE_COMM];
 	fprintf(out, "gpuprobe trace: pid %d (%s): %zu sample%s over %.1f s; ", e->pid,
-		e->comm ? e->comm : "?", s->n, s->n == 1 ? "" : "s", span);
+		e->comm ? gp_safe_str(e->comm, comm, sizeof comm) : "?", s->n, s->n == 1 ? "" : "s", span);
 	if (e->have_status && e->signal)
 		fprintf(out, "%s (killed by signal %d)\n", e->reason, e->signal);
 	else if (e->have_status)
@@ -145,7 +147,8 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 		 * than name one "busiest" at 0.0%. */
 		if (best && best->top_cpu_pct >= 0.1f)
 			fprintf(out, "  busiest    thread %d (%s) %.1f%% at +%.1f s, system %.1f%%\n",
-				best->top_tid, best->top_comm, best->top_cpu_pct, best->t, best->top_sys_pct);
+				best->top_tid, gp_safe_str(best->top_comm, comm, sizeof comm), best->top_cpu_pct,
+				best->t, best->top_sys_pct);
 		else
 			fprintf(out, "  busiest    none: no thread above 0.1%% CPU in any interval\n");
 		if (l->procs > 1 || f->procs > 1 || l->procs_exited || e->forks_started)

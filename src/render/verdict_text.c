@@ -6,6 +6,7 @@
 #include "config.h"
 #include "verdict_text.h"
 #include "parse.h"
+#include "safetext.h"
 #include "strbuf.h"
 #include "syscalls.h"
 #include "units.h"
@@ -541,7 +542,7 @@ static const char *machine_of(const struct gp_verdict *v)
 	return v->machine_set ? v->machine : NULL;
 }
 
-void gp_phase_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
+static void phase_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
 {
 	const struct gp_phase *ph = &v->phase[i];
 	switch (ph->kind) {
@@ -576,12 +577,21 @@ void gp_phase_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
 		strbuf_addf(sb, " in pid %d (%s)", ph->pid, ph->comm);
 }
 
+/* The words name processes and threads by their comm, any bytes the
+ * target chose: the sentence is made safe whole (common/safetext.h). */
+void gp_phase_what(struct strbuf *sb, const struct gp_verdict *v, size_t i)
+{
+	size_t from = sb->len;
+	phase_what(sb, v, i);
+	gp_safe_tail(sb, from);
+}
+
 /* The phase before the last one: "; before that +0.0-10.0 s: ..." */
 static void before_that(struct strbuf *sb, const struct gp_verdict *v)
 {
 	size_t i = v->nphases >= 2 ? v->nphases - 2 : 0;
 	strbuf_addf(sb, "; before that +%.1f-%.1f s: ", v->phase[i].from, v->phase[i].to);
-	gp_phase_what(sb, v, i);
+	phase_what(sb, v, i);
 }
 
 /* A progress phase carried by anonymous memory, with no io, GPU or
@@ -644,7 +654,7 @@ static void story(struct strbuf *sb, const struct gp_verdict *v)
 		strbuf_addf(sb, v->story == GP_STORY_SLOW_RATE ? "slow progress since +%.1f s: "
 			    : "making progress since +%.1f s: ", v->since_s);
 		if (v->nphases)
-			gp_phase_what(sb, v, v->nphases - 1);
+			phase_what(sb, v, v->nphases - 1);
 		if (v->nphases && anon_only(&v->phase[v->nphases - 1])) {
 			/* a heap that fills, or a leak: no io, no GPU */
 			gp_fmt_rate(rs, sizeof rs, v->phase[v->nphases - 1].mrate[0]);
@@ -721,6 +731,7 @@ static void ras_words(struct strbuf *sb, const struct gp_verdict *v)
 
 void gp_verdict_summary(struct strbuf *sb, const struct gp_verdict *v)
 {
+	size_t from = sb->len;
 	if (v->cls == GP_CLASS_EXITED) {
 		if (v->have_status && v->signal)
 			strbuf_addf(sb, "exited (killed by signal %d)", v->signal);
@@ -733,6 +744,7 @@ void gp_verdict_summary(struct strbuf *sb, const struct gp_verdict *v)
 	story(sb, v);
 	kmsg_words(sb, v);
 	ras_words(sb, v);
+	gp_safe_tail(sb, from); /* as gp_phase_what */
 }
 
 void gp_verdict_reason(struct strbuf *sb, const struct gp_verdict *v)
@@ -835,7 +847,9 @@ void gp_evidence_reads(struct strbuf *sb, const struct gp_evidence *e)
 			strbuf_addstr(sb, "none created");
 		break;
 	case GP_READS_BUSIEST:
-		strbuf_addf(sb, "busiest now: %d (%s) %.0f%%, %.0f%% system", e->tid, e->comm, e->x, e->y);
+		strbuf_addf(sb, "busiest now: %d (", e->tid);
+		gp_safe_add(sb, e->comm);
+		strbuf_addf(sb, ") %.0f%%, %.0f%% system", e->x, e->y);
 		break;
 	default:
 		break;

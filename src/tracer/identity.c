@@ -123,12 +123,16 @@ static json_t *identity_from_files(const struct gp_root *root, int pid)
 	json_object_set_new(t, "comm", gp_json_string(st.comm));
 	json_object_set_new(t, "starttime_ticks", json_integer((json_int_t)st.starttime));
 	snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-	ssize_t n = gp_read_file(root, path, buf, sizeof buf);
+	/* Whole (a command line may be longer than any fixed buffer), its
+	 * arguments split at the NULs only: an argument is any bytes. */
+	size_t n = 0;
+	char *cl = gp_slurp(root, path, &n);
 	json_t *argv = json_array(), *raw = json_array();
-	for (ssize_t i = 0; i < n;) {
-		argv_add(argv, raw, buf + i);
-		i += (ssize_t)strlen(buf + i) + 1;
+	for (size_t i = 0; cl && i < n;) {
+		argv_add(argv, raw, cl + i);
+		i += strlen(cl + i) + 1;
 	}
+	free(cl);
 	set_argv(t, argv, raw);
 	return t;
 }
@@ -147,8 +151,11 @@ json_t *gp_target_identity(const struct gp_root *root, int pid)
 	struct pids_fetch *f = procps_pids_select(info, &want, 1, PIDS_SELECT_PID);
 	if (f && f->counts->total == 1) {
 		struct pids_stack *s = f->stacks[0];
+		/* libproc2's vector only where the file gave none: it splits
+		 * an argument at a newline ("n\nFAKE" read as two), the file's
+		 * NULs do not (issue 27). */
 		char **argv = PIDS_VAL(I_ARGV, strv, s, info);
-		if (argv && argv[0] && argv[0][0]) {
+		if (argv && argv[0] && argv[0][0] && !json_array_size(json_object_get(t, "cmdline"))) {
 			json_t *a = json_array(), *raw = json_array();
 			for (char **p = argv; *p; p++)
 				argv_add(a, raw, *p);

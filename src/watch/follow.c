@@ -5,6 +5,8 @@
 #include "house.h"
 #include "identity.h"
 #include "nvml.h"
+#include "procfs.h"
+#include "procstat.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,14 +73,47 @@ static void scan_fds(struct gp_follow *f)
 	closedir(d);
 }
 
+/* pid's start time (clock ticks after boot), GP_FOLLOW_NONE when it has
+ * no process.  A zombie leader whose threads run is followed (its stat
+ * reads Z): a process that ended is let go by its sampler (watch_cmd.c). */
+static unsigned long long start_of(const struct gp_root *root, int pid)
+{
+	char path[64], buf[1024];
+	struct gp_stat st;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if (gp_read_file(root, path, buf, sizeof buf) <= 0 || !gp_parse_stat(buf, &st))
+		return GP_FOLLOW_NONE;
+	return (unsigned long long)st.starttime;
+}
+
+/* The PIDs given whose process is still the one first seen there. */
+static bool given(struct gp_follow *f, int **v, size_t *n, size_t *cap)
+{
+	if (f->npids && !f->starts) {
+		f->starts = malloc(f->npids * sizeof *f->starts);
+		if (!f->starts)
+			return false;
+		for (size_t i = 0; i < f->npids; i++)
+			f->starts[i] = start_of(f->root, f->pids[i]);
+	}
+	bool ok = true;
+	for (size_t i = 0; i < f->npids; i++) {
+		if (f->starts[i] == GP_FOLLOW_NONE)
+			continue;
+		if (start_of(f->root, f->pids[i]) != f->starts[i]) {
+			f->starts[i] = GP_FOLLOW_NONE; /* gone: for good */
+			continue;
+		}
+		ok = ok && add(v, n, cap, f->pids[i]);
+	}
+	return ok;
+}
+
 int gp_follow_scan(struct gp_follow *f, double t, int **out)
 {
 	int *v = NULL;
 	size_t n = 0, cap = 0;
-	bool ok = true;
-	for (size_t i = 0; i < f->npids; i++)
-		if (kill(f->pids[i], 0) == 0 || errno == EPERM)
-			ok = ok && add(&v, &n, &cap, f->pids[i]);
+	bool ok = given(f, &v, &n, &cap);
 	if (f->name) {
 		int *pids = NULL;
 		int k = gp_find_by_name(f->name, &pids);
@@ -112,4 +147,6 @@ void gp_follow_free(struct gp_follow *f)
 {
 	free(f->gpu_pids);
 	f->gpu_pids = NULL;
+	free(f->starts);
+	f->starts = NULL;
 }

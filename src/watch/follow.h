@@ -11,10 +11,18 @@
 #include <stddef.h>
 
 struct gp_nvml;
+struct gp_root;
 
 struct gp_follow {
+	/* The PIDs given are processes, not numbers: each is the process
+	 * that held it at the first scan, known by its start time
+	 * (/proc/PID/stat starttime), and a process that later gets the
+	 * number is not it (issue 27: watch followed whatever came next).
+	 * A PID with no process at the first scan is never followed. */
 	const int *pids;
 	size_t npids;
+	const struct gp_root *root;  /* where /proc is read */
+	unsigned long long *starts;  /* per PID given: its start time, or GP_FOLLOW_NONE */
 	const char *name;
 	bool gpu;
 	struct gp_nvml *nv;          /* --gpu: NVML, NULL when not loaded */
@@ -23,6 +31,8 @@ struct gp_follow {
 	int *gpu_pids;               /* its answer, kept until the next one */
 	size_t ngpu_pids, capgpu;
 };
+
+#define GP_FOLLOW_NONE (~0ull)
 
 /* The candidates at time t (seconds), each once, into *out (malloc'd,
  * the caller frees).  Returns how many, -1 on allocation failure. */

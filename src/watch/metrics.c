@@ -1,29 +1,31 @@
 /* watch's Prometheus text file: see metrics.h. */
 #include "config.h"
 #include "metrics.h"
+#include "safefile.h"
+#include "safetext.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A label value as the exposition format wants it: backslash, double
- * quote and newline escaped (Prometheus "Exposition formats", text
- * format: label_value).  comm is any 15 bytes the process chose: other
- * control bytes become '?', so a line is always one line. */
+/* A label value as the exposition format wants it: UTF-8, with
+ * backslash, double quote and newline escaped (Prometheus "Exposition
+ * formats", text format: label_value).  comm is any 15 bytes the process
+ * chose: node_exporter refuses the whole file for one byte that is not
+ * UTF-8 ("invalid label value"), so the value is the name as the watch's
+ * log shows it (common/safetext.h: \xNN for such a byte, no control
+ * character left), then escaped. */
 static void label(struct strbuf *sb, const char *v)
 {
-	for (const char *c = v; *c; c++) {
+	struct strbuf safe = STRBUF_INIT;
+	gp_safe_add(&safe, v);
+	for (const char *c = safe.buf; *c; c++) {
 		if (*c == '\\' || *c == '"')
-			strbuf_addf(sb, "\\%c", *c);
-		else if (*c == '\n')
-			strbuf_addstr(sb, "\\n");
-		else if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			strbuf_addch(sb, '?');
-		else
-			strbuf_addch(sb, *c);
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *c);
 	}
+	strbuf_release(&safe);
 }
 
 static void head(struct strbuf *sb, const char *name, const char *type, const char *help)
@@ -96,7 +98,10 @@ int gp_metrics_write(const char *path, const struct strbuf *sb)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* A new file of ours, never one that was there (common/safefile.h);
+	 * 0644: node_exporter reads it as its own user (Debian's unit runs it
+	 * as prometheus), and it says no more than the scrape serves. */
+	int fd = gp_create_excl(tmp, 0644);
 	if (fd < 0)
 		return -1;
 	size_t done = 0;

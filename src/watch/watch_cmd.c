@@ -15,6 +15,8 @@
 #include "procstat.h"
 #include "ptstop.h"
 #include "result.h"
+#include "safefile.h"
+#include "safetext.h"
 #include "sampler.h"
 #include "series.h"
 #include "spool.h"
@@ -140,7 +142,9 @@ static const struct argp watch_argp = {
 	"Follow processes for as long as they live (given PIDs, every process named "
 	"--name, every GPU holder with --gpu; new ones as they start), each with a "
 	"live verdict: trace's sampling and verdict, stacks only of hot threads and, "
-	"once a process has made no progress for --hang-after, of all its threads.\v"
+	"once a process has made no progress for --hang-after, of all its threads.  "
+	"A PID given is the process that held it at the start: a later process with "
+	"its number is not followed.\v"
 	"When a process's verdict turns to hang-blocked, hang-gpu-spin, "
 	"hang-busy-kernel or hang-busy-user, watch logs one line and, with "
 	"--bundle-dir, writes a bundle (see gpuprobe bundle) holding its own record "
@@ -156,7 +160,9 @@ static const struct argp watch_argp = {
 	"stopped and removed, the metrics file is removed, no target is left "
 	"stopped.\n\n"
 	"Exit status: 0 ended by a signal, --seconds, or every given PID exited; 1 "
-	"a runtime error (cannot make the spool, DIR not writable); 64 usage error.",
+	"a runtime error (cannot make the spool, DIR not writable, or the directory of "
+	"--bundle-dir or --metrics another user's or writable by others and not sticky); "
+	"64 usage error.",
 	NULL, NULL, NULL,
 };
 
@@ -242,13 +248,18 @@ static void log_line(const char *fmt, ...)
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* One line whatever the names in it hold (a comm with a newline
+	 * would forge the next line, one with ESC drive the terminal):
+	 * made safe whole (common/safetext.h). */
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	printf("%s gpuprobe watch: ", ts);
-	vprintf(fmt, ap);
-	putchar('\n');
-	fflush(stdout);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	gp_safe_tail(&sb, 0);
+	printf("%s gpuprobe watch: %s\n", ts, sb.buf);
+	fflush(stdout);
+	strbuf_release(&sb);
 }
 
 static void wproc_free(struct wproc *w)
@@ -604,7 +615,10 @@ static void write_metrics(struct watch *W)
 	struct strbuf sb = STRBUF_INIT;
 	gp_metrics_text(&sb, &mw, mp, k);
 	if (gp_metrics_write(W->o->metrics, &sb) < 0) {
-		if (!W->metrics_warned)
+		if (!W->metrics_warned && errno == EEXIST)
+			gp_err(W->o->metrics, "cannot write the metrics: %s.tmp is there and is not a "
+			       "file of this user's (tried again every tick)", W->o->metrics);
+		else if (!W->metrics_warned)
 			gp_err_errno(errno, W->o->metrics, "cannot write the metrics (tried again "
 				     "every tick)");
 		W->metrics_warned = true;
@@ -687,6 +701,23 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
+/* --bundle-dir and --metrics' directory: nobody else may write there
+ * (common/safefile.h), or what a root sidecar writes could land in a
+ * file of theirs.  Refused at the start, with why. */
+static bool safe_dirs(const struct watch_opts *o)
+{
+	char why[256];
+	if (o->bundle_dir && gp_safe_dir(o->bundle_dir, why, sizeof why) < 0) {
+		gp_err(o->bundle_dir, "refusing to write bundles there: %s", why);
+		return false;
+	}
+	if (o->metrics && gp_safe_dir_of(o->metrics, why, sizeof why) < 0) {
+		gp_err(o->metrics, "refusing to write the metrics there: %s", why);
+		return false;
+	}
+	return true;
+}
+
 static int setup(struct watch *W)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -705,6 +736,8 @@ static int setup(struct watch *W)
 			return -1;
 		}
 	}
+	if (!safe_dirs(W->o))
+		return -1;
 	if (gp_root_open(&W->root, NULL) < 0) {
 		gp_err_errno(errno, "/", "cannot open");
 		return -1;
@@ -777,6 +810,7 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		rc = GP_EXIT_ERROR;
 		goto out;
 	}
+	W.follow.root = &W.root; /* the PIDs given, known by start time (follow.h) */
 	if (!o.quiet)
 		log_line("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
 			 o.name ? ", --name " : "", o.name ? o.name : "", o.gpu ? ", --gpu" : "",

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -160,8 +161,49 @@ static void test_names(void **st)
 	assert_int_equal(g.edges, 0);
 }
 
+/* Chains as long as the input makes them (issue 27): 300 000 threads each
+ * joining the next, and 300 000 processes each writing to the next's
+ * pipe, flock-waiting at the end of it; a cycle closed around the whole
+ * chain.  Followed without a recursion (the default 8 MiB stack held
+ * ~100 000 frames of the old one), and the pipes without a scan of every
+ * node a hop (quadratic). */
+#define LONG_CHAIN 300000
+static void test_long_chains(void **st)
+{
+	(void)st;
+	struct gp_wg_node *n = calloc(LONG_CHAIN, sizeof *n);
+	assert_non_null(n);
+	for (int i = 0; i < LONG_CHAIN; i++)
+		n[i] = node(1000, 1000 + i, "w", 'S', GP_WAIT_LOCK, GP_EDGE_JOIN, 1000 + i + 1);
+	n[LONG_CHAIN - 1] = node(1000, 1000 + LONG_CHAIN - 1, "w", 'S', GP_WAIT_INPUT, GP_EDGE_NONE, 0);
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, LONG_CHAIN, 1000, &g);
+	assert_int_equal(g.main_end, GP_END_OUTSIDE);
+	assert_int_equal(g.main_joins, 1000 + LONG_CHAIN - 1);
+	assert_int_equal(g.ncycle, 0);
+
+	/* The last joins the first: one cycle of them all. */
+	n[LONG_CHAIN - 1] = node(1000, 1000 + LONG_CHAIN - 1, "w", 'S', GP_WAIT_LOCK, GP_EDGE_JOIN, 1000);
+	gp_waitgraph_judge(n, LONG_CHAIN, 1000, &g);
+	assert_int_equal(g.main_end, GP_END_CYCLE);
+	assert_int_equal(g.ncycle, GP_WG_MEMBERS);
+
+	/* Processes: each writes to the next's pipe; the last waits on a
+	 * flock held by a process outside the tree. */
+	for (int i = 0; i < LONG_CHAIN; i++)
+		n[i] = node(2000 + i, 2000 + i, "p", 'S', GP_WAIT_OUTPUT, GP_EDGE_PIPE, 2000 + i + 1);
+	n[LONG_CHAIN - 1] = node(2000 + LONG_CHAIN - 1, 2000 + LONG_CHAIN - 1, "p", 'S', GP_WAIT_LOCK,
+				 GP_EDGE_FLOCK, 99);
+	gp_waitgraph_judge(n, LONG_CHAIN, 2000, &g);
+	assert_int_equal(g.main_end, GP_END_HOLDER);
+	assert_int_equal(g.holder_pid, 99);
+	assert_true(g.holder_outside);
+	free(n);
+}
+
 UNIT_MAIN(
 	cmocka_unit_test(test_cycle),
+	cmocka_unit_test(test_long_chains),
 	cmocka_unit_test(test_stopped_pipeline),
 	cmocka_unit_test(test_pipe_outside),
 	cmocka_unit_test(test_released),

@@ -30,23 +30,30 @@
 static void test_metrics_text(void **st)
 {
 	(void)st;
-	struct gp_metric_proc p[2] = {
+	struct gp_metric_proc p[3] = {
 		{ .pid = 42, .comm = "py\"th\\o\nn", .cls = "hang-blocked", .hang = 1,
 		  .since_progress = 12.5, .cpu_cores = 0.25, .idle_cpu_cores = 0.25, .gpu = "spin" },
 		{ .pid = 7, .comm = "ok", .cls = "progress", .since_progress = 0, .gpu = "work" },
+		{ .pid = 9, .comm = "n\xff\x1b[31m", .cls = "idle", .gpu = "idle" },
 	};
-	struct gp_metrics_watch w = { .bundles = 3, .procs = 2 };
+	struct gp_metrics_watch w = { .bundles = 3, .procs = 3 };
 	struct strbuf sb = STRBUF_INIT;
-	gp_metrics_text(&sb, &w, p, 2);
-	/* A comm is any bytes: quote, backslash and newline escaped, so the
-	 * sample stays one line (exposition format, label_value). */
-	assert_non_null(strstr(sb.buf, "gpuprobe_process_class{pid=\"42\",comm=\"py\\\"th\\\\o\\nn\","
+	gp_metrics_text(&sb, &w, p, 3);
+	/* A comm is any bytes: the value is its safe text (common/safetext.h:
+	 * a newline as \n, ESC as \x1b, a byte not UTF-8 as \xff), then
+	 * quote and backslash escaped (exposition format, label_value). */
+	assert_non_null(strstr(sb.buf, "gpuprobe_process_class{pid=\"42\",comm=\"py\\\"th\\\\o\\\\nn\","
 				       "class=\"hang-blocked\"} 1\n"));
-	assert_non_null(strstr(sb.buf, "gpuprobe_process_hang{pid=\"42\",comm=\"py\\\"th\\\\o\\nn\"} 1\n"));
+	assert_non_null(strstr(sb.buf, "gpuprobe_process_hang{pid=\"42\",comm=\"py\\\"th\\\\o\\\\nn\"} 1\n"));
 	assert_non_null(strstr(sb.buf, "gpuprobe_process_hang{pid=\"7\",comm=\"ok\"} 0\n"));
-	assert_non_null(strstr(sb.buf, "gpuprobe_process_seconds_since_progress{pid=\"42\",comm=\"py\\\"th\\\\o\\nn\"} 12.500\n"));
+	assert_non_null(strstr(sb.buf, "gpuprobe_process_seconds_since_progress{pid=\"42\",comm=\"py\\\"th\\\\o\\\\nn\"} 12.500\n"));
 	assert_non_null(strstr(sb.buf, "gpuprobe_process_gpu{pid=\"7\",comm=\"ok\",state=\"work\"} 1\n"));
+	assert_non_null(strstr(sb.buf, "gpuprobe_process_hang{pid=\"9\",comm=\"n\\\\xff\\\\x1b[31m\"} 0\n"));
 	assert_non_null(strstr(sb.buf, "# TYPE gpuprobe_watch_bundles_total counter\ngpuprobe_watch_bundles_total 3\n"));
+	/* node_exporter refuses a file that is not UTF-8 or holds a control
+	 * character but the newlines. */
+	for (const unsigned char *c = (const unsigned char *)sb.buf; *c; c++)
+		assert_true(*c == '\n' || (*c >= 0x20 && *c < 0x7f));
 	/* Every line is a comment or a sample, every TYPE has its HELP first. */
 	for (char *l = sb.buf, *e; *l; l = e + 1) {
 		e = strchr(l, '\n');
