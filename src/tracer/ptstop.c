@@ -301,6 +301,32 @@ void gp_ptstop_totals(struct gp_ptstop_totals *t)
 	*t = tot;
 }
 
+/* Whether thread tid of tgid is gone or on its way out: no
+ * /proc/TGID/task/TID, state Z or X, or PF_EXITING (0x4,
+ * include/linux/sched.h) in its flags (stat field 9). */
+static bool thread_dying(int tgid, int tid)
+{
+	char path[96], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", tgid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return true; /* ESRCH: it went between the open and the read */
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return false;
+	char state = p[2];
+	unsigned long flags = 0;
+	/* After the comm: state ppid pgrp session tty_nr tpgid flags. */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		flags = 0;
+	return state == 'Z' || state == 'X' || (flags & 0x4);
+}
+
 static enum gp_stop seize_failed(int tgid, int tid, int e, struct gp_stop_res *res)
 {
 	res->err = e;
@@ -315,7 +341,31 @@ static enum gp_stop seize_failed(int tgid, int tid, int e, struct gp_stop_res *r
 		res->tracer = tracer;
 		return res->rc = GP_STOP_TRACED;
 	}
+	/* A thread that exits refuses it too (kernel/ptrace.c ptrace_attach:
+	 * -EPERM on task->exit_state), and so does one we trace already,
+	 * dying unreaped: neither says anything of our rights. */
+	if (thread_dying(tgid, tid))
+		return res->rc = GP_STOP_GONE;
+	if (tracer == (int)getpid())
+		return res->rc = GP_STOP_FAILED;
 	return res->rc = GP_STOP_DENIED;
+}
+
+/* PTRACE_SEIZE; true when it took.  An EPERM from a live thread is asked
+ * once more: a SEIZE that waited for the process's exec
+ * (ptrace_attach takes cred_guard_mutex, which execve holds through
+ * de_thread) holds the task that was under tid before, killed by that
+ * exec, and fails on its exit_state, while tid now names the thread that
+ * exec'd (de_thread gives it the leader's pid).  Taken for a denial, 4 of
+ * 5 traces of an exec'ing program ended with every stack "denied". */
+static bool seize(int tgid, int tid, struct gp_stop_res *res)
+{
+	for (int tries = 0;; tries++) {
+		if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0)
+			return true;
+		if (seize_failed(tgid, tid, errno, res) != GP_STOP_DENIED || tries > 0)
+			return false;
+	}
 }
 
 /* Waits for the trap of the thread just interrupted, in slices of at most
@@ -353,8 +403,8 @@ enum gp_stop gp_ptstop_stop(int tgid, int tid, bool own_child, int timeout_ms,
 	double t0 = now_us();
 	if (again)
 		npend = 0;
-	else if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
-		return seize_failed(tgid, tid, errno, res);
+	else if (!seize(tgid, tid, res))
+		return res->rc;
 	struct chld_guard g;
 	guard_begin(&g);
 	if (!again && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
