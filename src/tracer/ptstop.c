@@ -122,6 +122,15 @@ static bool pending_has(int tid)
 	return false;
 }
 
+static void pending_remove(int tid)
+{
+	for (size_t i = 0; i < npend; i++)
+		if (pend[i].tid == tid) {
+			pend[i] = pend[--npend];
+			return;
+		}
+}
+
 static void add_pending(struct pend p)
 {
 	if (pending_has(p.tid))
@@ -381,8 +390,12 @@ static int wait_stop(const struct pend *p, double deadline, int *status, struct 
 		double left = deadline - now_us();
 		if (left <= 0)
 			return 0;
-		if (nap_for_sigchld(left))
+		if (nap_for_sigchld(left)) {
 			g->took = true;
+			/* Perhaps a pending thread's trap: let it go now, not
+			 * after this one's unwind. */
+			gp_ptstop_drain();
+		}
 	}
 }
 
@@ -395,14 +408,16 @@ enum gp_stop gp_ptstop_stop(int tgid, int tid, bool own_child, int timeout_ms,
 	/* The very thread asked for is pending: its interrupt is still
 	 * armed, so wait for that stop and unwind it, rather than refuse
 	 * (lock's retry of the pinning thread read `off` every time). */
-	bool again = npend == 1 && pend[0].tid == tid;
-	if (npend && !again) {
+	bool again = pending_has(tid);
+	/* Other pending threads do not stop this one: they are not stopped
+	 * (ptstop.h, 1).  Only a full set refuses, this thread alone. */
+	if (!again && npend >= GP_PTSTOP_PENDING_MAX) {
 		res->busy_tid = pend[0].tid;
 		return res->rc = GP_STOP_BUSY;
 	}
 	double t0 = now_us();
 	if (again)
-		npend = 0;
+		pending_remove(tid);
 	else if (!seize(tgid, tid, res))
 		return res->rc;
 	struct chld_guard g;
@@ -439,4 +454,6 @@ void gp_ptstop_release(int tid, int sig)
 	struct pend p = cur.tid == tid ? cur : (struct pend){ tid, tid, false };
 	cur.tid = 0;
 	detach(&p, sig);
+	/* A pending thread that took its trap while this one was held. */
+	gp_ptstop_drain();
 }
