@@ -25,11 +25,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -360,6 +363,140 @@ static enum gp_stop seize_failed(int tgid, int tid, int e, struct gp_stop_res *r
 	return res->rc = GP_STOP_DENIED;
 }
 
+/* ---- A SEIZE that cannot block for long ----------------------------
+ * ptrace_attach takes the target's cred_guard_mutex (kernel/ptrace.c,
+ * mutex_lock_interruptible), which execve holds from prepare_bprm_creds
+ * through de_thread (fs/exec.c); de_thread waits until every other thread
+ * is released (kernel/exit.c __exit_signal: notify_count), and a thread we
+ * trace that died is released only when we take its exit.  So a SEIZE of
+ * any thread of a process whose exec killed one of ours -- a pending
+ * thread, or one a SIGKILL woke while we held it -- waits for us, and we
+ * for it: seen for 10 minutes (gpuprobe in ptrace_attach, a zombie thread
+ * traced by it, the exec'ing thread in begin_new_exec), ended only by
+ * SIGKILL (trace blocks SIGTERM for sigtimedwait, so timeout(1)'s TERM
+ * never interrupted the mutex wait).
+ * Even with no exit of ours in the way, a SEIZE that met an exec waited
+ * for all of it: 1.0 s behind a thread whose exit another tracer took 1 s
+ * late (tests/faults/harm-exec-seize.sh, 4-6 snapshots of 20 execs).
+ * A timer signal directed at this thread (SIGEV_THREAD_ID) ticks every
+ * SEIZE_TICK_MS while the SEIZE runs.  Its handler takes the exits of
+ * the threads we trace that died (waitid/waitpid are async-signal-safe),
+ * which lets the exec go on.  The interrupted mutex wait returns
+ * -ERESTARTNOINTR, restarted after the handler whatever SA_RESTART says;
+ * the restarted call looks tid up again (find_get_task_by_vpid), so a
+ * thread the exec killed meanwhile is ESRCH at once: GONE.  Past
+ * SEIZE_BOUND_MS the handler siglongjmps out of the call instead (nothing
+ * is held then: the kernel gave the mutex wait up before the handler ran,
+ * and glibc's ptrace() takes no lock). */
+#define SEIZE_TICK_MS 5
+#define SEIZE_BOUND_MS 100
+#define SEIZE_REAP_MAX 64
+
+static int seize_sig;                     /* 0: no timer (seize unbounded) */
+static timer_t seize_timer;
+static sigjmp_buf seize_jmp;
+static volatile sig_atomic_t seize_ticks, seize_armed, seize_reaped;
+static int seize_reap[SEIZE_REAP_MAX];    /* traced threads whose exit may come */
+static volatile sig_atomic_t nseize_reap;
+
+static void on_seize_tick(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	for (sig_atomic_t i = 0; i < nseize_reap; i++) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (seize_reap[i] <= 0 ||
+		    waitid(P_PID, (id_t)seize_reap[i], &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 ||
+		    si.si_pid != seize_reap[i] ||
+		    (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED && si.si_code != CLD_DUMPED))
+			continue;
+		int st;
+		if (waitpid(seize_reap[i], &st, WNOHANG | __WALL) == seize_reap[i]) {
+			seize_reap[i] = 0;
+			seize_reaped++;
+		}
+	}
+	errno = saved;
+	if (seize_armed && ++seize_ticks * SEIZE_TICK_MS >= SEIZE_BOUND_MS) {
+		seize_armed = 0;
+		siglongjmp(seize_jmp, 1);
+	}
+}
+
+static void seize_timer_init(void)
+{
+	static bool tried;
+	if (tried)
+		return;
+	tried = true;
+	int sig = SIGRTMIN + 5; /* none of gpuprobe's; glibc keeps 32-33 below SIGRTMIN */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_seize_tick;
+	sigfillset(&sa.sa_mask);
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (sigaction(sig, &sa, NULL) == 0 && timer_create(CLOCK_MONOTONIC, &sev, &seize_timer) == 0)
+		seize_sig = sig;
+}
+
+static void seize_timer_set(long ms)
+{
+	struct itimerspec it = { { 0, ms * 1000000L }, { 0, ms * 1000000L } };
+	timer_settime(seize_timer, 0, &it, NULL);
+}
+
+/* The threads we trace that may die: pending and dying ones. */
+static void seize_reap_list(void)
+{
+	sig_atomic_t n = 0;
+	for (size_t i = 0; i < npend && n < SEIZE_REAP_MAX; i++)
+		seize_reap[n++] = pend[i].own_child && pend[i].tid == pend[i].tgid ? 0 : pend[i].tid;
+	for (size_t i = 0; i < nlost && n < SEIZE_REAP_MAX; i++)
+		seize_reap[n++] = lost[i];
+	nseize_reap = n;
+}
+
+/* PTRACE_SEIZE bounded in time: 0 done, -1 failed (errno), -2 it waited
+ * SEIZE_BOUND_MS and was given up. */
+static int seize_bounded(int tgid, int tid)
+{
+	seize_timer_init();
+	if (!seize_sig)
+		return ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0 ? 0 : -1;
+	seize_reap_list();
+	sigset_t one, old;
+	sigemptyset(&one);
+	sigaddset(&one, seize_sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, &old);
+	volatile int r = -1, e = 0; /* volatile: read after a siglongjmp */
+	seize_ticks = 0;
+	if (sigsetjmp(seize_jmp, 1) == 0) {
+		seize_armed = 1;
+		seize_timer_set(SEIZE_TICK_MS);
+		r = ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0 ? 0 : -1;
+		e = errno;
+		seize_armed = 0;
+	} else {
+		/* Given up -- unless the SEIZE had just succeeded when the
+		 * last tick came: then it is ours, and stopped as usual. */
+		r = gp_tracer_of(tgid, tid, NULL, 0) == (int)getpid() ? 0 : -2;
+		tot.seize_bounded++;
+	}
+	seize_timer_set(0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (seize_reaped) {
+		tot.seize_reaped += (unsigned long)seize_reaped;
+		seize_reaped = 0;
+	}
+	errno = e;
+	return r;
+}
+
 /* PTRACE_SEIZE; true when it took.  An EPERM from a live thread is asked
  * once more: a SEIZE that waited for the process's exec
  * (ptrace_attach takes cred_guard_mutex, which execve holds through
@@ -370,8 +507,14 @@ static enum gp_stop seize_failed(int tgid, int tid, int e, struct gp_stop_res *r
 static bool seize(int tgid, int tid, struct gp_stop_res *res)
 {
 	for (int tries = 0;; tries++) {
-		if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0)
+		int r = seize_bounded(tgid, tid);
+		if (r == 0)
 			return true;
+		if (r == -2) {
+			res->err = EAGAIN;
+			res->rc = GP_STOP_BLOCKED;
+			return false;
+		}
 		if (seize_failed(tgid, tid, errno, res) != GP_STOP_DENIED || tries > 0)
 			return false;
 	}

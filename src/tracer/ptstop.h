@@ -41,6 +41,12 @@
  *      WNOWAIT, and a ptrace stop it sees is handed to gp_ptstop_drain).
  *   6. Never a thread in D state (the callers check), nor one another
  *      tracer holds: GP_STOP_TRACED names that tracer (TracerPid).
+ *   7. PTRACE_SEIZE itself never waits more than 100 ms: it can wait
+ *      for the target's exec, which can wait for us (ptstop.c says how).
+ *      Every 5 ms the exits that exec waits for are taken and the SEIZE
+ *      asks again (a thread the exec killed is then GONE); one still
+ *      waiting at 100 ms is given up (GP_STOP_BLOCKED).  The ticks are a
+ *      real-time signal (SIGRTMIN+5) directed at the calling thread.
  *
  * Not thread-safe: one thread of gpuprobe calls these (ptrace requests
  * must come from the thread that seized). */
@@ -61,6 +67,7 @@ enum gp_stop {
 	GP_STOP_TRACED,  /* another tracer holds it: tracer, tracer_comm */
 	GP_STOP_TIMEOUT, /* did not stop in time: pending, let go when it does */
 	GP_STOP_BUSY,    /* GP_PTSTOP_PENDING_MAX threads pending: nothing done */
+	GP_STOP_BLOCKED, /* PTRACE_SEIZE waited past its bound (an exec): given up */
 	GP_STOP_FAILED,  /* anything else: err says */
 };
 
@@ -103,6 +110,9 @@ bool gp_ptstop_is_pending(int tid);
 /* Totals since the start, for benchmarks and tests. */
 struct gp_ptstop_totals {
 	unsigned long stops, timeouts, drained_late, pending_died, exec_followed;
+	/* SEIZEs given up after their bound; exits of dead traced threads
+	 * taken while a SEIZE waited (each let an exec go on). */
+	unsigned long seize_bounded, seize_reaped;
 	/* An upper bound on how long a pending thread sat stopped before it
 	 * was let go: the time between the drain that found it stopped and
 	 * the drain before, which had found it still running. */

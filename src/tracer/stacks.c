@@ -496,6 +496,13 @@ static void stop_failed(struct gp_stacks *s, struct rawthread *th, const struct 
 			 GP_STACKS_STOP_TIMEOUT_MS);
 		s->tot.timeouts++;
 		break;
+	case GP_STOP_BLOCKED:
+		/* The SEIZE waited for an exec of the process (ptstop.h, 7). */
+		th->unwind = "timeout";
+		snprintf(th->err, sizeof th->err,
+			 "PTRACE_SEIZE waited 100 ms: the process is in an exec");
+		s->tot.timeouts++;
+		break;
 	case GP_STOP_BUSY:
 		/* This thread alone: GP_PTSTOP_PENDING_MAX others are on
 		 * their way to a stop. */
