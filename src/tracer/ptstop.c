@@ -568,19 +568,29 @@ enum gp_stop gp_ptstop_stop(int tgid, int tid, bool own_child, int timeout_ms,
 	if (!again && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
 		res->err = errno;
 		/* Gone (ESRCH), most likely: its exit is taken by a later
-		 * drain (detach() keeps it when the DETACH fails). */
+		 * drain (detach() keeps it when the DETACH fails) -- or it
+		 * exec'd since the SEIZE and is ours under the leader's pid. */
 		detach(&p, 0);
+		if (res->err == ESRCH)
+			follow_exec(&p);
 		guard_end(&g);
 		return res->rc = res->err == ESRCH ? GP_STOP_GONE : GP_STOP_FAILED;
 	}
 	int status = 0;
 	int r = wait_stop(&p, t0 + timeout_ms * 1000.0, &status, &g);
+	int e = errno;
 	res->wait_us = now_us() - t0;
 	if (r == 0) {
 		add_pending(p);
 		tot.timeouts++;
 		res->rc = GP_STOP_TIMEOUT;
 	} else if (r < 0) {
+		/* ECHILD: not an exit, it exec'd while we waited (de_thread
+		 * gave it the leader's pid), our interrupt still armed: it
+		 * traps as the leader, and was left stopped there for good
+		 * (found by tests/faults/harm-exec-eperm.sh).  Follow it. */
+		if (e == ECHILD)
+			follow_exec(&p);
 		res->rc = GP_STOP_GONE;
 	} else {
 		res->inject = stop_signal(status);
