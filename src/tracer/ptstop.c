@@ -22,6 +22,7 @@
 #include "grow.h"
 #include "parse.h"
 #include "timeutil.h"
+#include "waitfd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -546,6 +547,9 @@ enum gp_stop gp_ptstop_stop(int tgid, int tid, bool own_child, int timeout_ms,
 			    struct gp_stop_res *res)
 {
 	memset(res, 0, sizeof *res);
+	/* From now on, every wait of gpuprobe on a socket lets late stops
+	 * go when SIGCHLD says one came (waitfd.h). */
+	gp_wait_set_chld_hook(gp_ptstop_drain);
 	gp_ptstop_drain();
 	struct pend p = { tgid, tid, own_child };
 	/* The very thread asked for is pending: its interrupt is still

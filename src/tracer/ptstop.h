@@ -29,7 +29,13 @@
  *      before anything that may take a while.  So a pending thread is
  *      stopped for as long as the caller goes without draining, which the
  *      callers keep under a few milliseconds (trace's loop drains on every
- *      SIGCHLD; a snapshot drains between threads and between frames).
+ *      SIGCHLD; a snapshot drains between threads).  A step that waits on
+ *      a descriptor (a RAS read, the process connector) waits with
+ *      gp_wait_fd (src/common/waitfd.h), which drains on every SIGCHLD:
+ *      gp_ptstop_stop installs gp_ptstop_drain as its hook.  Steps that
+ *      cannot be woken -- an NVML call through dlopen, a /proc read that
+ *      waits for the target's mmap_lock -- hold a late stop until they
+ *      return.
  *   4. A pending thread that dies (its process exits, another thread
  *      execs) leaves the set; one that execs itself comes back as the
  *      leader's tid (execve's de_thread) and is followed there.
