@@ -2,6 +2,7 @@
 #include "forks.h"
 #include "grow.h"
 #include "timeutil.h"
+#include "waitfd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -185,8 +186,9 @@ struct gp_forks *gp_forks_open(int root, char *why, size_t cap)
 	for (double left; (left = deadline - gp_mono_now()) > 0;) {
 		ssize_t len = recv(fd, buf, sizeof buf, 0);
 		if (len < 0 && errno == EAGAIN) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			poll(&p, 1, (int)(left * 1000) + 1);
+			/* Up to 0.5 s (watch opens one per process it follows):
+			 * a late ptrace stop is let go meanwhile (waitfd.h). */
+			gp_wait_fd(fd, POLLIN, deadline);
 			continue;
 		}
 		if (len < 0 && (errno == EINTR || errno == ENOBUFS))

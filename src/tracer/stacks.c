@@ -189,7 +189,6 @@ struct gp_stacks {
 	size_t nnotes, notes_next, notes_cap;
 
 	struct gp_stacks_totals tot;
-	bool settled;         /* this snapshot waited once for a pending stop */
 
 	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
 	struct gp_xmaps xm;   /* executable mappings at this snapshot: JIT pcs */
@@ -505,11 +504,20 @@ static void stop_failed(struct gp_stacks *s, struct rawthread *th, const struct 
 			 GP_STACKS_STOP_TIMEOUT_MS);
 		s->tot.timeouts++;
 		break;
+	case GP_STOP_BLOCKED:
+		/* The SEIZE waited for an exec of the process (ptstop.h, 7). */
+		th->unwind = "timeout";
+		snprintf(th->err, sizeof th->err,
+			 "PTRACE_SEIZE waited 100 ms: the process is in an exec");
+		s->tot.timeouts++;
+		break;
 	case GP_STOP_BUSY:
+		/* This thread alone: GP_PTSTOP_PENDING_MAX others are on
+		 * their way to a stop. */
 		th->unwind = "off";
 		snprintf(th->err, sizeof th->err,
-			 "thread %d has not stopped yet (inside a kernel call): one thread at a time",
-			 res->busy_tid);
+			 "%d threads (%d...) have not stopped yet (inside kernel calls)",
+			 GP_PTSTOP_PENDING_MAX, res->busy_tid);
 		break;
 	default:
 		th->unwind = "failed";
@@ -522,12 +530,10 @@ static void stop_failed(struct gp_stacks *s, struct rawthread *th, const struct 
 static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 {
 	int tid = th->tid;
-	/* A thread that did not stop in time is still pending: wait for it
-	 * once per snapshot, as long as one stop may take. */
-	if (gp_ptstop_pending() && !gp_ptstop_is_pending(tid) && !s->settled) {
-		s->settled = true;
-		gp_ptstop_settle(GP_STACKS_STOP_TIMEOUT_MS);
-	}
+	/* A thread still pending from an earlier stop is no reason to wait:
+	 * it is not stopped, and is let go when it is (ptstop.h, 1 and 3).
+	 * (Waiting for it here, up to 100 ms a snapshot, and refusing every
+	 * other stop meanwhile turned the whole tree's stacks "off".) */
 	double t0 = now_us();
 	struct gp_stop_res res;
 	if (gp_ptstop_stop(s->pid, tid, s->is_our_child, GP_STACKS_STOP_TIMEOUT_MS, &res) != GP_STOP_OK) {
@@ -1155,7 +1161,6 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 	unsigned stopped = 0, nostop = 0;
 	double stop_max = 0, stop_sum = 0, py_max = 0;
 	char why[96];
-	s->settled = false;
 	for (size_t i = 0; i < n; i++) {
 		struct rawthread *r = &th[i];
 		r->tid = tids[i];

@@ -1,0 +1,51 @@
+#!/bin/sh
+# One thread on its way to a stop does not turn the others' stacks "off"
+# (issue 27, part 3): a tree of kernelsit (a thread that sits ~0.3 s in
+# one kernel call, so that its stop often comes after the 100 ms timeout:
+# pending) and spin (two threads busy in user space, another process),
+# traced with --stacks all --interval 0.1.  While kernelsit's thread was
+# pending, every other stop was refused: 9 of 42 of spin's stacks read
+# "off" ("thread N has not stopped yet ... one thread at a time").
+# The truth: no stack reads "off"; kernelsit's stops did time out (the
+# test tried what it is about); a watcher polling /proc/PID/task/*/stat
+# every millisecond sees no thread of either stopped longer than 300 ms.
+E2E_TIMEOUT=${E2E_TIMEOUT:-90}
+. "${0%/*}/../e2e/lib.sh"
+require_jq
+require_workload kernelsit
+require_workload spin
+require_workload stopwatch
+MAX_MS=${HARM_MAX_MS:-300}
+S=8
+out=$TMP/t.jsonl
+sh -c "'$WORKLOADS/kernelsit' $((S + 2)) 0 & '$WORKLOADS/spin' 2 $((S + 2)) & wait" \
+	> "$TMP/tree.out" 2>&1 &
+parent=$!
+bg_track $parent
+kids() { ks=$(pgrep -P $parent -x kernelsit) && sp=$(pgrep -P $parent -x spin); }
+wait_until 5 kids || framework_failure "the tree did not start"
+bg_track $ks $sp
+"$WORKLOADS/stopwatch" "$ks" $((S + 4)) 1 > "$TMP/ks.watch" &
+w1=$!
+"$WORKLOADS/stopwatch" "$sp" $((S + 4)) 1 > "$TMP/sp.watch" &
+w2=$!
+GP_TIMEOUT=$((S + 30)) gp trace -q --stacks all --interval 0.1 --seconds $S -o "$out" "$parent" \
+	> /dev/null 2> "$TMP/err"
+gp_rc=$?
+wait $w1 $w2
+ok "gpuprobe ended by itself (rc $gp_rc)" test "$gp_rc" -eq 0
+per() { jq -s -c --argjson p "$1" '[.[] | select(.type=="stacks" and .pid==$p) | .threads[] | .unwind] | group_by(.) | map({(.[0]): length}) | add' "$out"; }
+say "kernelsit $ks: $(per $ks); spin $sp: $(per $sp)"
+n=$(jq -s '[.[] | select(.type=="stacks") | .threads[] | select(.unwind=="off")] | length' "$out")
+ok "no stack reads off ($n)" test "$n" -eq 0
+t=$(jq -s --argjson p "$ks" '[.[] | select(.type=="stacks" and .pid==$p) | .threads[] | select(.unwind=="timeout")] | length' "$out")
+ok "kernelsit's stops came late at times ($t timeouts)" test "$t" -gt 0
+o=$(jq -s --argjson p "$sp" '[.[] | select(.type=="stacks" and .pid==$p) | .threads[] | select(.unwind=="ok")] | length' "$out")
+ok "spin's stacks were taken ($o ok)" test "$o" -ge 20
+for w in ks sp; do
+	ms=$(sed -n 's/.*max_stopped_ms=\([0-9.]*\).*/\1/p' "$TMP/$w.watch")
+	polls=$(sed -n 's/.*polls=\([0-9]*\).*/\1/p' "$TMP/$w.watch")
+	ok "$w: the watcher polled ($polls polls)" test "${polls:-0}" -gt 100
+	ok "$w: no thread stopped longer than $MAX_MS ms (longest $ms ms)" fcmp "${ms:-99999}" '<=' "$MAX_MS"
+done
+pass
