@@ -9,6 +9,9 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -31,6 +34,13 @@ struct page {
 enum source { SRC_NONE, SRC_STOP, SRC_SYSCALL };
 
 struct gp_regstate {
+	/* The ELF libdwfl takes the architecture from, ours for as long as
+	 * the Dwfl lives: given NULL, dwfl_attach_state takes a module's,
+	 * and a module that leaves the process (an exec) frees it under the
+	 * backend -- a crash in dwfl_thread_state_registers, seen under
+	 * tests/faults/harm-exec-eperm.sh (1 run in 6). */
+	Elf *elf;
+	int elf_fd;
 	int pid;
 	int tid;
 	enum source src;
@@ -183,8 +193,15 @@ struct gp_regstate *gp_regstate_attach(Dwfl *dwfl, int pid)
 	if (!rs)
 		return NULL;
 	rs->pid = pid;
-	if (!dwfl_attach_state(dwfl, NULL, pid, &callbacks, rs)) {
-		free(rs);
+	/* Our own executable: the registers mapped here are this build's
+	 * architecture's, whatever the target's modules are. */
+	rs->elf_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (rs->elf_fd >= 0) {
+		elf_version(EV_CURRENT);
+		rs->elf = elf_begin(rs->elf_fd, ELF_C_READ_MMAP, NULL);
+	}
+	if (!rs->elf || !dwfl_attach_state(dwfl, rs->elf, pid, &callbacks, rs)) {
+		gp_regstate_free(rs);
 		return NULL;
 	}
 	return rs;
@@ -203,6 +220,14 @@ struct gp_regstate *gp_regstate_attach(Dwfl *dwfl, int pid)
 
 void gp_regstate_free(struct gp_regstate *rs)
 {
+	if (!rs)
+		return;
+#ifdef GP_REGSTATE_KNOWN
+	if (rs->elf)
+		elf_end(rs->elf);
+	if (rs->elf_fd > 0)
+		close(rs->elf_fd);
+#endif
 	free(rs);
 }
 
