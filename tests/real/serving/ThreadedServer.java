@@ -9,8 +9,8 @@
 //       own threads at rest).
 //   java ThreadedServer.java answer PORTFILE        answers its load generator.
 //       Truth: progress.
-//   java ThreadedServer.java batcher-dies PORTFILE  at +3 s the batcher throws
-//       (an uncaught RuntimeException: the thread ends); every handler then
+//   java ThreadedServer.java batcher-dies PORTFILE  after 4 answers the batcher
+//       throws (an uncaught RuntimeException: the thread ends); every handler then
 //       parks in future.get() for ever while clients keep coming.  Truth: a hang
 //       (hang-blocked), the handlers parked from user code on futures that only
 //       the dead batcher would complete.
@@ -34,15 +34,14 @@ public class ThreadedServer {
         boolean dies = args[0].equals("batcher-dies");
         ServerSocket server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
         BlockingQueue<Job> jobs = new LinkedBlockingQueue<>();
-        long start = System.nanoTime();
+        int[] answered = {0};
         Thread batcher = new Thread(() -> {
             try {
                 while (true) {
-                    Job j = jobs.poll(20, TimeUnit.MILLISECONDS);
-                    if (dies && System.nanoTime() - start > 3_000_000_000L)
+                    Job j = jobs.take();
+                    if (dies && answered[0]++ == 4)
                         throw new IllegalStateException("CUDA error: an illegal memory access was encountered");
-                    if (j != null)
-                        j.answer().complete(new StringBuilder(j.request()).reverse().toString());
+                    j.answer().complete(new StringBuilder(j.request()).reverse().toString());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -26,7 +26,7 @@ Truth:
                       client waits in recv() for ever.  The verdict must name the
                       engine's death (SIGKILL, the zombie).
 """
-import asyncio, ctypes, hashlib, os, signal, socket, sys, threading, time
+import asyncio, ctypes, hashlib, os, selectors, signal, socket, sys, threading, time
 
 libc = ctypes.CDLL(None)
 def name(s): libc.prctl(15, s.encode()[:15], 0, 0, 0)      # PR_SET_NAME
@@ -41,22 +41,33 @@ DIES_AFTER = opt("--engine-dies-after", 0.0)
 TAG = "gpuprobe-fe-%d" % os.getpid()
 
 def loadgen(port, rate):
-    """One request every 1/rate s on a new connection; each read whole."""
+    """One request every 1/rate s, each on a new connection, each answer
+    read whole: one thread, non-blocking sockets on a selector (so that the
+    load generator itself starts no threads)."""
     name("loadgen")
-    def one(i):
-        try:
-            s = socket.create_connection(("127.0.0.1", port))
-            s.sendall(b"POST /v1/completions?i=%d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % i)
-            while s.recv(65536):
-                pass
-            s.close()
-        except OSError:
-            pass
-    i = 0
+    sel = selectors.DefaultSelector()
+    due, i = time.monotonic(), 0
     while True:
-        threading.Thread(target=one, args=(i,), daemon=True).start()
-        i += 1
-        time.sleep(1 / rate)
+        if time.monotonic() >= due:
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+            req = b"POST /v1/completions?i=%d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % i
+            sel.register(s, selectors.EVENT_WRITE, req)
+            due, i = due + 1 / rate, i + 1
+        for key, _ in sel.select(max(0.0, due - time.monotonic())):
+            s = key.fileobj
+            try:
+                if key.data:                      # connected: send the request
+                    s.send(key.data)
+                    sel.modify(s, selectors.EVENT_READ, None)
+                    continue
+                if s.recv(65536):                 # the answer, until the server closes
+                    continue
+            except OSError:
+                pass
+            sel.unregister(s)
+            s.close()
 
 def compute(data, seconds):
     end = time.monotonic() + seconds
