@@ -116,15 +116,18 @@ class Frontend:
             asyncio.create_task(self.read_unix(reader))
 
     async def read_unix(self, reader):
-        while True:
-            line = await reader.readline()
-            if not line:
-                # The engine went away.  Bug (the shape): nothing fails the
-                # requests in flight; new ones are queued for its return.
-                self.to_engine = None
-                return
-            rid, result = line.split(b" ", 1)
-            self.pending.pop(int(rid)).set_result(result.strip())
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                rid, result = line.split(b" ", 1)
+                self.pending.pop(int(rid)).set_result(result.strip())
+        except ConnectionError:
+            pass
+        # The engine went away.  Bug (the shape): nothing fails the requests
+        # in flight; new ones are queued for its return, silently.
+        self.to_engine = None
 
     async def read_zmq(self):
         while True:
@@ -137,7 +140,7 @@ class Frontend:
         self.pending[rid] = fut
         if ZMQ:
             await self.push.send_multipart([b"%d" % rid, data])
-        elif self.to_engine is None:
+        elif self.to_engine is None or self.to_engine.is_closing():
             self.queued.append((rid, data))
         else:
             self.to_engine.write(b"%d %s\n" % (rid, data.replace(b"\n", b" ")))
