@@ -19,6 +19,9 @@
 //	                       printing nothing.  Truth: a hang that is retrying
 //	                       ("connect to 127.0.0.1:PORT refused N times").
 //	goserver client PORT   the load generator alone.
+//	goserver MODE PORTFILE (answer or hung) the server alone, its port written
+//	                       to PORTFILE, no load generator of its own (a hook
+//	                       starts `goserver client PORT` outside the tree).
 package main
 
 import (
@@ -98,7 +101,13 @@ func main() {
 		mu.Unlock()
 		w.Write(body)
 	})
-	if mode != "idle" {
+	if len(os.Args) > 2 {
+		if err := os.WriteFile(os.Args[2]+".tmp", []byte(port+"\n"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Rename(os.Args[2]+".tmp", os.Args[2])
+	} else if mode != "idle" {
 		self, _ := os.Executable()
 		cmd := exec.Command(self, "client", port)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

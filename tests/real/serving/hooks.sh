@@ -99,6 +99,17 @@ setup_sv_node_rest() {
 setup_sv_go_answer() { serving_go || return; TARGET_CMD="'$SBIN/goserver' answer"; }
 setup_sv_go_hung() { serving_go || return; TARGET_CMD="'$SBIN/goserver' hung"; }
 setup_sv_go_retry() { serving_go || return; TARGET_CMD="'$SBIN/goserver' retry"; }
+# go_server MODE: the Go server traced alone, `goserver client` outside.
+go_server() {
+	serving_go || return 1
+	start_bg $NICE "$SBIN/goserver" "$1" "$CT/port"
+	TARGET_PID=$BG_PID
+	wait_port "$CT/port"
+	start_bg $NICE "$SBIN/goserver" client "$PORT"
+	sleep "$SETTLE"
+}
+setup_sv_go_answer_server() { go_server answer; }
+setup_sv_go_hung_server() { go_server hung; }
 setup_sv_go_idle() {
 	serving_go || return
 	start_bg $NICE "$SBIN/goserver" idle
