@@ -218,6 +218,9 @@ setup_sv_nginx_rest() {
 		framework_failure "nginx did not start: $(tail -n 2 "$CT/nginx/error.log" 2>/dev/null)"
 	curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 || true
 	sleep "$SETTLE"
+	# The master first: killed after its workers (as the session sweep
+	# does), it forks a new worker in between, which outlives the case.
+	case_cleanup() { kill -KILL "$TARGET_PID" 2>/dev/null; sleep 0.2; }
 }
 
 # ---- MariaDB: at rest, and an InnoDB row-lock wait ------------------------------
