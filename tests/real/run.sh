@@ -64,6 +64,7 @@ REAL=$top_srcdir/tests/real
 command -v python3 >/dev/null 2>&1 || skip "python3 is missing"
 command -v setsid >/dev/null 2>&1 || skip "setsid(1) is missing (util-linux)"
 . "$REAL/hooks.sh"
+[ -f "$REAL/serving/hooks.sh" ] && . "$REAL/serving/hooks.sh"
 SETTLE=${REAL_SETTLE:-1}
 NICE="nice -n 10"
 
