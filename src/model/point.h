@@ -49,7 +49,7 @@ struct gp_pview {
 	bool have_io;
 	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
 	bool have_sock;             /* proc.sock: its sockets (tracer/sockets.h) */
-	uint64_t sock_tx, sock_rx;  /* cumulative, to and from outside the tree */
+	uint64_t sock_tx, sock_rx;  /* cumulative; between two traced processes only tx */
 	uint32_t sock_backlog;
 	uint64_t sock_unread;
 	uint32_t sock_pending;      /* requests read and not answered (tracer/sockets.h) */

@@ -24,8 +24,9 @@ struct gp_point {
 	uint64_t minflt, majflt;
 	uint64_t vcsw, nvcsw;       /* sum over live threads */
 	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
-	/* Bytes sent and received through TCP sockets to peers outside the
-	 * tree (tracer/sockets.h), exited processes' included: never down. */
+	/* Bytes sent and received through TCP sockets (between two processes
+	 * of the tree, counted once as sent; tracer/sockets.h), exited
+	 * processes' included: never down. */
 	uint64_t sock_tx, sock_rx;
 	/* Waiting in the tree's sockets now: connections not yet accepted,
 	 * bytes not yet read (tracer/sockets.h). */

@@ -478,7 +478,17 @@ static void count_bytes(struct gp_sockproc *p, const struct sockent *e, double t
 	}
 	o->pid = p->pid;
 	o->dump = s->tick;
-	if (!e->have_bytes || peer_is_traced(s, e)) {
+	if (!e->have_bytes) {
+		o->acked = e->acked;
+		o->received = e->received;
+		return;
+	}
+	/* Between two processes of the trace (a server and the load
+	 * generator traced with it): what one sends is work answered, what
+	 * the other receives is the same bytes -- counted once, as sent. */
+	if (peer_is_traced(s, e)) {
+		if (e->acked > o->acked)
+			p->tot.tx += e->acked - o->acked;
 		o->acked = e->acked;
 		o->received = e->received;
 		return;

@@ -17,7 +17,8 @@
  * socket adds what moved since it was last read; a socket born since the
  * process's last read adds all it carried; bytes between two processes
  * of the trace (a loopback connection whose other end is theirs) are
- * internal and not counted -- progress is what leaves the tree.
+ * counted once, as sent by either end (a server and the load generator
+ * traced with it: the answers are work).
  *
  * The dump is of gpuprobe's own network namespace: a process in another
  * one (a container with its own network) finds none of its sockets, and
@@ -33,7 +34,7 @@
 
 struct gp_sock_totals {
 	bool have;            /* at least one of its sockets was found in the dump */
-	uint64_t tx, rx;      /* bytes sent (acked) and received on TCP, to and from outside the trace */
+	uint64_t tx, rx;      /* bytes sent (acked) and received on TCP; between two traced processes only tx */
 	uint32_t conns;       /* connected stream sockets (TCP, unix) */
 	uint32_t listeners;   /* listening sockets */
 	uint32_t backlog;     /* connections waiting in its listeners' accept queues */

@@ -3,9 +3,7 @@
 # moves nothing through /proc/PID/io (send/recv are not in rchar/wchar),
 # and read "idle" (or hang-busy-user, "no output seen") before sockets
 # were read.  The truth: answering two requests a second is progress,
-# said as "sent on sockets"; the same server with no client is idle; a
-# client inside the traced tree talks to it inside the tree, which is not
-# output of the tree.  And an asyncio server whose handler blocks the
+# said as "sent on sockets"; the same server with no client is idle.  And an asyncio server whose handler blocks the
 # event loop (time.sleep) while clients pile up unaccepted read "idle,
 # high: 1 on a timer": it is a hang, said with the connections waiting
 # and the loop thread's frame.  A threaded server whose batcher thread
