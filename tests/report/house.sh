@@ -188,4 +188,15 @@ out=$(for f in $(cd "$top_srcdir" && find src -name '*.c' | sort); do
 		"$top_srcdir/$f"
 done)
 ok "no function longer than 120 lines${out:+: $out}" test -z "$out"
+
+# The repository's root holds only the project's own files (issue 31: a
+# trace with a development machine's path in it sat there since 12-05).
+# Checked on a git checkout: a distribution tarball's root is automake's.
+ROOT_OWN=".ci .gitignore Makefile.am README.md bench bootstrap.sh completion configure.ac deploy doc m4 man src tests"
+if git -C "$top_srcdir" rev-parse --show-toplevel > /dev/null 2>&1; then
+	out=$(git -C "$top_srcdir" ls-files | sed 's|/.*||' | sort -u | while read -r e; do
+		case " $ROOT_OWN " in *" $e "*) ;; *) printf '%s ' "$e" ;; esac
+	done)
+	ok "the root holds only the project's own files${out:+ (not: $out)}" test -z "$out"
+fi
 pass
