@@ -42,6 +42,12 @@ struct sockent {
 	uint32_t rq, wq;
 	uint64_t acked, received;
 	uint64_t peer;        /* TCP: the hash of the reversed tuple; unix: the peer's inode */
+	uint64_t lport;       /* TCP: family << 16 | local port, + 1 */
+};
+
+/* A local port some TCP socket listens on (family << 16 | port, + 1). */
+struct lport {
+	uint64_t key;
 };
 
 /* A TCP connection's tuple (hashed) -> its inode: finds a loopback peer. */
@@ -82,7 +88,7 @@ struct gp_sockets {
 	unsigned long dumps, lookups;
 	double ms;
 	/* socks: this tick's sockets; the rest are kept across ticks */
-	struct gp_keytab socks, tuples, owners, known;
+	struct gp_keytab socks, tuples, owners, known, lports;
 };
 
 struct gp_sockproc {
@@ -105,6 +111,7 @@ struct gp_sockets *gp_sockets_new(void)
 	gp_keytab_init(&s->tuples, sizeof(struct tupent));
 	gp_keytab_init(&s->owners, sizeof(struct owned));
 	gp_keytab_init(&s->known, sizeof(struct known));
+	gp_keytab_init(&s->lports, sizeof(struct lport));
 	return s;
 }
 
@@ -118,6 +125,7 @@ void gp_sockets_free(struct gp_sockets *s)
 	gp_keytab_free(&s->tuples);
 	gp_keytab_free(&s->owners);
 	gp_keytab_free(&s->known);
+	gp_keytab_free(&s->lports);
 	free(s);
 }
 
@@ -143,9 +151,17 @@ static uint64_t tuple_hash(uint8_t family, uint16_t sport, uint16_t dport, const
 static void add_tcp(struct gp_sockets *s, const struct nlmsghdr *h)
 {
 	const struct inet_diag_msg *m = NLMSG_DATA(h);
-	if (!m->idiag_inode)
-		return;
 	bool made;
+	if (!m->idiag_inode) {
+		/* not accepted yet: only its tuple, that its client's side
+		 * finds its peer here (peer_is_traced) */
+		const struct inet_diag_sockid *q = &m->id;
+		struct tupent *t = gp_keytab_put(&s->tuples, tuple_hash(m->idiag_family, q->idiag_sport,
+				   q->idiag_dport, q->idiag_src, q->idiag_dst), &made);
+		if (t && made)
+			t->ino = 0;
+		return;
+	}
 	struct sockent *e = gp_keytab_put(&s->socks, m->idiag_inode, &made);
 	if (!e)
 		return;
@@ -153,6 +169,9 @@ static void add_tcp(struct gp_sockets *s, const struct nlmsghdr *h)
 	e->rq = m->idiag_rqueue;
 	e->wq = m->idiag_wqueue;
 	const struct inet_diag_sockid *id = &m->id;
+	e->lport = ((uint64_t)m->idiag_family << 16 | ntohs(id->idiag_sport)) + 1;
+	if (e->kind == K_TCP_LISTEN)
+		(void)gp_keytab_put(&s->lports, e->lport, &made);
 	e->peer = tuple_hash(m->idiag_family, id->idiag_dport, id->idiag_sport, id->idiag_dst,
 			     id->idiag_src);
 	struct tupent *t = gp_keytab_put(&s->tuples, tuple_hash(m->idiag_family, id->idiag_sport,
@@ -452,7 +471,10 @@ static bool list_inodes(struct gp_sockproc *p)
 static bool peer_is_traced(const struct gp_sockets *s, const struct sockent *e)
 {
 	const struct tupent *t = gp_keytab_find(&s->tuples, e->peer);
-	return t && gp_keytab_find(&s->owners, t->ino) != NULL;
+	/* inode 0: a connection on this host still in its listener's accept
+	 * queue (no file yet): its acceptor is here, and a client's requests
+	 * to it are no output of the client's */
+	return t && (!t->ino || gp_keytab_find(&s->owners, t->ino) != NULL);
 }
 
 static void count_bytes(struct gp_sockproc *p, const struct sockent *e, double t)
@@ -484,11 +506,13 @@ static void count_bytes(struct gp_sockproc *p, const struct sockent *e, double t
 		return;
 	}
 	/* Between two processes of the trace (a server and the load
-	 * generator traced with it): what one sends is work answered, what
-	 * the other receives is the same bytes -- counted once, as sent. */
-	if (peer_is_traced(s, e)) {
-		if (e->acked > o->acked)
-			p->tot.tx += e->acked - o->acked;
+	 * generator traced with it): the server's answers are work, the
+	 * client's requests are not, and what either receives is the other's
+	 * bytes -- counted once, as the answers of the side that accepted
+	 * (its local port is one a socket listens on). */
+	bool internal = peer_is_traced(s, e);
+	bool server = gp_keytab_find(&s->lports, e->lport) != NULL;
+	if (internal && !server) { /* a traced client's side */
 		o->acked = e->acked;
 		o->received = e->received;
 		return;
@@ -499,7 +523,7 @@ static void count_bytes(struct gp_sockproc *p, const struct sockent *e, double t
 		p->tot.tx += e->acked - o->acked;
 		o->pending_since = -1; /* answered (a partial answer counts) */
 	}
-	if (e->received > o->received)
+	if (e->received > o->received && !internal)
 		p->tot.rx += e->received - o->received;
 	o->acked = e->acked;
 	o->received = e->received;

@@ -17,8 +17,9 @@
  * socket adds what moved since it was last read; a socket born since the
  * process's last read adds all it carried; bytes between two processes
  * of the trace (a loopback connection whose other end is theirs) are
- * counted once, as sent by either end (a server and the load generator
- * traced with it: the answers are work).
+ * counted once, as the answers of the end that accepted the connection
+ * (a server and the load generator traced with it: the answers are work,
+ * the requests are not).
  *
  * The dump is of gpuprobe's own network namespace: a process in another
  * one (a container with its own network) finds none of its sockets, and
@@ -34,7 +35,7 @@
 
 struct gp_sock_totals {
 	bool have;            /* at least one of its sockets was found in the dump */
-	uint64_t tx, rx;      /* bytes sent (acked) and received on TCP; between two traced processes only tx */
+	uint64_t tx, rx;      /* bytes sent (acked) and received on TCP; between two traced processes only the server's tx */
 	uint32_t conns;       /* connected stream sockets (TCP, unix) */
 	uint32_t listeners;   /* listening sockets */
 	uint32_t backlog;     /* connections waiting in its listeners' accept queues */
