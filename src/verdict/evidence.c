@@ -91,22 +91,17 @@ static void output_evidence(const struct gp_point *p, size_t ia, size_t ib, doub
 		e->reads = l - f >= FLOOR_ENGINE_NS ? GP_READS_GPU_BUSY : GP_READS_FLAT;
 		e->x = 100.0 * (l - f) / 1e9 / dur;
 	}
-	if (b->have & GP_PT_IO) {
-		e = add_ev(v, "io_rchar", "process", "bytes", (double)a->io_rchar, (double)b->io_rchar,
-			   dur, GP_ROLE_PROGRESS);
-		counter_reads(e, (double)b->io_rchar - (double)a->io_rchar, dur, FLOOR_IO, GP_READS_RATE);
-		e = add_ev(v, "io_wchar", "process", "bytes", (double)a->io_wchar, (double)b->io_wchar,
-			   dur, GP_ROLE_PROGRESS);
-		counter_reads(e, (double)b->io_wchar - (double)a->io_wchar, dur, FLOOR_IO, GP_READS_RATE);
-	}
-	if (b->have & GP_PT_SOCK) {
-		e = add_ev(v, "sock_rx", "process", "bytes", (double)a->sock_rx, (double)b->sock_rx,
-			   dur, GP_ROLE_PROGRESS);
-		counter_reads(e, (double)b->sock_rx - (double)a->sock_rx, dur, FLOOR_IO, GP_READS_RATE);
-		e = add_ev(v, "sock_tx", "process", "bytes", (double)a->sock_tx, (double)b->sock_tx,
-			   dur, GP_ROLE_PROGRESS);
-		counter_reads(e, (double)b->sock_tx - (double)a->sock_tx, dur, gp_output_floor(GP_M_SOCK_TX),
-			      GP_READS_RATE);
+	/* Byte counters: /proc/PID/io's, and the sockets' (tracer/sockets.h). */
+	static const struct { const char *name; int m; uint16_t have; } bytes[] = {
+		{ "io_rchar", GP_M_RCHAR, GP_PT_IO }, { "io_wchar", GP_M_WCHAR, GP_PT_IO },
+		{ "sock_rx", GP_M_SOCK_RX, GP_PT_SOCK }, { "sock_tx", GP_M_SOCK_TX, GP_PT_SOCK },
+	};
+	for (size_t k = 0; k < sizeof bytes / sizeof *bytes; k++) {
+		if (!(b->have & bytes[k].have))
+			continue;
+		double f = gp_output_value(a, bytes[k].m), l = gp_output_value(b, bytes[k].m);
+		e = add_ev(v, bytes[k].name, "process", "bytes", f, l, dur, GP_ROLE_PROGRESS);
+		counter_reads(e, l - f, dur, gp_output_floor(bytes[k].m), GP_READS_RATE);
 	}
 	/* GPU activity (NVML per process, DRM engine, KFD): utilisation
 	 * beside the memory, when a source could tell. */
