@@ -23,47 +23,14 @@ trace).  Without --die-after and with clients: progress.  With no
 clients and a live batcher: idle (the batcher waits on its queue, the
 server in accept's selector).
 """
-import concurrent.futures, ctypes, os, queue, selectors, socket, socketserver, sys, threading, time
+import concurrent.futures, os, queue, socketserver, sys, threading, time
+sys.dont_write_bytecode = True      # no __pycache__ beside the programs
+from loadgen import die_with_parent, loadgen, name, opt
 
-libc = ctypes.CDLL(None)
-def name(s): libc.prctl(15, s.encode()[:15], 0, 0, 0)      # PR_SET_NAME
-def die_with_parent(): libc.prctl(1, 9, 0, 0, 0)            # PR_SET_PDEATHSIG, SIGKILL
-
-def opt(flag, default):
-    return type(default)(sys.argv[sys.argv.index(flag) + 1]) if flag in sys.argv else default
 DIE_AFTER = opt("--die-after", -1.0)
 CLIENTS = opt("--clients", 1)
 START = time.monotonic()
 jobs = queue.Queue()
-
-def loadgen(port, rate=2.0):
-    """One request every 1/rate s, each on a new connection, each answer
-    read whole: one thread, non-blocking sockets on a selector (so that the
-    load generator itself starts no threads)."""
-    name("loadgen")
-    sel = selectors.DefaultSelector()
-    due, i = time.monotonic(), 0
-    while True:
-        if time.monotonic() >= due:
-            s = socket.socket()
-            s.setblocking(False)
-            s.connect_ex(("127.0.0.1", port))
-            req = b"GET /generate?i=%d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % i
-            sel.register(s, selectors.EVENT_WRITE, req)
-            due, i = due + 1 / rate, i + 1
-        for key, _ in sel.select(max(0.0, due - time.monotonic())):
-            s = key.fileobj
-            try:
-                if key.data:                      # connected: send the request
-                    s.send(key.data)
-                    sel.modify(s, selectors.EVENT_READ, None)
-                    continue
-                if s.recv(65536):                 # the answer, until the server closes
-                    continue
-            except OSError:
-                pass
-            sel.unregister(s)
-            s.close()
 
 def batcher():
     name("batcher")

@@ -16,64 +16,9 @@
  *       Truth: a hang, requests read and never answered, the engine's
  *       death (SIGKILL) named.
  */
-#define _GNU_SOURCE
-#include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
+#include "common.h"
 
 #define MAXC 512
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void loadgen(int port, double rate)
-{
-	struct pollfd fds[MAXC];
-	int n = 0, i = 0;
-	double next = now();
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	prctl(PR_SET_NAME, "loadgen");
-	for (;;) {
-		if (now() >= next && n < MAXC) {
-			int s = socket(AF_INET, SOCK_STREAM, 0);
-			char req[128];
-			int len = snprintf(req, sizeof req,
-					   "POST /v1/completions?i=%d HTTP/1.1\r\nHost: x\r\n\r\n", i++);
-			if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0 &&
-			    send(s, req, len, MSG_NOSIGNAL) == len) {
-				fds[n].fd = s;
-				fds[n++].events = POLLIN;
-			} else if (s >= 0) {
-				close(s);
-			}
-			next += 1 / rate;
-		}
-		int ms = (int)((next - now()) * 1000);
-		if (poll(fds, n, ms > 0 ? ms : 0) <= 0)
-			continue;
-		for (int k = 0; k < n; k++) {
-			char buf[4096];
-			if (!fds[k].revents)
-				continue;
-			if (recv(fds[k].fd, buf, sizeof buf, 0) > 0)
-				continue;
-			close(fds[k].fd);
-			fds[k--] = fds[--n];
-		}
-	}
-}
 
 static void oom_kill(int sig)
 {
@@ -108,27 +53,21 @@ struct client { int fd; size_t got; int sent; char buf[1024]; };
 int main(int argc, char **argv)
 {
 	int dies_after = argc > 2 && !strcmp(argv[1], "--engine-dies-after") ? atoi(argv[2]) : 0;
-	int l = socket(AF_INET, SOCK_STREAM, 0), sp[2];
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t al = sizeof a;
-	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 128) ||
-	    getsockname(l, (struct sockaddr *)&a, &al) ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp)) {
+	int port, sp[2], l = listener(128, &port);
+	if (l < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp)) {
 		perror("dead_engine: setup");
 		return 1;
 	}
-	if (fork() == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (fork_child() == 0) {
 		close(l);
 		close(sp[0]);
 		engine(sp[1], dies_after);
 	}
 	close(sp[1]);
-	if (fork() == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (fork_child() == 0) {
 		close(l);
 		close(sp[0]);
-		loadgen(ntohs(a.sin_port), 2);
+		loadgen(port, 2, "POST /v1/completions");
 	}
 	prctl(PR_SET_NAME, "frontend");
 	static struct client c[MAXC];

@@ -26,48 +26,15 @@ Truth:
                       client waits in recv() for ever.  The verdict must name the
                       engine's death (SIGKILL, the zombie).
 """
-import asyncio, ctypes, hashlib, os, selectors, signal, socket, sys, threading, time
+import asyncio, hashlib, os, signal, socket, sys, threading, time
+sys.dont_write_bytecode = True      # no __pycache__ beside the programs
+from loadgen import die_with_parent, listener, loadgen, name, opt, serve
 
-libc = ctypes.CDLL(None)
-def name(s): libc.prctl(15, s.encode()[:15], 0, 0, 0)      # PR_SET_NAME
-def die_with_parent(): libc.prctl(1, 9, 0, 0, 0)            # PR_SET_PDEATHSIG, SIGKILL
-
-def opt(flag, default):
-    return type(default)(sys.argv[sys.argv.index(flag) + 1]) if flag in sys.argv else default
 ZMQ = "--zmq" in sys.argv
 RATE = opt("--rate", 2.0)
 COMPUTE = opt("--compute", 0.01)
 DIES_AFTER = opt("--engine-dies-after", 0.0)
 TAG = "gpuprobe-fe-%d" % os.getpid()
-
-def loadgen(port, rate):
-    """One request every 1/rate s, each on a new connection, each answer
-    read whole: one thread, non-blocking sockets on a selector (so that the
-    load generator itself starts no threads)."""
-    name("loadgen")
-    sel = selectors.DefaultSelector()
-    due, i = time.monotonic(), 0
-    while True:
-        if time.monotonic() >= due:
-            s = socket.socket()
-            s.setblocking(False)
-            s.connect_ex(("127.0.0.1", port))
-            req = b"POST /v1/completions?i=%d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % i
-            sel.register(s, selectors.EVENT_WRITE, req)
-            due, i = due + 1 / rate, i + 1
-        for key, _ in sel.select(max(0.0, due - time.monotonic())):
-            s = key.fileobj
-            try:
-                if key.data:                      # connected: send the request
-                    s.send(key.data)
-                    sel.modify(s, selectors.EVENT_READ, None)
-                    continue
-                if s.recv(65536):                 # the answer, until the server closes
-                    continue
-            except OSError:
-                pass
-            sel.unregister(s)
-            s.close()
 
 def compute(data, seconds):
     end = time.monotonic() + seconds
@@ -146,29 +113,13 @@ class Frontend:
             self.to_engine.write(b"%d %s\n" % (rid, data.replace(b"\n", b" ")))
         return await fut
 
-    async def handle(self, reader, writer):
-        try:
-            req = await reader.readuntil(b"\r\n\r\n")
-            body = await self.generate(req.split(b"\r\n", 1)[0])
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
-                         % len(body) + body)
-            await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-async def serve(lsock, esock):
+async def frontend(lsock, esock):
     fe = Frontend(esock)
     await fe.start()
-    server = await asyncio.start_server(fe.handle, sock=lsock)
-    async with server:
-        await server.serve_forever()
+    await serve(lsock, lambda req: fe.generate(req.split(b"\r\n", 1)[0]))
 
 def main():
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(128)
+    lsock = listener(128)
     port = lsock.getsockname()[1]
     fe_sock, en_sock = socket.socketpair()
     if os.fork() == 0:
@@ -180,9 +131,9 @@ def main():
         die_with_parent()
         lsock.close(); fe_sock.close()
         time.sleep(0.5)          # the frontend's ZMQ sockets bind first
-        loadgen(port, RATE)
+        loadgen(port, RATE, b"POST /v1/completions")
     name("api-server")
-    asyncio.run(serve(lsock, fe_sock))
+    asyncio.run(frontend(lsock, fe_sock))
 
 if __name__ == "__main__":
     main()

@@ -18,64 +18,7 @@
  *                                 Truth: a hang (hang-blocked), the sleeping
  *                                 frame reload_model named.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A new connection every 1/rate s; replies read on poll(); up to 512 open. */
-static void loadgen(int port, double rate)
-{
-	struct pollfd fds[512];
-	int n = 0, i = 0;
-	double next = now();
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	prctl(PR_SET_NAME, "loadgen");
-	for (;;) {
-		if (now() >= next && n < 512) {
-			int s = socket(AF_INET, SOCK_STREAM, 0);
-			char req[128];
-			int len = snprintf(req, sizeof req,
-					   "GET /generate?i=%d HTTP/1.1\r\nHost: x\r\n\r\n", i++);
-			if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0 &&
-			    send(s, req, len, MSG_NOSIGNAL) == len) {
-				fds[n].fd = s;
-				fds[n++].events = POLLIN;
-			} else if (s >= 0) {
-				close(s);
-			}
-			next += 1 / rate;
-		}
-		int ms = (int)((next - now()) * 1000);
-		if (poll(fds, n, ms > 0 ? ms : 0) <= 0)
-			continue;
-		for (int k = 0; k < n; k++) {
-			char buf[4096];
-			if (!fds[k].revents)
-				continue;
-			if (recv(fds[k].fd, buf, sizeof buf, 0) > 0)
-				continue;
-			close(fds[k].fd);
-			fds[k--] = fds[--n];
-		}
-	}
-}
+#include "common.h"
 
 __attribute__((noinline)) static void reload_model(void)
 {
@@ -88,14 +31,7 @@ static int stuck, served;
 static void handle(int c)
 {
 	char buf[4096], reply[1100];
-	size_t got = 0;
-	ssize_t r;
-	while (got < sizeof buf - 1 && (r = recv(c, buf + got, sizeof buf - 1 - got, 0)) > 0) {
-		got += r;
-		buf[got] = 0;
-		if (strstr(buf, "\r\n\r\n"))
-			break;
-	}
+	recv_request(c, buf, sizeof buf);
 	if (stuck && ++served > 3)
 		reload_model();
 	int len = snprintf(reply, sizeof reply,
@@ -109,18 +45,14 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "tree";
 	if (!strcmp(mode, "client") && argc > 2) {
-		loadgen(atoi(argv[2]), 2);
+		loadgen(atoi(argv[2]), 2, "GET /generate");
 		return 0;
 	}
-	int l = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t al = sizeof a;
-	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 8) ||
-	    getsockname(l, (struct sockaddr *)&a, &al)) {
+	int port, l = listener(8, &port);
+	if (l < 0) {
 		perror("send_server: listen");
 		return 1;
 	}
-	int port = ntohs(a.sin_port);
 	stuck = !strcmp(mode, "stuck");
 	if (!strcmp(mode, "server") && argc > 2) {
 		char tmp[4096];
@@ -131,11 +63,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else if (strcmp(mode, "idle")) {
-		pid_t p = fork();
-		if (p == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (fork_child() == 0) {
 			close(l);
-			loadgen(port, 2);
+			loadgen(port, 2, "GET /generate");
 		}
 	}
 	prctl(PR_SET_NAME, "send-server");
