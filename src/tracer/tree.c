@@ -353,8 +353,13 @@ static void deaths_part(struct gp_tree *t, json_t *line)
 				comm = t->m[k].comm;
 		death_json(arr, d[i].pid, d[i].ppid, comm[0] ? comm : "?", d[i].code);
 	}
-	for (size_t k = 1; !t->forks && k < t->n; k++) {
-		int code = t->m[k].gone ? zombie_code(t->o.root, t->m[k].pid) : -1;
+	/* A member that went, and that the connector did not report (none
+	 * listens, or it died before the trace: a zombie found by the walk). */
+	for (size_t k = 1; k < t->n; k++) {
+		bool told = false;
+		for (size_t i = 0; i < n && !told; i++)
+			told = d[i].pid == t->m[k].pid;
+		int code = t->m[k].gone && !told ? zombie_code(t->o.root, t->m[k].pid) : -1;
 		if (code >= 0)
 			death_json(arr, t->m[k].pid, t->m[k].ppid, t->m[k].comm[0] ? t->m[k].comm : "?", code);
 	}
