@@ -44,7 +44,7 @@ struct gp_regstate {
 	int pid;
 	int tid;
 	enum source src;
-	uint64_t sp, pc;
+	uint64_t sp, pc, fp;      /* fp: 0 unknown */
 	unsigned gen;           /* pages of another generation are stale */
 	struct page cache[CACHE_PAGES];
 };
@@ -59,6 +59,53 @@ bool gp_regstate_can_nostop(void)
 }
 
 #ifdef GP_REGSTATE_KNOWN
+
+static bool read_remote(int tid, uint64_t addr, void *buf, size_t len);
+
+/* A return address: inside a module, right after a call instruction
+ * (x86-64: e8 rel32; ff /2 with a register, [reg+disp8], [reg+disp32] or
+ * rip-relative operand; aarch64: bl or blr, 4 bytes before). */
+static bool after_call(Dwfl *dwfl, int tid, uint64_t ra)
+{
+	if (ra < 8 || !dwfl_addrmodule(dwfl, ra))
+		return false;
+	unsigned char b[8];
+	if (!read_remote(tid, ra - 8, b, sizeof b))
+		return false;
+#ifdef __x86_64__
+	if (b[3] == 0xe8)
+		return true;                                     /* call rel32 */
+	if (b[6] == 0xff && (b[7] & 0xf8) == 0xd0)
+		return true;                                     /* call *%reg */
+	if (b[5] == 0xff && (b[6] & 0xf8) == 0x50)
+		return true;                                     /* call *disp8(%reg) */
+	if (b[2] == 0xff && ((b[3] & 0xf8) == 0x90 || b[3] == 0x15))
+		return true;                                     /* call *disp32(%reg), *disp(%rip) */
+	if (b[6] == 0xff && (b[7] & 0xf8) == 0x10)
+		return true;                                     /* call *(%reg) */
+	return (b[5] == 0xff && b[6] == 0x14) || (b[4] == 0xff && b[5] == 0x54); /* with a SIB byte */
+#else
+	uint32_t insn;
+	memcpy(&insn, b + 4, 4);
+	return (insn & 0xfc000000u) == 0x94000000u || (insn & 0xfffffc1fu) == 0xd63f0000u;
+#endif
+}
+
+uint64_t gp_regstate_guess_fp(Dwfl *dwfl, int tid, uint64_t sp)
+{
+	uint64_t w[512]; /* 4 KiB above sp */
+	if (!sp || !read_remote(tid, sp, w, sizeof w))
+		return 0;
+	for (size_t i = 0; i + 1 < sizeof w / sizeof *w; i++) {
+		uint64_t fp = sp + 8 * i, up = w[i], ra = w[i + 1];
+		if (up <= fp || up - fp > (1u << 20) || !after_call(dwfl, tid, ra))
+			continue;
+		uint64_t next[2];
+		if (read_remote(tid, up, next, sizeof next) && after_call(dwfl, tid, next[1]))
+			return fp;
+	}
+	return 0;
+}
 
 static bool read_remote(int tid, uint64_t addr, void *buf, size_t len)
 {
@@ -124,11 +171,12 @@ static bool set_from_stop(Dwfl_Thread *thread, int tid)
 	return true;
 }
 
-static bool set_from_syscall(Dwfl_Thread *thread, uint64_t sp, uint64_t pc)
+static bool set_from_syscall(Dwfl_Thread *thread, uint64_t sp, uint64_t pc, uint64_t fp)
 {
-	Dwarf_Word s = sp, p = pc;
+	Dwarf_Word s = sp, p = pc, f = fp;
 	if (!dwfl_thread_state_registers(thread, 7, 1, &s)
-	    || !dwfl_thread_state_registers(thread, 16, 1, &p))
+	    || !dwfl_thread_state_registers(thread, 16, 1, &p)
+	    || (fp && !dwfl_thread_state_registers(thread, 6, 1, &f)))
 		return false;
 	dwfl_thread_state_register_pc(thread, pc);
 	return true;
@@ -150,10 +198,11 @@ static bool set_from_stop(Dwfl_Thread *thread, int tid)
 	return true;
 }
 
-static bool set_from_syscall(Dwfl_Thread *thread, uint64_t sp, uint64_t pc)
+static bool set_from_syscall(Dwfl_Thread *thread, uint64_t sp, uint64_t pc, uint64_t fp)
 {
-	Dwarf_Word s = sp;
-	if (!dwfl_thread_state_registers(thread, 31, 1, &s))
+	Dwarf_Word s = sp, f = fp;
+	if (!dwfl_thread_state_registers(thread, 31, 1, &s)
+	    || (fp && !dwfl_thread_state_registers(thread, 29, 1, &f)))
 		return false;
 	dwfl_thread_state_register_pc(thread, pc);
 	return true;
@@ -167,7 +216,7 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	if (rs->src == SRC_STOP)
 		return set_from_stop(thread, rs->tid);
 	if (rs->src == SRC_SYSCALL && rs->sp && rs->pc)
-		return set_from_syscall(thread, rs->sp, rs->pc);
+		return set_from_syscall(thread, rs->sp, rs->pc, rs->fp);
 	return false;
 }
 
@@ -216,6 +265,14 @@ struct gp_regstate *gp_regstate_attach(Dwfl *dwfl, int pid)
 	return NULL;
 }
 
+uint64_t gp_regstate_guess_fp(Dwfl *dwfl, int tid, uint64_t sp)
+{
+	(void)dwfl;
+	(void)tid;
+	(void)sp;
+	return 0;
+}
+
 #endif
 
 void gp_regstate_free(struct gp_regstate *rs)
@@ -237,10 +294,11 @@ void gp_regstate_use_stop(struct gp_regstate *rs, int tid)
 	rs->src = SRC_STOP;
 }
 
-void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc)
+void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc, uint64_t fp)
 {
 	rs->tid = tid;
 	rs->src = SRC_SYSCALL;
 	rs->sp = sp;
 	rs->pc = pc;
+	rs->fp = fp;
 }

@@ -38,8 +38,18 @@ void gp_regstate_free(struct gp_regstate *rs);
 
 /* The next unwind of tid starts from the registers of its ptrace stop. */
 void gp_regstate_use_stop(struct gp_regstate *rs, int tid);
-/* The next unwind of tid starts from sp and pc of its system call. */
-void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc);
+/* The next unwind of tid starts from sp and pc of its system call, and
+ * the frame pointer fp when one was found (0: unknown; stacks.c). */
+void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc, uint64_t fp);
+
+/* The frame pointer of a thread asleep in a system call, found on its
+ * stack above sp: the first word pair [fp] = the caller's frame pointer,
+ * [fp + 8] = a return address just after a call instruction in a module
+ * of dwfl, whose own pair checks out the same way.  For code built with
+ * frame pointers (Ubuntu 24.04 builds its whole archive so), whose CFI
+ * says CFA = rbp + 16: from sp and pc alone the walk ends at the first
+ * frame (seen on the H200: every thread 1 frame deep).  0: none found. */
+uint64_t gp_regstate_guess_fp(Dwfl *dwfl, int tid, uint64_t sp);
 
 /* Whether this build can unwind a thread from sp/pc alone. */
 bool gp_regstate_can_nostop(void);

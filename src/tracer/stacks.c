@@ -611,9 +611,28 @@ static void unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const
 	}
 	double t0 = now_us();
 	struct unwind_arg ua = { .th = th };
-	gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc);
+	gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc, 0);
 	if (dwfl_getthread_frames(s->dwfl, th->tid, frame_cb, &ua) != 0 && !ua.err)
 		ua.err = dwfl_errmsg(-1);
+	/* Ended at once: code built with frame pointers wants rbp, which
+	 * /proc/TID/syscall does not show; found on the stack, try again and
+	 * keep the deeper walk (regstate.h). */
+	uint64_t fp = th->nframes < 3 ? gp_regstate_guess_fp(s->dwfl, th->tid, th->sc.sp) : 0;
+	if (fp) {
+		struct rawthread first = *th;
+		struct unwind_arg ub = { .th = th };
+		th->nframes = 0;
+		gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc, fp);
+		if (dwfl_getthread_frames(s->dwfl, th->tid, frame_cb, &ub) != 0 && !ub.err)
+			ub.err = dwfl_errmsg(-1);
+		if (th->nframes <= first.nframes) {
+			memcpy(th->pc, first.pc, sizeof th->pc);
+			memcpy(th->activation, first.activation, sizeof th->activation);
+			th->nframes = first.nframes;
+		} else {
+			ua.err = ub.err;
+		}
+	}
 	th->py = gp_py_read_thread(s->py, th->tid);
 	th->py_us = now_us() - t0;
 	s->tot.nostop++;
