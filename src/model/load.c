@@ -152,6 +152,9 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 	get_u64_fields(proc, proc_counters, pv);
 	pv->map_bytes = get_u64(json_object_get(proc, "largest_file_mapping"), "bytes");
 	pv->threads_vanished = (uint32_t)get_u64(proc, "threads_vanished");
+	json_t *ended = json_object_get(proc, "thread_ended");
+	pv->ended_tid = (int)get_u64(ended, "tid");
+	pv->ended_comm = json_string_value(json_object_get(ended, "comm"));
 	json_t *io = json_object_get(proc, "io");
 	if (json_is_object(io)) {
 		pv->have_io = true;

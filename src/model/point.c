@@ -279,6 +279,11 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 		pt->threads_spawned += p->threads_created;
 	pt->threads_exited += p->threads_exited;
 	pt->threads_vanished += p->threads_vanished;
+	if (p->ended_tid && !pt->ended_tid) {
+		pt->ended_tid = p->ended_tid;
+		pt->ended_pid = p->pid;
+		gp_strlcpy(pt->ended_comm, p->ended_comm ? p->ended_comm : "?", sizeof pt->ended_comm);
+	}
 	pt->threads += (uint32_t)n;
 }
 

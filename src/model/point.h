@@ -66,6 +66,8 @@ struct gp_pview {
 	 * from this sample's readings (work unknown: zeroed, GP_GW_UNKNOWN). */
 	struct gp_gpu_work_pt gw;
 	uint32_t threads_created, threads_exited, threads_vanished;
+	int ended_tid;              /* a thread of it that ended since the last sample, 0 none */
+	const char *ended_comm;
 };
 
 struct gp_point_builder;

@@ -21,6 +21,11 @@ static void merge_into(struct gp_point *b, const struct gp_point *a, double ta0)
 		b->cpu_pct = (float)((a->cpu_pct * da + b->cpu_pct * db) / d);
 	b->threads_created = add32(a->threads_created, b->threads_created);
 	b->threads_spawned = add32(a->threads_spawned, b->threads_spawned);
+	if (!b->ended_tid) {
+		b->ended_tid = a->ended_tid;
+		b->ended_pid = a->ended_pid;
+		memcpy(b->ended_comm, a->ended_comm, sizeof b->ended_comm);
+	}
 	b->threads_exited = add32(a->threads_exited, b->threads_exited);
 	b->threads_vanished = add32(a->threads_vanished, b->threads_vanished);
 	b->procs_created = add32(a->procs_created, b->procs_created);

@@ -39,6 +39,8 @@ struct gp_point {
 	uint64_t sys_dirtied, sys_written, sys_pgsteal_file; /* pages */
 	uint32_t threads_created, threads_exited, threads_vanished;
 	uint32_t threads_spawned;   /* of threads_created, those of processes seen before */
+	int32_t ended_tid, ended_pid; /* a thread that ended since the previous sample, 0 none */
+	char ended_comm[16];
 	int32_t top_tid;            /* busiest thread this interval, 0 if none */
 	float top_cpu_pct, top_sys_pct, cpu_pct; /* over the interval */
 	int64_t top_sc_nr;          /* its syscall nr, -1 user, -2 running/unknown */

@@ -427,6 +427,9 @@ static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
 		if (a->in_unread)
 			strbuf_addf(sb, " %llu byte%s received and not read", (unsigned long long)a->in_unread,
 				    a->in_unread == 1 ? "" : "s");
+		if (a->ended_tid)
+			strbuf_addf(sb, "; thread %d (%s) of pid %d ended at +%.0f s",
+				    a->ended_tid, a->ended_comm, a->ended_pid, a->ended_t);
 		strbuf_addstr(sb, "; meanwhile ");
 	}
 }

@@ -57,6 +57,7 @@ struct gp_sampler {
 	struct gp_point_builder *pb; /* gp_sampler_take's own (one process) */
 	int ppid;
 	char comm[64];
+	char ended_comm[16];      /* the last sample's ended thread's, for its view */
 	uint64_t prev_threads_total;
 	bool had_mm;              /* status had Vm lines (a user process) */
 	bool act_read;            /* GPU activity read at act_t */
@@ -525,11 +526,19 @@ enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp
 	}
 	if (ts.vanished)
 		json_object_set_new(proc, "threads_vanished", json_integer(ts.vanished));
+	if (ts.ended_tid && s->tot.samples)
+		json_object_set_new(proc, "thread_ended", json_pack("{s:i, s:s}", "tid", ts.ended_tid,
+			"comm", ts.ended_comm));
 	if (ts.reused)
 		json_object_set_new(proc, "tids_reused", json_integer(ts.reused));
 	pv->threads_created = s->tot.samples ? ts.created : 0;
 	pv->threads_exited = ts.exited;
 	pv->threads_vanished = ts.vanished;
+	if (ts.ended_tid && s->tot.samples) {
+		gp_strlcpy(s->ended_comm, ts.ended_comm, sizeof s->ended_comm);
+		pv->ended_tid = ts.ended_tid;
+		pv->ended_comm = s->ended_comm;
+	}
 	s->tot.kstack_denied = ts.kstack_denied;
 	s->tot.syscall_denied = ts.syscall_denied;
 	s->last_threads = th;

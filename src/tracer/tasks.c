@@ -1,5 +1,6 @@
 #include "config.h"
 #include "tasks.h"
+#include "parse.h"
 #include "threadrec.h"
 #include "waitgraph.h"
 #include "grow.h"
@@ -561,8 +562,14 @@ keep:;
 		if (t->slots[i].gen == t->gen) {
 			t->slots[w++] = t->slots[i];
 		} else {
-			if (t->slots[i].gen != 0)
+			if (t->slots[i].gen != 0) {
 				stats->exited++;
+				const struct slot *x = &t->slots[i];
+				if (!stats->ended_tid && x->rec.valid) {
+					stats->ended_tid = x->tid;
+					gp_strlcpy(stats->ended_comm, x->rec.th.st.comm, sizeof stats->ended_comm);
+				}
+			}
 			slot_close(&t->slots[i]);
 		}
 	}

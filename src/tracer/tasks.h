@@ -62,6 +62,11 @@ struct gp_tasks_stats {
 	unsigned reused;         /* tid reused by a new thread (this sample) */
 	unsigned created;        /* first seen (this sample) */
 	unsigned exited;         /* gone since the previous sample */
+	/* The first of them that had run since it was first seen (a worker
+	 * that started and ended between two samples was never read): its
+	 * tid and name, 0 none (issue 32: a dead batcher's absence). */
+	int ended_tid;
+	char ended_comm[16];
 	bool kstack_denied, syscall_denied, wchan_denied;
 };
 

@@ -301,6 +301,13 @@ static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struc
 static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	size_t from = ia > 0 ? ia - 1 : 0;
+	for (size_t i = from; i <= ib && !a->ended_tid; i++)
+		if (p[i].ended_tid) {
+			a->ended_tid = p[i].ended_tid;
+			a->ended_pid = p[i].ended_pid;
+			a->ended_t = p[i].t;
+			gp_strlcpy(a->ended_comm, p[i].ended_comm, sizeof a->ended_comm);
+		}
 	for (size_t i = from; i <= ib; i++)
 		if (p[i].died_killed && p[i].death_signal) {
 			a->dead_pid = p[i].death_pid;

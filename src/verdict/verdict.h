@@ -165,6 +165,11 @@ struct gp_activity {
 	int retry_status;
 	char retry_comm[16];      /* "" when no sample named it */
 	int retry_ppid;
+	/* A thread that ended in or just before the phase (its absence is
+	 * often the story: a batcher whose handlers wait for it), 0 none. */
+	int ended_tid, ended_pid;
+	char ended_comm[16];
+	double ended_t;
 	double retry_since;
 	uint32_t in_backlog;
 	uint64_t in_unread;
