@@ -448,6 +448,29 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	return 0;
 }
 
+/* Drops the slots not seen this sample: those threads exited.  The first
+ * of them that had been read is named in stats (ended_tid). */
+static void drop_exited(struct gp_tasks *t, struct gp_tasks_stats *stats)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < t->nslots; i++) {
+		struct slot *x = &t->slots[i];
+		if (x->gen == t->gen) {
+			t->slots[w++] = *x;
+			continue;
+		}
+		if (x->gen != 0) {
+			stats->exited++;
+			if (!stats->ended_tid && x->rec.valid) {
+				stats->ended_tid = x->tid;
+				gp_strlcpy(stats->ended_comm, x->rec.th.st.comm, sizeof stats->ended_comm);
+			}
+		}
+		slot_close(x);
+	}
+	t->nslots = w;
+}
+
 /* What each thread keeps in its slot, pointed to only once the slots of
  * exited threads are dropped: that moves the ones after them (pointed to
  * before, a thread exiting gave the threads after it their neighbour's
@@ -557,23 +580,7 @@ keep:;
 		n++;
 	}
 	/* Drop slots not seen this sample: those threads exited. */
-	size_t w = 0;
-	for (size_t i = 0; i < t->nslots; i++) {
-		if (t->slots[i].gen == t->gen) {
-			t->slots[w++] = t->slots[i];
-		} else {
-			if (t->slots[i].gen != 0) {
-				stats->exited++;
-				const struct slot *x = &t->slots[i];
-				if (!stats->ended_tid && x->rec.valid) {
-					stats->ended_tid = x->tid;
-					gp_strlcpy(stats->ended_comm, x->rec.th.st.comm, sizeof stats->ended_comm);
-				}
-			}
-			slot_close(&t->slots[i]);
-		}
-	}
-	t->nslots = w;
+	drop_exited(t, stats);
 	hash_rebuild(t);
 	point_into_slots(t, n);
 	stats->threads = (unsigned)n;
