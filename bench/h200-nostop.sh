@@ -27,7 +27,8 @@ $GPUPROBE trace -q --stacks all --interval 0.05 --hang-after 10 -o "$OUT/trace.j
 	> "$OUT/trace.out" 2> "$OUT/trace.err" &
 gp=$!
 sleep 3
-tpid=$(pgrep -f "torch_serve.py $S" | head -n 1)
+tpid=$(pgrep -f "^python3 $W $S" | head -n 1)
+echo "target pid $tpid: $(tr "\\0" " " < /proc/$tpid/cmdline)"
 "$OUT/stopwatch" "$tpid" $((S + 10)) 1 > "$OUT/watch.txt" &
 wp=$!
 ( sleep 6; $GPUPROBE stacks "$tpid" > "$OUT/stacks.txt" 2>&1; echo "stacks rc=$?" > "$OUT/stacks.rc" ) &
