@@ -77,6 +77,8 @@ void gp_forks_track(struct gp_forks *f, int pid)
 static void forget(struct gp_forks *f, size_t at)
 {
 	f->n--;
+	if (at == f->n)
+		return;
 	f->pid[at] = f->pid[f->n];
 	memcpy(f->comm[at], f->comm[f->n], sizeof f->comm[at]);
 }

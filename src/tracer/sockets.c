@@ -560,7 +560,8 @@ bool gp_sockproc_read(struct gp_sockproc *p, double t, struct gp_sock_totals *ou
 	tot->pending = 0;
 	tot->pending_s = 0;
 	/* One socket on two fds (dup, or inherited twice) counts once. */
-	qsort(p->inos, p->n, sizeof *p->inos, cmp_u64);
+	if (p->n > 1)
+		qsort(p->inos, p->n, sizeof *p->inos, cmp_u64);
 	find_tcp(s, p->inos, p->n);
 	for (size_t i = 0; i < p->n; i++) {
 		if (i && p->inos[i] == p->inos[i - 1])
