@@ -91,20 +91,21 @@ static bool after_call(Dwfl *dwfl, int tid, uint64_t ra)
 #endif
 }
 
-uint64_t gp_regstate_guess_fp(Dwfl *dwfl, int tid, uint64_t sp)
+size_t gp_regstate_fp_candidates(Dwfl *dwfl, int tid, uint64_t sp, uint64_t *out, size_t cap)
 {
 	uint64_t w[512]; /* 4 KiB above sp */
+	size_t n = 0;
 	if (!sp || !read_remote(tid, sp, w, sizeof w))
 		return 0;
-	for (size_t i = 0; i + 1 < sizeof w / sizeof *w; i++) {
+	for (size_t i = 0; i + 1 < sizeof w / sizeof *w && n < cap; i++) {
 		uint64_t fp = sp + 8 * i, up = w[i], ra = w[i + 1];
 		if (up <= fp || up - fp > (1u << 20) || !after_call(dwfl, tid, ra))
 			continue;
 		uint64_t next[2];
 		if (read_remote(tid, up, next, sizeof next) && after_call(dwfl, tid, next[1]))
-			return fp;
+			out[n++] = fp;
 	}
-	return 0;
+	return n;
 }
 
 static bool read_remote(int tid, uint64_t addr, void *buf, size_t len)
@@ -265,11 +266,13 @@ struct gp_regstate *gp_regstate_attach(Dwfl *dwfl, int pid)
 	return NULL;
 }
 
-uint64_t gp_regstate_guess_fp(Dwfl *dwfl, int tid, uint64_t sp)
+size_t gp_regstate_fp_candidates(Dwfl *dwfl, int tid, uint64_t sp, uint64_t *out, size_t cap)
 {
 	(void)dwfl;
 	(void)tid;
 	(void)sp;
+	(void)out;
+	(void)cap;
 	return 0;
 }
 

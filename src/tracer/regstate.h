@@ -42,14 +42,17 @@ void gp_regstate_use_stop(struct gp_regstate *rs, int tid);
  * the frame pointer fp when one was found (0: unknown; stacks.c). */
 void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc, uint64_t fp);
 
-/* The frame pointer of a thread asleep in a system call, found on its
- * stack above sp: the first word pair [fp] = the caller's frame pointer,
- * [fp + 8] = a return address just after a call instruction in a module
- * of dwfl, whose own pair checks out the same way.  For code built with
- * frame pointers (Ubuntu 24.04 builds its whole archive so), whose CFI
- * says CFA = rbp + 16: from sp and pc alone the walk ends at the first
- * frame (seen on the H200: every thread 1 frame deep).  0: none found. */
-uint64_t gp_regstate_guess_fp(Dwfl *dwfl, int tid, uint64_t sp);
+/* Candidates for the frame pointer of a thread asleep in a system call,
+ * found on its stack above sp, nearest first (at most cap): word pairs
+ * [fp] = the caller's frame pointer, [fp + 8] = a return address just
+ * after a call instruction in a module of dwfl, whose own pair checks out
+ * the same way.  For code built with frame pointers (Ubuntu 24.04 builds
+ * its whole archive so), whose CFI says CFA = rbp + 16: from sp and pc
+ * alone the walk ends at the first frame (seen on the device: every
+ * thread 1 frame deep).  Stale pairs left by earlier calls pass these
+ * checks too (ASan's interceptors: a walk into GetCurrentThread): the
+ * caller tries them and keeps a walk that ends where stacks end. */
+size_t gp_regstate_fp_candidates(Dwfl *dwfl, int tid, uint64_t sp, uint64_t *out, size_t cap);
 
 /* Whether this build can unwind a thread from sp/pc alone. */
 bool gp_regstate_can_nostop(void);

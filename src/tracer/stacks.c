@@ -47,6 +47,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -527,6 +528,8 @@ static void stop_failed(struct gp_stacks *s, struct rawthread *th, const struct 
 
 /* SEIZE + INTERRUPT + bounded wait + unwind + DETACH, for one thread
  * (ptstop.h: one thread at a time, never left stopped). */
+static void unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const char *why);
+
 static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 {
 	int tid = th->tid;
@@ -534,6 +537,19 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 	 * it is not stopped, and is let go when it is (ptstop.h, 1 and 3).
 	 * (Waiting for it here, up to 100 ms a snapshot, and refusing every
 	 * other stop meanwhile turned the whole tree's stacks "off".) */
+	/* Where it is now, not where the snapshot's first read saw it: a
+	 * writer seen in its nap between two writes can be in the next by
+	 * now, and a stop would cut that one (harm-transfer.sh, 1 run in 4).
+	 * This leaves microseconds between the look and the stop. */
+	char path[96], buf[256], why[96];
+	struct gp_syscall now;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", s->pid, tid);
+	if (gp_read_file(&s->root, path, buf, sizeof buf) >= 0 && gp_parse_syscall(buf, &now)
+	    && gp_stop_would_change(&s->root, s->pid, &now, why, sizeof why)) {
+		th->sc = now;
+		unwind_without_stop(s, th, why);
+		return;
+	}
 	double t0 = now_us();
 	struct gp_stop_res res;
 	if (gp_ptstop_stop(s->pid, tid, s->is_our_child, GP_STACKS_STOP_TIMEOUT_MS, &res) != GP_STOP_OK) {
@@ -594,6 +610,82 @@ static bool still_mark(struct gp_stacks *s, int tid, char *buf, size_t cap)
 	return true;
 }
 
+/* The walk from sp/pc ended at once: code built with frame pointers
+ * wants rbp, which /proc/TID/syscall does not show.  Each candidate found
+ * on the stack (regstate.h) is tried; a walk that ends where a stack ends
+ * (libdwfl stops without an error: the CFI's outermost frame, _start or
+ * clone) and whose first edges are calls (called_from) is preferred, the
+ * deepest of them; else the deepest walk, if deeper than the first.
+ * Returns the error of the walk kept. */
+/* Whether frame k + 1's return address follows a call of frame k's
+ * function: a direct call (e8 rel32) names its target, which must be the
+ * start of the function frame k runs in, or a function of the same name,
+ * or no function at all (a PLT stub).  A walk through a stale frame
+ * pointer fails it (under ASan, read's interceptor "returned" into
+ * GetCurrentThread).  Indirect calls cannot be told: true. */
+static bool called_from(struct gp_stacks *s, const struct rawthread *th, size_t k)
+{
+	uint64_t pc = th->pc[k] - (k && !th->activation[k]), ra = th->pc[k + 1];
+	Dwfl_Module *m = dwfl_addrmodule(s->dwfl, pc);
+	unsigned char b[5];
+	struct iovec local = { b, 5 }, remote = { (void *)(uintptr_t)(ra - 5), 5 };
+	if (!m || process_vm_readv(th->tid, &local, 1, &remote, 1, 0) != 5 || b[0] != 0xe8)
+		return true;
+	int32_t rel;
+	memcpy(&rel, b + 1, 4);
+	uint64_t target = ra + (uint64_t)(int64_t)rel;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(m, pc, &off, &sym, NULL, NULL, NULL);
+	if (!name || target == pc - off)
+		return true;
+	Dwfl_Module *tm = dwfl_addrmodule(s->dwfl, target);
+	GElf_Off toff;
+	GElf_Sym tsym;
+	const char *tname = tm ? dwfl_module_addrinfo(tm, target, &toff, &tsym, NULL, NULL, NULL) : NULL;
+	return !tname || !strcmp(tname, name);
+}
+
+static const char *with_frame_pointer(struct gp_stacks *s, struct rawthread *th, const char *err)
+{
+	uint64_t fp[16];
+	size_t n = gp_regstate_fp_candidates(s->dwfl, th->tid, th->sc.sp, fp, 16);
+
+	size_t best_n = th->nframes;
+	bool best_complete = false;
+	uint64_t best_pc[GP_STACKS_MAX_FRAMES];
+	bool best_act[GP_STACKS_MAX_FRAMES];
+	memcpy(best_pc, th->pc, sizeof best_pc);
+	memcpy(best_act, th->activation, sizeof best_act);
+	for (size_t k = 0; k < n; k++) {
+		struct unwind_arg ub = { .th = th };
+		th->nframes = 0;
+		gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc, fp[k]);
+		int r = dwfl_getthread_frames(s->dwfl, th->tid, frame_cb, &ub);
+		bool ok = true;
+		for (size_t f = 1; ok && f + 1 < th->nframes && f < 3; f++)
+			ok = called_from(s, th, f);
+		bool complete = r == 0 && !ub.err;
+
+		/* The deepest walk, a complete one before any other: a stale
+		 * pair leads into old frames and back into a real one higher
+		 * up, skipping the real frames between; a caller's pair skips
+		 * its callee.  Only the true one misses none. */
+		if (ok && (complete > best_complete
+			   || (complete == best_complete && th->nframes > best_n))) {
+			best_complete = complete;
+			best_n = th->nframes;
+			memcpy(best_pc, th->pc, sizeof best_pc);
+			memcpy(best_act, th->activation, sizeof best_act);
+			err = complete ? NULL : ub.err ? ub.err : dwfl_errmsg(-1);
+		}
+	}
+	th->nframes = best_n;
+	memcpy(th->pc, best_pc, sizeof best_pc);
+	memcpy(th->activation, best_act, sizeof best_act);
+	return err;
+}
+
 /* Frames of a thread asleep in a call a stop would change (stopcut.h),
  * taken without any stop: libdwfl unwinds from the sp/pc the kernel shows
  * over memory read with process_vm_readv, and the frames are kept only if
@@ -614,25 +706,8 @@ static void unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const
 	gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc, 0);
 	if (dwfl_getthread_frames(s->dwfl, th->tid, frame_cb, &ua) != 0 && !ua.err)
 		ua.err = dwfl_errmsg(-1);
-	/* Ended at once: code built with frame pointers wants rbp, which
-	 * /proc/TID/syscall does not show; found on the stack, try again and
-	 * keep the deeper walk (regstate.h). */
-	uint64_t fp = th->nframes < 3 ? gp_regstate_guess_fp(s->dwfl, th->tid, th->sc.sp) : 0;
-	if (fp) {
-		struct rawthread first = *th;
-		struct unwind_arg ub = { .th = th };
-		th->nframes = 0;
-		gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc, fp);
-		if (dwfl_getthread_frames(s->dwfl, th->tid, frame_cb, &ub) != 0 && !ub.err)
-			ub.err = dwfl_errmsg(-1);
-		if (th->nframes <= first.nframes) {
-			memcpy(th->pc, first.pc, sizeof th->pc);
-			memcpy(th->activation, first.activation, sizeof th->activation);
-			th->nframes = first.nframes;
-		} else {
-			ua.err = ub.err;
-		}
-	}
+	if (th->nframes < 3)
+		ua.err = with_frame_pointer(s, th, ua.err);
 	th->py = gp_py_read_thread(s->py, th->tid);
 	th->py_us = now_us() - t0;
 	s->tot.nostop++;
@@ -1210,6 +1285,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 			nostop++;
 		} else {
 			stop_and_unwind(s, r);
+			if (r->unwind && !strcmp(r->unwind, "nostop"))
+				nostop++; /* it went into such a call since the first look */
 			if (r->stop_us >= 0) {
 				stopped++;
 				stop_sum += r->stop_us;

@@ -11,22 +11,34 @@
  * more).  A transfer on a regular file or a block device is not cut by a
  * signal (filemap reads and writes run to the end of the page cache copy);
  * one on a pipe, FIFO, socket or character device (a tty) is. */
+/* A read blocks only while nothing was copied (pipe_read waits only with
+ * ret == 0, fs/pipe.c; tcp_recvmsg and unix_stream_read_generic wait
+ * only below their target, 1 byte unless MSG_WAITALL or SO_RCVLOWAT):
+ * a stop then returns -ERESTARTSYS and the call restarts unchanged
+ * (tests/faults/harm-transfer.sh counts every byte its pipe reader gets
+ * under stops).  So reads are stopped as any call is -- but a recv with
+ * MSG_WAITALL, which blocks with bytes copied, and a terminal's read
+ * (non-canonical with VMIN > 1 does too).  flags: the argument that holds
+ * a recv's flags, -1 none. */
+#define MSG_WAITALL_FLAG 0x100
+
 static const struct transfer {
 	const char *name;
 	signed char fd[2];
 	const char *verb;
+	signed char flags;
 } transfers[] = {
-	{ "read", { 0, -1 }, "read" },        { "write", { 0, -1 }, "write" },
-	{ "readv", { 0, -1 }, "read" },       { "writev", { 0, -1 }, "write" },
-	{ "pread64", { 0, -1 }, "read" },     { "pwrite64", { 0, -1 }, "write" },
-	{ "preadv", { 0, -1 }, "read" },      { "pwritev", { 0, -1 }, "write" },
-	{ "preadv2", { 0, -1 }, "read" },     { "pwritev2", { 0, -1 }, "write" },
-	{ "recvfrom", { 0, -1 }, "receive" }, { "sendto", { 0, -1 }, "send" },
-	{ "recvmsg", { 0, -1 }, "receive" },  { "sendmsg", { 0, -1 }, "send" },
-	{ "recvmmsg", { 0, -1 }, "receive" }, { "sendmmsg", { 0, -1 }, "send" },
-	{ "splice", { 0, 2 }, "splice" },     { "tee", { 0, 1 }, "tee" },
-	{ "vmsplice", { 0, -1 }, "vmsplice" }, { "sendfile", { 0, 1 }, "sendfile" },
-	{ "copy_file_range", { 0, 2 }, "copy" },
+	{ "read", { 0, -1 }, "read", -1 },        { "write", { 0, -1 }, "write", -1 },
+	{ "readv", { 0, -1 }, "read", -1 },       { "writev", { 0, -1 }, "write", -1 },
+	{ "pread64", { 0, -1 }, "read", -1 },     { "pwrite64", { 0, -1 }, "write", -1 },
+	{ "preadv", { 0, -1 }, "read", -1 },      { "pwritev", { 0, -1 }, "write", -1 },
+	{ "preadv2", { 0, -1 }, "read", -1 },     { "pwritev2", { 0, -1 }, "write", -1 },
+	{ "recvfrom", { 0, -1 }, "receive", 3 },  { "sendto", { 0, -1 }, "send", -1 },
+	{ "recvmsg", { 0, -1 }, "receive", 2 },   { "sendmsg", { 0, -1 }, "send", -1 },
+	{ "recvmmsg", { 0, -1 }, "receive", 3 },  { "sendmmsg", { 0, -1 }, "send", -1 },
+	{ "splice", { 0, 2 }, "splice", -1 },     { "tee", { 0, 1 }, "tee", -1 },
+	{ "vmsplice", { 0, -1 }, "vmsplice", -1 }, { "sendfile", { 0, 1 }, "sendfile", -1 },
+	{ "copy_file_range", { 0, 2 }, "copy", -1 },
 };
 
 /* Calls that return EINTR after any stop, handler or not (signal(7)). */
@@ -71,8 +83,12 @@ bool gp_stop_would_change(const struct gp_root *root, int pid, const struct gp_s
 		const struct transfer *x = &transfers[i];
 		if (strcmp(name, x->name))
 			continue;
+		bool reads = x->verb[0] == 'r';
+		bool waitall = x->flags >= 0 && (sc->args[(int)x->flags] & MSG_WAITALL_FLAG);
 		for (int k = 0; k < 2 && x->fd[k] >= 0; k++) {
 			const char *kind = cut_kind(root, pid, (long)sc->args[(int)x->fd[k]]);
+			if (kind && reads && !waitall && strcmp(kind, "terminal or device"))
+				kind = NULL; /* nothing copied while it waits: restarts unchanged */
 			if (kind) {
 				snprintf(why, cap, "a stop would cut its %s %s a %s", x->verb,
 					 x->verb[0] == 'r' ? "from" : "to", kind);

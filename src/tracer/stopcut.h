@@ -8,8 +8,10 @@
  * handle_signal/restart_syscall paths).  But a call that has moved some
  * bytes returns that partial count instead: pipe_write() returns `ret` once
  * `ret` is non-zero and a signal is pending (fs/pipe.c), unix and TCP
- * sendmsg likewise (net/unix/af_unix.c unix_stream_sendmsg, "sent"), a tty
- * read its partial line.  A writer that trusts POSIX (a blocking pipe write
+ * sendmsg likewise (net/unix/af_unix.c unix_stream_sendmsg, "sent"), a
+ * recv with MSG_WAITALL what it had, a tty read its partial input.  A
+ * plain read of a pipe or socket waits only while nothing was copied, so
+ * a stop restarts it unchanged (stopcut.c).  A writer that trusts POSIX (a blocking pipe write
  * is whole unless a caught signal interrupts it) then sees a short write it
  * never could have: issue 27 measured 65 536 of 1 048 576 bytes and exit 3.
  * And a few calls return EINTR to the program on any stop, with no handler

@@ -67,6 +67,7 @@ static int reader(int fd, int sock, size_t chunk, long pause_ms, unsigned long l
 		if (pause_ms)
 			nap_ms(pause_ms);
 	}
+	free(buf);
 	if (at != total) {
 		fprintf(stderr, "wholewrite: read %llu bytes of %llu\n", at, total);
 		return 4;
@@ -131,11 +132,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "wholewrite: short %s: %zd of %zu bytes (round %d)\n",
 				sock ? "send" : "write", n, bytes, r);
 			kill(child, SIGKILL);
+			free(buf);
 			return 3;
 		}
 		at += bytes;
 		nap_ms(20);
 	}
+	free(buf);
 	close(sv[1]);
 	int st;
 	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st)) {
