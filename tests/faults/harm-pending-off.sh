@@ -41,8 +41,9 @@ ok "no stack reads off ($n)" test "$n" -eq 0
 t=$(jq -s --argjson p "$ks" '[.[] | select(.type=="stacks" and .pid==$p) | .threads[] | select(.unwind=="timeout")] | length' "$out")
 ok "kernelsit's stops came late at times ($t timeouts)" test "$t" -gt 0
 o=$(jq -s --argjson p "$sp" '[.[] | select(.type=="stacks" and .pid==$p) | .threads[] | select(.unwind=="ok")] | length' "$out")
-# (a loaded CI machine took 14 in a run: the point is that some were)
-ok "spin's stacks were taken ($o ok)" test "$o" -ge 5
+# (a loaded CI machine took 14 in a run, the sanitizer pass 4: the point is
+# that some were, where before every one was "off")
+ok "spin's stacks were taken ($o ok)" test "$o" -ge 1
 for w in ks sp; do
 	ms=$(sed -n 's/.*max_stopped_ms=\([0-9.]*\).*/\1/p' "$TMP/$w.watch")
 	polls=$(sed -n 's/.*polls=\([0-9]*\).*/\1/p' "$TMP/$w.watch")
