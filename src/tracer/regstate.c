@@ -49,15 +49,6 @@ struct gp_regstate {
 	struct page cache[CACHE_PAGES];
 };
 
-bool gp_regstate_can_nostop(void)
-{
-#ifdef GP_REGSTATE_KNOWN
-	return true;
-#else
-	return false;
-#endif
-}
-
 #ifdef GP_REGSTATE_KNOWN
 
 static bool read_remote(int tid, uint64_t addr, void *buf, size_t len);

@@ -54,7 +54,5 @@ void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint6
  * caller tries them and keeps a walk that ends where stacks end. */
 size_t gp_regstate_fp_candidates(Dwfl *dwfl, int tid, uint64_t sp, uint64_t *out, size_t cap);
 
-/* Whether this build can unwind a thread from sp/pc alone. */
-bool gp_regstate_can_nostop(void);
 
 #endif
