@@ -169,6 +169,10 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 		pv->sock_unread = get_u64(sock, "unread");
 		pv->sock_pending = (uint32_t)get_u64(sock, "pending");
 		pv->sock_pending_s = get_num(sock, "pending_s");
+		json_t *cn = json_object_get(sock, "connects");
+		pv->conn_failed = get_u64(cn, "refused") + get_u64(cn, "failed");
+		pv->conn_errno = (int)get_u64(cn, "errno");
+		pv->conn_to = json_string_value(json_object_get(cn, "to"));
 	}
 }
 

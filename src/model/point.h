@@ -54,6 +54,9 @@ struct gp_pview {
 	uint64_t sock_unread;
 	uint32_t sock_pending;      /* requests read and not answered (tracer/sockets.h) */
 	double sock_pending_s;      /* the oldest's wait */
+	uint64_t conn_failed;       /* its failed connects, cumulative (refused and other errors) */
+	int conn_errno;             /* the last failure's */
+	const char *conn_to;        /* its address ("127.0.0.1:8000"), or NULL */
 	uint64_t map_bytes;
 	uint64_t gpu_bytes, gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint16_t gpu_have;          /* GP_PT_GPU_* */

@@ -34,6 +34,13 @@ struct gp_point {
 	uint64_t sock_unread;
 	uint32_t sock_pending;      /* requests read and not answered, and the oldest's wait (s) */
 	float sock_pending_s;
+	/* Connects that failed in the tree, exited processes' included (never
+	 * down; where the kernel counts them, tracer/sockflow.h), and the
+	 * live process with the most: its pid, name, last errno and address. */
+	uint64_t conn_failed;
+	uint64_t conn_fail_most;
+	int32_t conn_fail_pid, conn_errno;
+	char conn_to[48], conn_comm[16];
 	uint64_t gpu_bytes;         /* DRM total, else KFD VRAM, else NVML */
 	uint64_t gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint64_t sys_dirtied, sys_written, sys_pgsteal_file; /* pages */

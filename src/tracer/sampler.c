@@ -38,6 +38,7 @@ struct gp_sampler {
 	struct gp_sockets *socks;  /* o.socks, or its own (own_socks) */
 	bool own_socks;
 	struct gp_sockproc *sock;  /* this process's sockets */
+	char conn_to[80];          /* where its last failed connect went (pv->conn_to) */
 	int fd[P_COUNT];          /* the process's own files, kept open */
 	uint64_t starttime;       /* identity: a kept fd of a dead pid reads ESRCH */
 	double clk_tck;
@@ -278,6 +279,10 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 		json_object_set_new(sock, "pending", json_integer(st.pending));
 		json_object_set_new(sock, "pending_s", json_real(st.pending_s));
 	}
+	if (st.conn_refused || st.conn_failed)
+		json_object_set_new(sock, "connects", json_pack("{s:I,s:I,s:I,s:i,s:s}",
+			"refused", (json_int_t)st.conn_refused, "failed", (json_int_t)st.conn_failed,
+			"ok", (json_int_t)st.conn_ok, "errno", st.conn_errno, "to", st.conn_to));
 	json_object_set_new(proc, "sock", sock);
 	pv->have_sock = true;
 	pv->sock_tx = st.tx;
@@ -286,6 +291,10 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 	pv->sock_unread = st.unread;
 	pv->sock_pending = st.pending;
 	pv->sock_pending_s = st.pending_s;
+	pv->conn_failed = st.conn_refused + st.conn_failed;
+	pv->conn_errno = st.conn_errno;
+	gp_strlcpy(s->conn_to, st.conn_to, sizeof s->conn_to);
+	pv->conn_to = s->conn_to;
 }
 
 /* The largest file mapped by the process (summed over its mappings):

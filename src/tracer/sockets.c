@@ -13,6 +13,7 @@
 #include "config.h"
 #include "sockets.h"
 #include "keytab.h"
+#include "sockflow.h"
 #include "timeutil.h"
 
 #include <dirent.h>
@@ -79,8 +80,24 @@ struct owned {
 	double pending_since;
 };
 
+/* A key stamped with the last tick that saw it: a socket inode some
+ * traced process holds, a port some traced process listens on. */
+struct stamp {
+	uint64_t key;
+	unsigned long tick;
+};
+
+/* A socket the kernel counted for one process (sockflow.h): its counters
+ * when last added to the process's totals. */
+struct counted {
+	uint64_t ino;
+	uint64_t gen, tx, rx;
+	unsigned long tick;
+};
+
 struct gp_sockets {
 	int fd;               /* NETLINK_SOCK_DIAG; -1 not opened, -2 unavailable */
+	struct gp_sockflow *flow; /* the kernel's counts, or NULL (bytes from tcp_info then) */
 	double t;             /* this tick */
 	bool ticked;
 	unsigned long tick;   /* ticks so far */
@@ -89,6 +106,7 @@ struct gp_sockets {
 	double ms;
 	/* socks: this tick's sockets; the rest are kept across ticks */
 	struct gp_keytab socks, tuples, owners, known, lports;
+	struct gp_keytab held, tlports; /* struct stamp */
 };
 
 struct gp_sockproc {
@@ -99,6 +117,10 @@ struct gp_sockproc {
 	struct gp_sock_totals tot;
 	uint64_t *inos;       /* this read's socket inodes */
 	size_t n, cap;
+	bool watched;         /* its calls are counted by the kernel (sockflow.h) */
+	struct gp_flowent *flows;
+	size_t flowcap;
+	struct gp_keytab counted; /* struct counted, by inode */
 };
 
 struct gp_sockets *gp_sockets_new(void)
@@ -112,6 +134,9 @@ struct gp_sockets *gp_sockets_new(void)
 	gp_keytab_init(&s->owners, sizeof(struct owned));
 	gp_keytab_init(&s->known, sizeof(struct known));
 	gp_keytab_init(&s->lports, sizeof(struct lport));
+	gp_keytab_init(&s->held, sizeof(struct stamp));
+	gp_keytab_init(&s->tlports, sizeof(struct stamp));
+	s->flow = gp_sockflow_get();
 	return s;
 }
 
@@ -126,6 +151,8 @@ void gp_sockets_free(struct gp_sockets *s)
 	gp_keytab_free(&s->owners);
 	gp_keytab_free(&s->known);
 	gp_keytab_free(&s->lports);
+	gp_keytab_free(&s->held);
+	gp_keytab_free(&s->tlports);
 	free(s);
 }
 
@@ -304,6 +331,29 @@ static bool dump_unix(struct gp_sockets *s)
 	return dump(s, &req, sizeof req, false, false);
 }
 
+static void prune_stamps(struct gp_keytab *t, unsigned long tick)
+{
+	struct gp_keytab kept;
+	gp_keytab_init(&kept, sizeof(struct stamp));
+	bool made;
+	for (size_t i = 0; i < t->cap; i++) {
+		const struct stamp *o = gp_keytab_slot(t, i);
+		struct stamp *n;
+		if (o->key && o->tick + 8 >= tick && (n = gp_keytab_put(&kept, o->key, &made)))
+			*n = *o;
+	}
+	gp_keytab_free(t);
+	*t = kept;
+}
+
+static void stamp(struct gp_keytab *t, uint64_t key, unsigned long tick)
+{
+	bool made;
+	struct stamp *st = gp_keytab_put(t, key, &made);
+	if (st)
+		st->tick = tick;
+}
+
 /* What no traced process has held for 8 ticks is forgotten: a server's
  * connections come and go, the tables must not grow with them. */
 static void prune(struct gp_sockets *s)
@@ -330,6 +380,8 @@ static void prune(struct gp_sockets *s)
 				  k->id.idiag_dport, k->id.idiag_src, k->id.idiag_dst), &made)))
 			t->ino = k->ino;
 	}
+	prune_stamps(&s->held, s->tick);
+	prune_stamps(&s->tlports, s->tick);
 	gp_keytab_free(&s->owners);
 	gp_keytab_free(&s->known);
 	gp_keytab_free(&s->tuples);
@@ -414,6 +466,9 @@ struct gp_sockproc *gp_sockproc_new(struct gp_sockets *s, const struct gp_root *
 	p->root = root;
 	p->pid = pid;
 	p->first = true;
+	gp_keytab_init(&p->counted, sizeof(struct counted));
+	/* pids are the kernel's own only in the host's pid namespace */
+	p->watched = s->flow && root->live && gp_sockflow_watch(s->flow, pid);
 	return p;
 }
 
@@ -421,6 +476,10 @@ void gp_sockproc_free(struct gp_sockproc *p)
 {
 	if (!p)
 		return;
+	if (p->watched)
+		gp_sockflow_unwatch(p->s->flow, p->pid);
+	gp_keytab_free(&p->counted);
+	free(p->flows);
 	free(p->inos);
 	free(p);
 }
@@ -518,11 +577,14 @@ static void count_bytes(struct gp_sockproc *p, const struct sockent *e, double t
 	}
 	if (e->received > o->received && o->pending_since < 0)
 		o->pending_since = t;
+	/* Where the kernel counts every call (count_flows), tcp_info's
+	 * counters only say whether a request waits. */
 	if (e->acked > o->acked) {
-		p->tot.tx += e->acked - o->acked;
+		if (!p->watched)
+			p->tot.tx += e->acked - o->acked;
 		o->pending_since = -1; /* answered (a partial answer counts) */
 	}
-	if (e->received > o->received && !internal)
+	if (e->received > o->received && !internal && !p->watched)
 		p->tot.rx += e->received - o->received;
 	o->acked = e->acked;
 	o->received = e->received;
@@ -530,6 +592,91 @@ static void count_bytes(struct gp_sockproc *p, const struct sockent *e, double t
 		p->tot.pending++;
 		if (t - o->pending_since > p->tot.pending_s)
 			p->tot.pending_s = t - o->pending_since;
+	}
+}
+
+/* ---- what the kernel counted (sockflow.h) --------------------------------- */
+
+/* Which side of its connection a counted socket is, and whether the
+ * other side is a traced process: as count_bytes decides for a live TCP
+ * socket, from the socket itself while it lives; once closed, from its
+ * ports (a client's connection to a port a traced process listens on is
+ * internal) or, for unix, its address (the named side accepted). */
+static void flow_sides(const struct gp_sockets *s, const struct gp_flowent *f, bool *server,
+		       bool *internal)
+{
+	const struct sockent *e = gp_keytab_find(&s->socks, f->ino);
+	if (f->family == AF_UNIX) {
+		*server = f->named;
+		*internal = e && e->peer && gp_keytab_find(&s->held, e->peer);
+		return;
+	}
+	uint64_t lp = ((uint64_t)f->family << 16 | f->lport) + 1;
+	uint64_t rp = ((uint64_t)f->family << 16 | f->rport) + 1;
+	*server = gp_keytab_find(&s->lports, lp) || gp_keytab_find(&s->tlports, lp);
+	if (e && e->kind == K_TCP)
+		*internal = peer_is_traced(s, e);
+	else
+		*internal = !*server && gp_keytab_find(&s->tlports, rp) != NULL;
+}
+
+/* Every byte the kernel counted on the process's stream sockets since
+ * the last read, live or closed since (datagrams are left out: a
+ * resolver's lookups are no answers), added as count_bytes adds
+ * tcp_info's: a traced client's requests to a traced server are not
+ * output, the server's answers are. */
+static void count_flows(struct gp_sockproc *p, double t)
+{
+	struct gp_sockets *s = p->s;
+	size_t n = gp_sockflow_of(s->flow, t, p->pid, &p->flows, &p->flowcap);
+	if (n)
+		p->tot.have = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct gp_flowent *f = &p->flows[i];
+		if (f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
+			continue;
+		bool made;
+		struct counted *c = gp_keytab_put(&p->counted, f->ino, &made);
+		if (!c)
+			continue;
+		uint64_t dtx = f->tx, drx = f->rx;
+		if (!made && c->gen == f->gen) {
+			dtx = f->tx >= c->tx ? f->tx - c->tx : 0;
+			drx = f->rx >= c->rx ? f->rx - c->rx : 0;
+		}
+		c->gen = f->gen;
+		c->tx = f->tx;
+		c->rx = f->rx;
+		c->tick = s->tick;
+		bool server, internal;
+		flow_sides(s, f, &server, &internal);
+		if (internal && !server)
+			continue;
+		p->tot.tx += dtx;
+		if (!internal)
+			p->tot.rx += drx;
+	}
+	if (s->tick % 64 == 0) { /* closed sockets' entries go */
+		bool made;
+		struct gp_keytab kept;
+		gp_keytab_init(&kept, sizeof(struct counted));
+		for (size_t i = 0; i < p->counted.cap; i++) {
+			const struct counted *o = gp_keytab_slot(&p->counted, i);
+			struct counted *k;
+			if (o->ino && o->tick + 8 >= s->tick && (k = gp_keytab_put(&kept, o->ino, &made)))
+				*k = *o;
+		}
+		gp_keytab_free(&p->counted);
+		p->counted = kept;
+	}
+	struct gp_connects cn;
+	if (gp_sockflow_connects(s->flow, p->pid, &cn)) {
+		p->tot.have = true;
+		p->tot.conn_refused = cn.refused;
+		p->tot.conn_failed = cn.failed;
+		p->tot.conn_ok = cn.ok;
+		p->tot.conn_errno = cn.last_errno;
+		snprintf(p->tot.conn_to, sizeof p->tot.conn_to, "%s", cn.to);
 	}
 }
 
@@ -569,6 +716,9 @@ bool gp_sockproc_read(struct gp_sockproc *p, double t, struct gp_sock_totals *ou
 		if (!e || e->kind == K_OTHER)
 			continue;
 		tot->have = true;
+		stamp(&s->held, e->ino, s->tick);
+		if (e->kind == K_TCP_LISTEN)
+			stamp(&s->tlports, e->lport, s->tick);
 		if (e->kind == K_TCP_LISTEN || e->kind == K_UNIX_LISTEN) {
 			tot->listeners++;
 			tot->backlog += e->rq;
@@ -580,6 +730,8 @@ bool gp_sockproc_read(struct gp_sockproc *p, double t, struct gp_sock_totals *ou
 		if (e->kind == K_TCP)
 			count_bytes(p, e, t);
 	}
+	if (p->watched)
+		count_flows(p, t);
 	p->first = false;
 	*out = *tot;
 	return tot->have;

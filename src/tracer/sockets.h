@@ -24,7 +24,11 @@
  * The dump is of gpuprobe's own network namespace: a process in another
  * one (a container with its own network) finds none of its sockets, and
  * reads have=false.  Connections opened and closed between two ticks are
- * not seen. */
+ * not seen -- unless the kernel counts the process's calls
+ * (sockflow.h: root, BTF, the host's pid namespace): then tx and rx are
+ * the bytes its send/recv/read/write calls moved on stream sockets, live
+ * or closed since, with the same rule for bytes inside the trace, and
+ * its failed connects are counted too. */
 #ifndef GP_SOCKETS_H
 #define GP_SOCKETS_H
 
@@ -46,6 +50,12 @@ struct gp_sock_totals {
 	 * long the oldest has waited, in seconds. */
 	uint32_t pending;
 	double pending_s;
+	/* Its connects, where the kernel counts them (sockflow.h):
+	 * cumulative refusals, other failures and successes; the last
+	 * failure's errno and address. */
+	uint64_t conn_refused, conn_failed, conn_ok;
+	int conn_errno;
+	char conn_to[80];
 };
 
 struct gp_sockets;        /* the host's sockets: one per trace */

@@ -1,0 +1,43 @@
+/* What sockflow.bpf.c leaves in its maps for src/tracer/sockflow.c: the
+ * layouts both sides share (fixed-width members only: the BPF side is
+ * built by clang for the BPF target, the reader by the host compiler). */
+#ifndef GP_SOCKFLOW_ABI_H
+#define GP_SOCKFLOW_ABI_H
+
+#define GP_FLOW_MAX 65536      /* sockets counted at once */
+#define GP_WATCH_MAX 65536     /* processes watched at once */
+
+/* A socket used by a watched process: counted under the watched process
+ * it belongs to (the "account": itself, or the watched ancestor it was
+ * forked from, until gpuprobe registers it under its own pid). */
+struct gp_flow_key {
+	__u32 account;
+	__u32 pad;
+	__u64 ino;             /* the socket's inode: "socket:[ino]" in /proc/PID/fd */
+};
+
+struct gp_flow_val {
+	__u64 tx, rx;          /* bytes that its send/write calls returned, and its recv/read calls */
+	__u64 sends, recvs;    /* calls that moved bytes */
+	__u32 tgid;            /* the process that first used it */
+	__u16 family;          /* AF_INET, AF_INET6, AF_UNIX... at first use */
+	__u16 type;            /* SOCK_STREAM, SOCK_DGRAM... */
+	__u16 lport, rport;    /* inet: local and remote port (host order) at first use */
+	__u8 named;            /* unix: it has an address (the side a listener accepted) */
+	__u8 pad2[3];
+};
+
+/* A watched process's connects: what failed, last how, and to what. */
+struct gp_connfail {
+	__u64 refused;         /* ECONNREFUSED */
+	__u64 failed;          /* any other error: ETIMEDOUT, ENOENT, EHOSTUNREACH, EAGAIN... */
+	__u64 ok;              /* connects that took (or went in progress and took) */
+	__u64 last_ns;         /* bpf_ktime_get_ns() of the last failure */
+	__s32 last_errno;
+	__u16 family;          /* of the last failure's address */
+	__u16 port;            /* host order */
+	__u8 addr[16];         /* in_addr or in6_addr */
+	char path[64];         /* AF_UNIX: sun_path (abstract: a leading '@') */
+};
+
+#endif
