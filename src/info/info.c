@@ -8,6 +8,7 @@
 #include "host_text.h"
 #include "opts.h"
 #include "procfs.h"
+#include "sockflow.h"
 
 #include <argp.h>
 #include <errno.h>
@@ -83,6 +84,14 @@ int cmd_info(int argc, char **argv, const struct gp_global *g)
 	struct gp_host_info_opts ho = { .runtimes = o.runtimes < 0 ? root.live : o.runtimes,
 					.process = true, .hsa_lib = o.lib };
 	json_t *h = gp_host_info_ex(&root, &ho);
+	/* Whether trace and watch will have the kernel count socket bytes
+	 * and failed connects (tracer/sockflow.h): the real load, not a
+	 * guess from capabilities; why not where it fails. */
+	if (root.live) {
+		struct gp_sockflow *sf = gp_sockflow_get();
+		json_object_set_new(h, "bpf", json_pack("{s:b, s:s}", "sockets", sf != NULL,
+							"why", sf ? "" : gp_sockflow_why()));
+	}
 	gp_root_close(&root);
 	if (o.fmt.fmt == GP_FMT_JSON) {
 		json_dumpf(h, stdout, JSON_INDENT(2));

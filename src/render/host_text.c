@@ -213,6 +213,13 @@ static void walk_memory(const json_t *h, fact_fn fn, void *ctx)
 			snprintf(b, sizeof b, "no Yama");
 		fn(ctx, "ptrace_scope", b, false);
 	}
+	const json_t *bpf = json_object_get(h, "bpf");
+	if (bpf) {
+		bool on = json_is_true(json_object_get(bpf, "sockets"));
+		snprintf(b, sizeof b, "%s%s", on ? "socket bytes and failed connects counted by the kernel"
+			 : "not used: ", on ? "" : s_of(bpf, "why") ? s_of(bpf, "why") : "?");
+		fn(ctx, "BPF", b, false);
+	}
 	const json_t *ml = json_object_get(h, "memlock");
 	if (ml) {
 		char s1[32], s2[32];

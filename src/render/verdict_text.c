@@ -11,6 +11,7 @@
 #include "syscalls.h"
 #include "units.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -395,6 +396,23 @@ static void describe_rest(struct strbuf *sb, const struct gp_activity *a)
 		    a->lockish ? ": the stacks name a lock" : ": the stacks name no lock");
 }
 
+/* How a connect failed, in words: refused is the commonest (nothing
+ * listens), the rest by their errno(3) names. */
+static const char *connect_failure_words(int e)
+{
+	switch (e) {
+	case ECONNREFUSED: return "refused";
+	case ETIMEDOUT: return "timed out";
+	case ENOENT: return "failed: no such socket file (ENOENT)";
+	case EHOSTUNREACH: return "failed: host unreachable";
+	case ENETUNREACH: return "failed: network unreachable";
+	case EAGAIN: return "failed: the listener's backlog is full (EAGAIN)";
+	case ECONNRESET: return "reset";
+	case EACCES: return "refused by permissions (EACCES)";
+	default: return "failed";
+	}
+}
+
 /* What decided a hang before the threads' waits did (verdict/activity.c):
  * a retry loop, a death in the tree, inputs waiting unanswered; said
  * first, then where the threads are meanwhile. */
@@ -407,6 +425,15 @@ static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
 			strbuf_addf(sb, "retrying: a child of pid %d", a->retry_ppid);
 		strbuf_addf(sb, " exits %d, %u time%s since +%.0f s; ", a->retry_status, a->retry_n,
 			    a->retry_n == 1 ? "" : "s", a->retry_since);
+	}
+	if (a->conn_retrying) {
+		strbuf_addf(sb, "%s connect%s%s %s %llu time%s since +%.0f s",
+			    a->retrying ? "its" : "retrying:", a->conn_to[0] ? " to " : "", a->conn_to,
+			    connect_failure_words(a->conn_errno), (unsigned long long)a->conn_n,
+			    a->conn_n == 1 ? "" : "s", a->conn_since);
+		if (a->conn_pid)
+			strbuf_addf(sb, " (pid %d, %s)", a->conn_pid, a->conn_comm);
+		strbuf_addf(sb, "; ");
 	}
 	if (a->dead_pid) {
 		strbuf_addf(sb, "pid %d (%s) was killed by %s at +%.0f s%s", a->dead_pid, a->dead_comm,

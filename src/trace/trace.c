@@ -24,6 +24,7 @@
 #include "ptstop.h"
 #include "tree.h"
 #include "forks.h"
+#include "sockflow.h"
 #include "stuck.h"
 #include "kmsg.h"
 #include "stacks.h"
@@ -1021,6 +1022,15 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 		json_object_set_new(ex, "sampler", json_pack("{s:f, s:f}", "cpu_s", end.sampler_cpu_s,
 							     "runq_wait_s", end.sampler_wait_s));
 	}
+	/* Where socket bytes came from (tracer/sockflow.h). */
+	struct gp_sockflow *sf = gp_sockflow_get();
+	unsigned long sf_reads, sf_ents, sf_dropped;
+	double sf_ms;
+	gp_sockflow_cost(sf, &sf_reads, &sf_ents, &sf_dropped, &sf_ms);
+	json_object_set_new(ex, "sockets", sf ? json_pack("{s:s, s:I, s:I, s:I, s:f}", "source", "bpf",
+		"reads", (json_int_t)sf_reads, "entries", (json_int_t)sf_ents,
+		"dropped", (json_int_t)sf_dropped, "ms", sf_ms)
+		: json_pack("{s:s, s:s}", "source", "sock_diag", "why", gp_sockflow_why()));
 	struct gp_forks_counts fc;
 	const char *fwhy;
 	end.have_forks = gp_tree_forks(r->tree, &fc, &fwhy);

@@ -139,8 +139,13 @@ static struct gp_sockflow *open_it(void)
 	if (err) {
 		char detail[sizeof why_none];
 		snprintf(detail, sizeof detail, "%s", why_none);
-		snprintf(why_none, sizeof why_none, "BPF: %s%s%.100s", strerror(err < 0 ? -err : err),
-			 detail[0] ? ": " : "", detail);
+		int e = err < 0 ? -err : err;
+		if (e == EPERM || e == EACCES)
+			snprintf(why_none, sizeof why_none,
+				 "loading BPF needs root, or CAP_BPF and CAP_PERFMON (%s)", strerror(e));
+		else
+			snprintf(why_none, sizeof why_none, "BPF: %s%s%.100s", strerror(e),
+				 detail[0] ? ": " : "", detail);
 		sockflow_bpf__destroy(skel);
 		return NULL;
 	}

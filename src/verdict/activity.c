@@ -298,6 +298,31 @@ static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struc
  * holding requests it can no longer answer).  Children of one command
  * exiting non-zero in three samples or more are a retry loop: a hang
  * that is retrying, never rest. */
+/* Connects failing in at least 3 samples of the phase, none taking in
+ * between (a client whose server is gone, a retry loop dialing a port
+ * nothing listens on): retried, not at rest. */
+static void connects_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
+{
+	unsigned samples = 0;
+	size_t first = 0;
+	for (size_t i = ia > 0 ? ia : 1; i <= ib; i++)
+		if (p[i].conn_failed > p[i - 1].conn_failed) {
+			if (!samples)
+				first = i;
+			samples++;
+		}
+	if (samples < 3)
+		return;
+	const struct gp_point *l = &p[ib];
+	a->conn_retrying = true;
+	a->conn_n = l->conn_failed - p[first - 1].conn_failed;
+	a->conn_since = p[first - 1].t;
+	a->conn_errno = l->conn_errno;
+	a->conn_pid = l->conn_fail_pid;
+	gp_strlcpy(a->conn_to, l->conn_to, sizeof a->conn_to);
+	gp_strlcpy(a->conn_comm, l->conn_comm, sizeof a->conn_comm);
+}
+
 static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	size_t from = ia > 0 ? ia - 1 : 0;
@@ -344,12 +369,14 @@ static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, stru
 			a->retry_ppid = last->death_ppid;
 		}
 	}
+	connects_in_phase(p, ia, ib, a);
 	bool gpu = a->kind == GP_CLASS_WAITING_GPU || a->kind == GP_CLASS_HANG_GPU_SPIN;
-	if (gpu || (a->kind != GP_CLASS_IDLE && a->kind != GP_CLASS_UNDECIDED && !a->retrying))
+	bool retried = a->retrying || a->conn_retrying;
+	if (gpu || (a->kind != GP_CLASS_IDLE && a->kind != GP_CLASS_UNDECIDED && !retried))
 		return;
-	if (a->retrying) {
+	if (retried) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
-		a->conf_cap = a->retry_n >= 5 ? GP_CONF_ANY : GP_CONF_MEDIUM;
+		a->conf_cap = a->retry_n >= 5 || a->conn_n >= 5 ? GP_CONF_ANY : GP_CONF_MEDIUM;
 	} else if (a->dead_pid) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->dead_decided = true;

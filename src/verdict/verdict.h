@@ -165,6 +165,15 @@ struct gp_activity {
 	int retry_status;
 	char retry_comm[16];      /* "" when no sample named it */
 	int retry_ppid;
+	/* Connects of the tree failing again and again in the phase (where
+	 * the kernel counts them, tracer/sockflow.h): an attempt retried in
+	 * the program's own flow -- conn_n failures since conn_since, the
+	 * last with conn_errno, to conn_to, by conn_pid. */
+	bool conn_retrying;
+	uint64_t conn_n;
+	int conn_errno, conn_pid;
+	char conn_to[48], conn_comm[16];
+	double conn_since;
 	/* A thread that ended in or just before the phase (its absence is
 	 * often the story: a batcher whose handlers wait for it), 0 none. */
 	int ended_tid, ended_pid;
