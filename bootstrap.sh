@@ -25,11 +25,14 @@ cd "$(dirname "$0")"
 # package that ships promtool; Debian has no smaller one): watch --metrics
 # read as a fleet reads it, node_exporter's textfile collector serving it
 # and `promtool check metrics` linting it (tests/e2e/watch-metrics.sh).
+# libbpf-dev, bpftool (and clang, above): the BPF path, where the kernel
+# counts socket bytes and failed connects (src/tracer/bpf/); without them
+# gpuprobe still builds, on /proc and sock_diag alone.
 # libzstd-dev, zlib1g-dev: -o FILE.zst (libzstd streaming) and report of .zst
 # and .gz results; zstd (the tool): the tests read a .zst back with it.
 PKGS="gcc make autoconf automake pkg-config
       libdw-dev libelf-dev libproc2-dev libjansson-dev libcairo2-dev
-      libzstd-dev zlib1g-dev zstd
+      libzstd-dev zlib1g-dev zstd libbpf-dev bpftool
       libcmocka-dev jq procps sysstat elfutils util-linux coreutils
       libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
       clang valgrind python3 xz-utils pv gdb python3-dbg strace
