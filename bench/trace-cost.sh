@@ -85,6 +85,8 @@ run_row gpuprobe-1Hz-reopen gp "$S" "${GP[@]}" --interval 1 --seconds "$S" --reo
 	"${GP[@]}" --interval 1 --seconds "$Q" --reopen-files
 run_row gpuprobe-1Hz-nosockets gp "$S" env GPUPROBE_BENCH_NO_SOCKETS=1 "${GP[@]}" --interval 1 --seconds "$S" -- \
 	env GPUPROBE_BENCH_NO_SOCKETS=1 "${GP[@]}" --interval 1 --seconds "$Q"
+run_row gpuprobe-1Hz-nobpf gp "$S" env GPUPROBE_BPF=off "${GP[@]}" --interval 1 --seconds "$S" -- \
+	env GPUPROBE_BPF=off "${GP[@]}" --interval 1 --seconds "$Q"
 run_row gpuprobe-1Hz-nokstack gp "$S" "${GP[@]}" --interval 1 --seconds "$S" --no-kernel-stacks -- \
 	"${GP[@]}" --interval 1 --seconds "$Q" --no-kernel-stacks
 run_row gpuprobe-10Hz gp 0 "${GP[@]}" --interval 0.1 --seconds "$FAST_SECONDS" -- \
