@@ -174,6 +174,14 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 		pv->conn_errno = (int)get_u64(cn, "errno");
 		pv->conn_to = json_string_value(json_object_get(cn, "to"));
 	}
+	json_t *lt = json_object_get(proc, "lock_tries");
+	if (json_is_object(lt)) {
+		pv->lock_refused = get_u64(lt, "refused");
+		pv->lock_file = json_string_value(json_object_get(lt, "file"));
+		json_t *h = json_object_get(lt, "holder");
+		pv->lock_holder = (int)get_u64(h, "pid");
+		pv->lock_holder_comm = json_string_value(json_object_get(h, "comm"));
+	}
 }
 
 /* One process (the sample's own members, or an element of `procs`) into

@@ -19,7 +19,7 @@ struct proc_entry {
 	uint64_t whole[IO_N];      /* /proc/PID/io as last read */
 	uint64_t offset[IO_N];     /* inherited from reaped children */
 	uint64_t own_out;          /* own rchar + wchar (+ socket bytes) at the previous sample */
-	uint64_t sock[3];          /* its socket bytes out and in, failed connects, as last read */
+	uint64_t sock[4];          /* its socket bytes out and in, failed connects, refused locks, as last read */
 	double utime, stime;       /* CPU seconds as last read */
 	double children_cpu;       /* reaped children's, as last read */
 	bool have_prev;
@@ -33,8 +33,8 @@ struct gp_point_builder {
 	size_t n, cap;
 	uint64_t gone[IO_N];       /* own io of followed processes that exited */
 	uint64_t tree_io[IO_N];    /* the last point's tree io: a floor for the next */
-	uint64_t gone_sock[3];     /* socket bytes and failed connects of followed processes that exited */
-	uint64_t tree_sock[3];     /* the last point's: a floor for the next */
+	uint64_t gone_sock[4];     /* socket bytes and failed connects of followed processes that exited */
+	uint64_t tree_sock[4];     /* the last point's: a floor for the next */
 	double gone_utime, gone_stime; /* their CPU time */
 	double prev_t, prev_cpu;
 	bool have_prev_cpu;
@@ -221,6 +221,7 @@ static bool remember_proc(struct gp_point_builder *b, struct gp_point *pt, const
 		e->sock[1] = p->sock_rx > e->sock[1] ? p->sock_rx : e->sock[1];
 		e->sock[2] = p->conn_failed > e->sock[2] ? p->conn_failed : e->sock[2];
 	}
+	e->sock[3] = p->lock_refused > e->sock[3] ? p->lock_refused : e->sock[3];
 	return created;
 }
 
@@ -282,6 +283,15 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 			gp_strlcpy(pt->conn_to, p->conn_to ? p->conn_to : "", sizeof pt->conn_to);
 			gp_strlcpy(pt->conn_comm, p->comm ? p->comm : "", sizeof pt->conn_comm);
 		}
+	}
+	if (p->lock_refused > pt->lock_refused_most) {
+		pt->lock_refused_most = p->lock_refused;
+		pt->lock_pid = p->pid;
+		pt->lock_holder = p->lock_holder;
+		gp_strlcpy(pt->lock_comm, p->comm ? p->comm : "", sizeof pt->lock_comm);
+		gp_strlcpy(pt->lock_holder_comm, p->lock_holder_comm ? p->lock_holder_comm : "",
+			   sizeof pt->lock_holder_comm);
+		gp_strlcpy(pt->lock_file, p->lock_file ? p->lock_file : "", sizeof pt->lock_file);
 	}
 	pt->threads_created += created ? (uint32_t)n : p->threads_created;
 	if (!created)
@@ -427,6 +437,7 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 			b->gone_sock[0] = gp_sat_add(b->gone_sock[0], e->sock[0]);
 			b->gone_sock[1] = gp_sat_add(b->gone_sock[1], e->sock[1]);
 			b->gone_sock[2] = gp_sat_add(b->gone_sock[2], e->sock[2]);
+			b->gone_sock[3] = gp_sat_add(b->gone_sock[3], e->sock[3]);
 			pt->procs_exited++;
 			pt->threads_exited += e->nthreads; /* its threads left the tree with it */
 			b->gone_utime += e->utime;
@@ -435,7 +446,7 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 		b->e[i] = b->e[--b->n];
 	}
 	uint64_t io[IO_N] = { 0 };
-	uint64_t sock[3] = { b->gone_sock[0], b->gone_sock[1], b->gone_sock[2] };
+	uint64_t sock[4] = { b->gone_sock[0], b->gone_sock[1], b->gone_sock[2], b->gone_sock[3] };
 	uint64_t best_out = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		struct proc_entry *e = &b->e[i];
@@ -449,6 +460,7 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 		sock[0] = gp_sat_add(sock[0], e->sock[0]);
 		sock[1] = gp_sat_add(sock[1], e->sock[1]);
 		sock[2] = gp_sat_add(sock[2], e->sock[2]);
+		sock[3] = gp_sat_add(sock[3], e->sock[3]);
 		uint64_t out = own[IO_RCHAR] + own[IO_WCHAR] + e->sock[0] + e->sock[1];
 		uint64_t d = e->have_prev && out > e->own_out ? out - e->own_out : 0;
 		if (d > best_out) {
@@ -487,7 +499,7 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 	pt->io_write_bytes = io[IO_WRITE];
 	pt->io_syscr = io[IO_SYSCR];
 	pt->io_syscw = io[IO_SYSCW];
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		if (sock[k] < b->tree_sock[k])
 			sock[k] = b->tree_sock[k];
 		b->tree_sock[k] = sock[k];
@@ -495,6 +507,7 @@ void gp_point_end(struct gp_point_builder *b, struct gp_point *pt)
 	pt->sock_tx = sock[0];
 	pt->sock_rx = sock[1];
 	pt->conn_failed = sock[2];
+	pt->lock_refused = sock[3];
 
 	for (size_t k = 0; k < b->wused; k++)
 		if (b->wcount[k] > pt->common_wchan_count) {

@@ -57,6 +57,9 @@ struct gp_pview {
 	uint64_t conn_failed;       /* its failed connects, cumulative (refused and other errors) */
 	int conn_errno;             /* the last failure's */
 	const char *conn_to;        /* its address ("127.0.0.1:8000"), or NULL */
+	uint64_t lock_refused;      /* its non-blocking lock attempts refused, cumulative */
+	int lock_holder;            /* the last refused lock's holder (/proc/locks), 0 unknown */
+	const char *lock_holder_comm, *lock_file;
 	uint64_t map_bytes;
 	uint64_t gpu_bytes, gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint16_t gpu_have;          /* GP_PT_GPU_* */

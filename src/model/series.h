@@ -41,6 +41,11 @@ struct gp_point {
 	uint64_t conn_fail_most;
 	int32_t conn_fail_pid, conn_errno;
 	char conn_to[48], conn_comm[16];
+	/* Non-blocking locks refused in the tree (never down), and the live
+	 * process with the most: its pid, name, the file, who holds it. */
+	uint64_t lock_refused, lock_refused_most;
+	int32_t lock_pid, lock_holder;
+	char lock_comm[16], lock_holder_comm[16], lock_file[64];
 	uint64_t gpu_bytes;         /* DRM total, else KFD VRAM, else NVML */
 	uint64_t gpu_gtt, gpu_vram, gpu_engine_ns;
 	uint64_t sys_dirtied, sys_written, sys_pgsteal_file; /* pages */

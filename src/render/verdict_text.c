@@ -435,6 +435,14 @@ static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
 			strbuf_addf(sb, " (pid %d, %s)", a->conn_pid, a->conn_comm);
 		strbuf_addf(sb, "; ");
 	}
+	if (a->lock_retrying) {
+		strbuf_addf(sb, "retrying: a lock%s%s refused %llu time%s since +%.0f s (pid %d, %s)",
+			    a->lock_file[0] ? " on " : "", a->lock_file, (unsigned long long)a->lock_n,
+			    a->lock_n == 1 ? "" : "s", a->lock_since, a->lock_pid, a->lock_comm);
+		if (a->lock_holder)
+			strbuf_addf(sb, ", held by pid %d (%s)", a->lock_holder, a->lock_holder_comm);
+		strbuf_addf(sb, "; ");
+	}
 	if (a->dead_pid) {
 		strbuf_addf(sb, "pid %d (%s) was killed by %s at +%.0f s%s", a->dead_pid, a->dead_comm,
 			    signal_words(a->dead_signal), a->dead_t,

@@ -14,6 +14,7 @@
 #include "waitprobe.h"
 #include "waitedge.h"
 #include "sockets.h"
+#include "sockflow.h"
 #include "gpuact.h"
 #include "gpujson.h"
 #include "gpuwork.h"
@@ -39,6 +40,8 @@ struct gp_sampler {
 	bool own_socks;
 	struct gp_sockproc *sock;  /* this process's sockets */
 	char conn_to[80];          /* where its last failed connect went (pv->conn_to) */
+	int lock_holder;           /* who holds the lock it was last refused (pv->lock_*) */
+	char lock_holder_comm[16], lock_file[256];
 	int fd[P_COUNT];          /* the process's own files, kept open */
 	uint64_t starttime;       /* identity: a kept fd of a dead pid reads ESRCH */
 	double clk_tck;
@@ -297,6 +300,36 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 	pv->conn_to = s->conn_to;
 }
 
+/* Non-blocking locks the process asked for and was refused, where the
+ * kernel counts them (sockflow.h): a busy handler (SQLite's) polls a
+ * lock another process holds, sleeping between tries -- no thread waits
+ * in the lock, so no wait edge names the holder; /proc/locks does.
+ * proc.lock_tries, written once one was refused. */
+static void lock_tries_part(struct gp_sampler *s, json_t *proc, struct gp_pview *pv)
+{
+	struct gp_lockrefused lr;
+	if (!gp_sockflow_locks(gp_sockflow_get(), s->o.pid, &lr))
+		return;
+	s->lock_holder = gp_lock_holder(s->o.root, lr.major, lr.minor, lr.ino, s->o.pid,
+					s->lock_holder_comm, sizeof s->lock_holder_comm);
+	if (!s->lock_holder)
+		s->lock_holder_comm[0] = 0;
+	char link[64];
+	snprintf(link, sizeof link, "proc/%d/fd/%d", s->o.pid, lr.fd);
+	ssize_t len = readlinkat(s->o.root->dirfd, link, s->lock_file, sizeof s->lock_file - 1);
+	s->lock_file[len > 0 ? len : 0] = 0;
+	json_t *lt = json_pack("{s:I, s:s, s:s}", "refused", (json_int_t)lr.refused,
+			       "how", lr.is_flock ? "flock" : "fcntl", "file", s->lock_file);
+	if (s->lock_holder)
+		json_object_set_new(lt, "holder", json_pack("{s:i, s:s}", "pid", s->lock_holder,
+							    "comm", s->lock_holder_comm));
+	json_object_set_new(proc, "lock_tries", lt);
+	pv->lock_refused = lr.refused;
+	pv->lock_holder = s->lock_holder;
+	pv->lock_holder_comm = s->lock_holder_comm;
+	pv->lock_file = s->lock_file;
+}
+
 /* The largest file mapped by the process (summed over its mappings):
  * when RssFile climbs, this is what is being paged in, and its size
  * gives the verdict an ETA.  /proc/PID/maps costs ~1 us a mapping, so it
@@ -524,6 +557,7 @@ enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp
 	double dt = s->have_prev ? t - s->prev_t : 0;
 	largest_file_mapping(s, proc, pv);
 	sockets_part(s, t, proc, pv);
+	lock_tries_part(s, proc, pv);
 
 	struct gp_thread *th;
 	size_t n;

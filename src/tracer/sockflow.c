@@ -39,6 +39,10 @@ bool gp_sockflow_connects(struct gp_sockflow *f, int account, struct gp_connects
 {
 	return false;
 }
+bool gp_sockflow_locks(struct gp_sockflow *f, int account, struct gp_lockrefused *out)
+{
+	return false;
+}
 void gp_sockflow_cost(const struct gp_sockflow *f, unsigned long *reads, unsigned long *entries,
 		      unsigned long *dropped, double *ms)
 {
@@ -70,7 +74,7 @@ struct seen {
 
 struct gp_sockflow {
 	struct sockflow_bpf *skel;
-	int flows_fd, watched_fd, connects_fd;
+	int flows_fd, watched_fd, connects_fd, lockfails_fd;
 	pthread_mutex_t lock;
 	double t;
 	bool read_once;
@@ -159,6 +163,7 @@ static struct gp_sockflow *open_it(void)
 	f->flows_fd = bpf_map__fd(skel->maps.flows);
 	f->watched_fd = bpf_map__fd(skel->maps.watched);
 	f->connects_fd = bpf_map__fd(skel->maps.connects);
+	f->lockfails_fd = bpf_map__fd(skel->maps.lockfails);
 	pthread_mutex_init(&f->lock, NULL);
 	gp_keytab_init(&f->seen, sizeof(struct seen));
 	why_none[0] = 0;
@@ -192,6 +197,7 @@ void gp_sockflow_unwatch(struct gp_sockflow *f, int pid)
 	__u32 k = (__u32)pid;
 	bpf_map_delete_elem(f->watched_fd, &k);
 	bpf_map_delete_elem(f->connects_fd, &k);
+	bpf_map_delete_elem(f->lockfails_fd, &k);
 }
 
 static int by_account(const void *a, const void *b)
@@ -340,6 +346,24 @@ bool gp_sockflow_connects(struct gp_sockflow *f, int account, struct gp_connects
 	out->ok = c.ok;
 	out->last_errno = c.last_errno;
 	format_to(&c, out->to, sizeof out->to);
+	return true;
+}
+
+bool gp_sockflow_locks(struct gp_sockflow *f, int account, struct gp_lockrefused *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!f)
+		return false;
+	__u32 k = (__u32)account;
+	struct gp_lockfail l;
+	if (bpf_map_lookup_elem(f->lockfails_fd, &k, &l) != 0 || !l.refused)
+		return false;
+	out->refused = l.refused;
+	out->major = l.dev >> 20; /* include/linux/kdev_t.h: MINORBITS 20 */
+	out->minor = l.dev & ((1u << 20) - 1);
+	out->ino = l.ino;
+	out->fd = l.fd;
+	out->is_flock = l.is_flock != 0;
 	return true;
 }
 

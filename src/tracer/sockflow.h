@@ -57,6 +57,19 @@ size_t gp_sockflow_of(struct gp_sockflow *f, double t, int account, struct gp_fl
 /* account's connects; false when it made none. */
 bool gp_sockflow_connects(struct gp_sockflow *f, int account, struct gp_connects *out);
 
+/* A watched process's non-blocking lock attempts refused (fcntl F_SETLK,
+ * flock LOCK_NB), cumulative, and the last one's file. */
+struct gp_lockrefused {
+	uint64_t refused;
+	unsigned major, minor;
+	uint64_t ino;
+	int fd;
+	bool is_flock;
+};
+
+/* account's refused locks; false when none was refused. */
+bool gp_sockflow_locks(struct gp_sockflow *f, int account, struct gp_lockrefused *out);
+
 /* For benchmarks and the result's header: reads, entries, flows not
  * counted because the map was full, and ms spent reading. */
 void gp_sockflow_cost(const struct gp_sockflow *f, unsigned long *reads, unsigned long *entries,

@@ -182,24 +182,11 @@ static void futex_edge(struct gp_waitedge *e, const struct gp_thread *th, struct
  * and one a waiter, with "->" before its type; the device is
  * MAJOR:MINOR in hex, then the inode.  The holder of the file's lock is
  * the first line that is no waiter's. */
-static void lock_edge(struct gp_waitedge *e, long fd, bool is_flock, struct gp_wait_edge *out)
+int gp_lock_holder_in(const char *locks, unsigned maj, unsigned min, uint64_t ino, int self)
 {
-	out->how = is_flock ? GP_EDGE_FLOCK : GP_EDGE_POSIX;
-	char p[64];
-	struct stat st;
-	snprintf(p, sizeof p, "proc/%d/fd/%ld", e->pid, fd);
-	if (fd < 0 || fstatat(e->root->dirfd, p, &st, 0) != 0)
-		return;
-	if (!e->locks_read) {
-		e->locks_read = true;
-		e->locks = gp_slurp(e->root, "/proc/locks", NULL);
-	}
-	if (!e->locks)
-		return;
 	char want[64];
-	snprintf(want, sizeof want, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev),
-		 (unsigned long long)st.st_ino);
-	for (const char *line = e->locks; line && *line;) {
+	snprintf(want, sizeof want, "%02x:%02x:%llu", maj, min, (unsigned long long)ino);
+	for (const char *line = locks; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char l[256];
 		size_t len = eol ? (size_t)(eol - line) : strlen(line);
@@ -214,11 +201,42 @@ static void lock_edge(struct gp_waitedge *e, long fd, bool is_flock, struct gp_w
 		int pid;
 		if (sscanf(l, "%*d: %15s %*s %*s %d %63s", type, &pid, dev) != 3)
 			continue;
-		if (strcmp(dev, want) || pid <= 0 || pid == e->pid)
+		if (strcmp(dev, want) || pid <= 0 || pid == self)
 			continue;
+		return pid;
+	}
+	return 0;
+}
+
+int gp_lock_holder(const struct gp_root *root, unsigned maj, unsigned min, uint64_t ino, int self,
+		   char *comm, size_t n)
+{
+	char *locks = gp_slurp(root, "/proc/locks", NULL);
+	int pid = locks ? gp_lock_holder_in(locks, maj, min, ino, self) : 0;
+	free(locks);
+	if (pid)
+		comm_of(root, pid, comm, n);
+	return pid;
+}
+
+static void lock_edge(struct gp_waitedge *e, long fd, bool is_flock, struct gp_wait_edge *out)
+{
+	out->how = is_flock ? GP_EDGE_FLOCK : GP_EDGE_POSIX;
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof p, "proc/%d/fd/%ld", e->pid, fd);
+	if (fd < 0 || fstatat(e->root->dirfd, p, &st, 0) != 0)
+		return;
+	if (!e->locks_read) {
+		e->locks_read = true;
+		e->locks = gp_slurp(e->root, "/proc/locks", NULL);
+	}
+	if (!e->locks)
+		return;
+	int pid = gp_lock_holder_in(e->locks, major(st.st_dev), minor(st.st_dev), st.st_ino, e->pid);
+	if (pid) {
 		out->id = pid;
 		comm_of(e->root, pid, out->comm, sizeof out->comm);
-		return;
 	}
 }
 

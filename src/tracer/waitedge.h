@@ -15,6 +15,13 @@
 
 struct gp_waitedge;
 
+/* The pid holding a lock on the file (maj:min, ino) in /proc/locks' text
+ * (a waiter's "->" lines skipped; not self), 0 none; gp_lock_holder reads
+ * /proc/locks and names the holder too. */
+int gp_lock_holder_in(const char *locks, unsigned maj, unsigned min, uint64_t ino, int self);
+int gp_lock_holder(const struct gp_root *root, unsigned maj, unsigned min, uint64_t ino, int self,
+		   char *comm, size_t n);
+
 struct gp_waitedge *gp_waitedge_new(const struct gp_root *root, int pid);
 void gp_waitedge_free(struct gp_waitedge *e);
 /* A new sample: forget what was read (locks, the tracer, peers). */

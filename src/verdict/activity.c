@@ -323,6 +323,33 @@ static void connects_in_phase(const struct gp_point *p, size_t ia, size_t ib, st
 	gp_strlcpy(a->conn_comm, l->conn_comm, sizeof a->conn_comm);
 }
 
+/* Non-blocking locks refused in at least 3 samples of the phase: a
+ * thread polling a lock another process holds (SQLite's busy handler:
+ * sleep, fcntl F_SETLK refused, sleep) is not at rest but retrying, and
+ * the lock's holder is what it waits for. */
+static void locks_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
+{
+	unsigned samples = 0;
+	size_t first = 0;
+	for (size_t i = ia > 0 ? ia : 1; i <= ib; i++)
+		if (p[i].lock_refused > p[i - 1].lock_refused) {
+			if (!samples)
+				first = i;
+			samples++;
+		}
+	if (samples < 3)
+		return;
+	const struct gp_point *l = &p[ib];
+	a->lock_retrying = true;
+	a->lock_n = l->lock_refused - p[first - 1].lock_refused;
+	a->lock_since = p[first - 1].t;
+	a->lock_pid = l->lock_pid;
+	a->lock_holder = l->lock_holder;
+	gp_strlcpy(a->lock_comm, l->lock_comm, sizeof a->lock_comm);
+	gp_strlcpy(a->lock_holder_comm, l->lock_holder_comm, sizeof a->lock_holder_comm);
+	gp_strlcpy(a->lock_file, l->lock_file, sizeof a->lock_file);
+}
+
 static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	size_t from = ia > 0 ? ia - 1 : 0;
@@ -370,13 +397,15 @@ static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, stru
 		}
 	}
 	connects_in_phase(p, ia, ib, a);
+	locks_in_phase(p, ia, ib, a);
 	bool gpu = a->kind == GP_CLASS_WAITING_GPU || a->kind == GP_CLASS_HANG_GPU_SPIN;
-	bool retried = a->retrying || a->conn_retrying;
+	bool retried = a->retrying || a->conn_retrying || a->lock_retrying;
 	if (gpu || (a->kind != GP_CLASS_IDLE && a->kind != GP_CLASS_UNDECIDED && !retried))
 		return;
 	if (retried) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
-		a->conf_cap = a->retry_n >= 5 || a->conn_n >= 5 ? GP_CONF_ANY : GP_CONF_MEDIUM;
+		a->conf_cap = a->retry_n >= 5 || a->conn_n >= 5 || a->lock_n >= 5 ? GP_CONF_ANY
+			      : GP_CONF_MEDIUM;
 	} else if (a->dead_pid) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->dead_decided = true;

@@ -174,6 +174,15 @@ struct gp_activity {
 	int conn_errno, conn_pid;
 	char conn_to[48], conn_comm[16];
 	double conn_since;
+	/* Non-blocking lock attempts refused again and again in the phase
+	 * (a busy handler polling a lock: SQLite's): lock_n refusals since
+	 * lock_since by lock_pid, on lock_file, held by lock_holder (0:
+	 * /proc/locks named none). */
+	bool lock_retrying;
+	uint64_t lock_n;
+	int lock_pid, lock_holder;
+	char lock_comm[16], lock_holder_comm[16], lock_file[64];
+	double lock_since;
 	/* A thread that ended in or just before the phase (its absence is
 	 * often the story: a batcher whose handlers wait for it), 0 none. */
 	int ended_tid, ended_pid;

@@ -69,9 +69,14 @@ struct socket {
 	struct sock *sk;
 } GP_CORE;
 
+struct super_block {
+	__u32 s_dev;
+} GP_CORE;
+
 struct inode {
 	unsigned short i_mode;
 	unsigned long i_ino;
+	struct super_block *i_sb;
 } GP_CORE;
 
 struct file {

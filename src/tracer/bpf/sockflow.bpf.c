@@ -42,8 +42,13 @@ char LICENSE[] SEC("license") = "GPL";
 enum {
 	NR_READ = 0, NR_WRITE = 1, NR_READV = 19, NR_WRITEV = 20, NR_SENDFILE = 40,
 	NR_CONNECT = 42, NR_SENDTO = 44, NR_RECVFROM = 45, NR_SENDMSG = 46, NR_RECVMSG = 47,
-	NR_GETSOCKOPT = 55, NR_RECVMMSG = 299, NR_SENDMMSG = 307,
+	NR_GETSOCKOPT = 55, NR_FCNTL = 72, NR_FLOCK = 73, NR_RECVMMSG = 299, NR_SENDMMSG = 307,
 };
+
+#define F_SETLK 6
+#define F_OFD_SETLK 37
+#define LOCK_NB 4
+#define EACCES 13
 
 /* tgid -> account (see sockflow_abi.h) */
 struct {
@@ -67,6 +72,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct gp_connfail);
 } connects SEC(".maps");
+
+/* account -> its refused lock attempts */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, GP_WATCH_MAX);
+	__type(key, __u32);
+	__type(value, struct gp_lockfail);
+} lockfails SEC(".maps");
 
 __u64 dropped = 0;     /* flows not counted: the map was full */
 __u64 seen = 0;        /* calls counted */
@@ -216,6 +229,42 @@ static void on_getsockopt(__u32 account, struct pt_regs *regs, long ret)
 		record_fail(account, err, so, 0, 0);
 }
 
+/* A non-blocking lock refused: fcntl(fd, F_SETLK or F_OFD_SETLK) failing
+ * with EAGAIN or EACCES (fcntl(2): "the lock is held by another
+ * process"), flock(fd, LOCK_NB) with EWOULDBLOCK.  Which file, by its
+ * inode and device, that /proc/locks names its holder. */
+static void on_lock(__u32 account, struct pt_regs *regs, long ret, bool is_flock)
+{
+	long cmd = (long)BPF_CORE_READ(regs, si);
+	if (is_flock ? !(cmd & LOCK_NB) || ret != -EAGAIN
+		     : (cmd != F_SETLK && cmd != F_OFD_SETLK) || (ret != -EAGAIN && ret != -EACCES))
+		return;
+	struct gp_lockfail *l = bpf_map_lookup_elem(&lockfails, &account);
+	if (!l) {
+		struct gp_lockfail z = {};
+		bpf_map_update_elem(&lockfails, &account, &z, BPF_NOEXIST);
+		l = bpf_map_lookup_elem(&lockfails, &account);
+		if (!l)
+			return;
+	}
+	__sync_fetch_and_add(&l->refused, 1);
+	l->last_ns = bpf_ktime_get_ns();
+	int fd = (int)BPF_CORE_READ(regs, di);
+	l->fd = fd;
+	l->is_flock = is_flock;
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || fd < 0 || (unsigned)fd >= BPF_CORE_READ(fdt, max_fds))
+		return;
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = 0;
+	if (bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) || !f)
+		return;
+	struct inode *in = BPF_CORE_READ(f, f_inode);
+	l->ino = BPF_CORE_READ(in, i_ino);
+	l->dev = BPF_CORE_READ(in, i_sb, s_dev);
+}
+
 SEC("raw_tracepoint/sys_exit")
 int gp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -231,7 +280,7 @@ int gp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	case NR_READ: case NR_READV: case NR_RECVFROM: case NR_RECVMSG: case NR_RECVMMSG:
 		tx = false;
 		break;
-	case NR_CONNECT: case NR_GETSOCKOPT:
+	case NR_CONNECT: case NR_GETSOCKOPT: case NR_FCNTL: case NR_FLOCK:
 		tx = false;
 		break;
 	default:
@@ -248,6 +297,11 @@ int gp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	}
 	if (nr == NR_GETSOCKOPT) {
 		on_getsockopt(account, regs, ret);
+		return 0;
+	}
+	if (nr == NR_FCNTL || nr == NR_FLOCK) {
+		if (ret < 0)
+			on_lock(account, regs, ret, nr == NR_FLOCK);
 		return 0;
 	}
 	if (ret <= 0)

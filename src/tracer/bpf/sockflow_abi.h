@@ -40,4 +40,17 @@ struct gp_connfail {
 	char path[64];         /* AF_UNIX: sun_path (abstract: a leading '@') */
 };
 
+/* A watched process's non-blocking lock attempts that were refused
+ * (fcntl F_SETLK/F_OFD_SETLK: EAGAIN or EACCES; flock LOCK_NB:
+ * EWOULDBLOCK): a busy handler polling a lock another process holds. */
+struct gp_lockfail {
+	__u64 refused;
+	__u64 last_ns;
+	__u64 ino;             /* the last refused lock's file */
+	__u32 dev;             /* its device, the kernel's encoding: major << 20 | minor */
+	__s32 fd;              /* the descriptor it was asked on */
+	__u8 is_flock;
+	__u8 pad[7];
+};
+
 #endif
