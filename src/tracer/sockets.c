@@ -614,10 +614,13 @@ static void flow_sides(const struct gp_sockets *s, const struct gp_flowent *f, b
 	uint64_t lp = ((uint64_t)f->family << 16 | f->lport) + 1;
 	uint64_t rp = ((uint64_t)f->family << 16 | f->rport) + 1;
 	*server = gp_keytab_find(&s->lports, lp) || gp_keytab_find(&s->tlports, lp);
-	if (e && e->kind == K_TCP)
-		*internal = peer_is_traced(s, e);
-	else
-		*internal = !*server && gp_keytab_find(&s->tlports, rp) != NULL;
+	/* A client's connection to a port some traced process listens on is
+	 * internal whether or not the server's side was read yet: children
+	 * are read before their parents, and the connection a traced load
+	 * generator opened since the last tick has its server side accepted
+	 * but not yet counted (owners) -- its request read as output once. */
+	*internal = (e && e->kind == K_TCP && peer_is_traced(s, e))
+		    || (!*server && gp_keytab_find(&s->tlports, rp) != NULL);
 }
 
 /* Every byte the kernel counted on the process's stream sockets since

@@ -47,6 +47,10 @@ struct gp_tree {
 	struct gp_forks_counts fc0;/* as of the first sample */
 	char *procs;               /* this sample's `procs` member, JSON text */
 	size_t plen, pcap;
+	/* Zombie children of members found by the first walk: died before
+	 * the trace, told once by the first sample's `died` */
+	struct { int pid, ppid; char comm[16]; } early[8];
+	size_t nearly;
 };
 
 static struct member *add_member(struct gp_tree *t, int pid, int ppid, int depth, bool follow)
@@ -177,8 +181,15 @@ static void discover(struct gp_tree *t)
 		struct gp_stat st;
 		if (gp_read_file(t->o.root, path, buf, sizeof buf) <= 0 || !gp_parse_stat(buf, &st))
 			continue;
-		if (st.state == 'Z' || st.state == 'X')
+		if (st.state == 'Z' || st.state == 'X') {
+			if (t->first && t->nearly < sizeof t->early / sizeof *t->early) {
+				t->early[t->nearly].pid = (int)pid;
+				t->early[t->nearly].ppid = st.ppid;
+				gp_strlcpy(t->early[t->nearly].comm, st.comm, sizeof t->early[0].comm);
+				t->nearly++;
+			}
 			continue;
+		}
 		if (!gp_grow(&c, &capc, nc + 1, sizeof *c, 64))
 			break;
 		c[nc++] = (struct cand){ (int)pid, st.ppid };
@@ -354,14 +365,23 @@ static void deaths_part(struct gp_tree *t, json_t *line)
 		death_json(arr, d[i].pid, d[i].ppid, comm[0] ? comm : "?", d[i].code);
 	}
 	/* A member that went, and that the connector did not report (none
-	 * listens, or it died before the trace: a zombie found by the walk). */
+	 * listens, or it died before the trace: a zombie found by the walk);
+	 * at the first sample, every zombie of the tree: a child that died
+	 * before the trace began (an engine SIGKILLed, its frontend still
+	 * reading requests) is the story, and no event will tell it. */
 	for (size_t k = 1; k < t->n; k++) {
 		bool told = false;
 		for (size_t i = 0; i < n && !told; i++)
 			told = d[i].pid == t->m[k].pid;
-		int code = t->m[k].gone && !told ? zombie_code(t->o.root, t->m[k].pid) : -1;
+		bool ask = t->m[k].gone || (t->first && t->m[k].part.pv.state == 'Z');
+		int code = ask && !told ? zombie_code(t->o.root, t->m[k].pid) : -1;
 		if (code >= 0)
 			death_json(arr, t->m[k].pid, t->m[k].ppid, t->m[k].comm[0] ? t->m[k].comm : "?", code);
+	}
+	for (size_t k = 0; t->first && k < t->nearly; k++) {
+		int code = find(t, t->early[k].ppid) ? zombie_code(t->o.root, t->early[k].pid) : -1;
+		if (code >= 0)
+			death_json(arr, t->early[k].pid, t->early[k].ppid, t->early[k].comm, code);
 	}
 	if (json_array_size(arr))
 		json_object_set_new(line, "died", arr);
