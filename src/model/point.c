@@ -553,6 +553,7 @@ void gp_point_deaths(struct gp_point *pt, const json_t *died)
 			pt->death_ppid = (int32_t)json_integer_value(json_object_get(d, "ppid"));
 			pt->death_signal = (int16_t)sig;
 			pt->death_status = (int16_t)st;
+			pt->death_before = json_is_true(json_object_get(d, "before_trace"));
 			const char *c = json_string_value(json_object_get(d, "comm"));
 			gp_strlcpy(pt->death_comm, c ? c : "?", sizeof pt->death_comm);
 		}

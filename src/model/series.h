@@ -85,6 +85,7 @@ struct gp_point {
 	uint16_t died, died_killed, died_nonzero;
 	int32_t death_pid, death_ppid;
 	int16_t death_signal, death_status;
+	bool death_before;          /* it died before the trace began (a zombie at the first walk) */
 	char death_comm[16];
 	int32_t top_pid, top2_pid;  /* the processes of the busiest threads */
 	char top_pcomm[16], top2_pcomm[16];

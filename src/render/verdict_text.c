@@ -444,9 +444,13 @@ static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, "; ");
 	}
 	if (a->dead_pid) {
-		strbuf_addf(sb, "pid %d (%s) was killed by %s at +%.0f s%s", a->dead_pid, a->dead_comm,
-			    signal_words(a->dead_signal), a->dead_t,
-			    a->dead_decided ? ", and the tree has done nothing since: " : "; ");
+		strbuf_addf(sb, "pid %d (%s) was killed by %s ", a->dead_pid, a->dead_comm,
+			    signal_words(a->dead_signal));
+		if (a->dead_before)
+			strbuf_addf(sb, "before the trace began (a zombie its parent never reaped)");
+		else
+			strbuf_addf(sb, "at +%.0f s", a->dead_t);
+		strbuf_addf(sb, "%s", a->dead_decided ? ", and the tree has done nothing since: " : "; ");
 	}
 	if (a->unanswered) {
 		/* Inputs waiting decided it (verdict/activity.c): said first,

@@ -380,8 +380,11 @@ static void deaths_part(struct gp_tree *t, json_t *line)
 	}
 	for (size_t k = 0; t->first && k < t->nearly; k++) {
 		int code = find(t, t->early[k].ppid) ? zombie_code(t->o.root, t->early[k].pid) : -1;
-		if (code >= 0)
-			death_json(arr, t->early[k].pid, t->early[k].ppid, t->early[k].comm, code);
+		if (code < 0)
+			continue;
+		death_json(arr, t->early[k].pid, t->early[k].ppid, t->early[k].comm, code);
+		json_object_set_new(json_array_get(arr, json_array_size(arr) - 1), "before_trace",
+				    json_true());
 	}
 	if (json_array_size(arr))
 		json_object_set_new(line, "died", arr);

@@ -365,6 +365,7 @@ static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, stru
 			a->dead_pid = p[i].death_pid;
 			a->dead_signal = p[i].death_signal;
 			a->dead_t = p[i].t;
+			a->dead_before = p[i].death_before;
 			gp_strlcpy(a->dead_comm, p[i].death_comm, sizeof a->dead_comm);
 		}
 	const struct gp_point *last = NULL;

@@ -155,6 +155,7 @@ struct gp_activity {
 	 * signal no one asked for: not PIPE, TERM, INT, HUP); dead_decided:
 	 * its death turned rest into a hang. */
 	int dead_pid, dead_signal;
+	bool dead_before;          /* before the trace began */
 	char dead_comm[16];
 	double dead_t;
 	bool dead_decided;
