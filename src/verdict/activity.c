@@ -353,7 +353,11 @@ static void locks_in_phase(const struct gp_point *p, size_t ia, size_t ib, struc
 static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	size_t from = ia > 0 ? ia - 1 : 0;
-	for (size_t i = from; i <= ib && !a->ended_tid; i++)
+	/* The last thread to end: handlers that answered and left end
+	 * before the hang; the batcher whose death starts it ends last
+	 * (batcher-c named a handler that had ended at +1 s, the batcher at
+	 * +3 s went unsaid). */
+	for (size_t i = from; i <= ib; i++)
 		if (p[i].ended_tid) {
 			a->ended_tid = p[i].ended_tid;
 			a->ended_pid = p[i].ended_pid;
