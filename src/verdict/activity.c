@@ -291,13 +291,6 @@ static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struc
 		      ? GP_CONF_ANY : GP_CONF_MEDIUM;
 }
 
-/* Deaths in the tree during the flat phase, or in the interval that
- * ended the progress before it (issue 32): a process killed by a signal
- * no one asked for is named, and turns rest into a hang -- the survivors
- * wait for what it would have done (an engine SIGKILLed, its frontend
- * holding requests it can no longer answer).  Children of one command
- * exiting non-zero in three samples or more are a retry loop: a hang
- * that is retrying, never rest. */
 /* Connects failing in at least 3 samples of the phase, none taking in
  * between (a client whose server is gone, a retry loop dialing a port
  * nothing listens on): retried, not at rest. */
@@ -350,6 +343,13 @@ static void locks_in_phase(const struct gp_point *p, size_t ia, size_t ib, struc
 	gp_strlcpy(a->lock_file, l->lock_file, sizeof a->lock_file);
 }
 
+/* Deaths in the tree during the flat phase, or in the interval that
+ * ended the progress before it (issue 32): a process killed by a signal
+ * no one asked for is named, and turns rest into a hang -- the survivors
+ * wait for what it would have done (an engine SIGKILLed, its frontend
+ * holding requests it can no longer answer).  Children of one command
+ * exiting non-zero in three samples or more are a retry loop: a hang
+ * that is retrying, never rest. */
 static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
 	size_t from = ia > 0 ? ia - 1 : 0;
