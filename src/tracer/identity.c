@@ -1,5 +1,6 @@
 #include "config.h"
 #include "identity.h"
+#include "nsinfo.h"
 #include "procstat.h"
 #include "result.h"
 
@@ -134,6 +135,8 @@ static json_t *identity_from_files(const struct gp_root *root, int pid)
 	}
 	free(cl);
 	set_argv(t, argv, raw);
+	/* Where it lives: its own pid, its container (issue 28). */
+	gp_ns_target_json(root, pid, t);
 	return t;
 }
 

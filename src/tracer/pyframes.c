@@ -40,6 +40,7 @@
 #include "config.h"
 #include "pyframes.h"
 #include "grow.h"
+#include "nsinfo.h"
 #include "procfs.h"
 #include "result.h"
 
@@ -259,6 +260,9 @@ struct gp_py {
 	struct codeent *code[CODE_BUCKETS];
 	size_t ncode, code_bytes;
 	unsigned code_gen;
+	bool other_pidns;          /* its thread ids are its namespace's (nsinfo.h) */
+	struct nsmap { int host; long inner; } *nsmap; /* by host tid, ascending */
+	size_t nnsmap;
 };
 
 static int rd(const struct gp_py *py, uint64_t addr, void *buf, size_t len)
@@ -278,8 +282,10 @@ static int rd_u64(const struct gp_py *py, uint64_t addr, uint64_t *v)
 struct gp_py *gp_py_open(int pid)
 {
 	struct gp_py *py = calloc(1, sizeof *py);
-	if (py)
+	if (py) {
 		py->pid = pid;
+		py->other_pidns = gp_ns_other_pidns(pid);
+	}
 	return py;
 }
 
@@ -335,6 +341,7 @@ void gp_py_close(struct gp_py *py)
 	forget(py);
 	free(py->ts);
 	free(py->seen);
+	free(py->nsmap);
 	free(py);
 }
 
@@ -775,6 +782,41 @@ static void walk_fail(struct gp_py *py, const char *fmt, ...)
 	py->nts = 0;
 }
 
+/* In a pid namespace of its own (a container), a thread state's
+ * native_thread_id is the thread's id there (CPython takes it from gettid()
+ * in the target), not ours: 1 for the main thread of a container's first
+ * process, when ours is 21045.  Each thread state gets our tid through the
+ * tasks' NSpid lines, the last id of which is the innermost (nsinfo.h).  A
+ * task's ids never change: read once per task, the map kept across
+ * snapshots (both lists ascending by our tid). */
+static void to_host_tids(struct gp_py *py, const int *tids, size_t ntids)
+{
+	struct nsmap *m = malloc((ntids ? ntids : 1) * sizeof *m);
+	if (!m) {
+		py->nts = 0;
+		return;
+	}
+	size_t j = 0;
+	for (size_t i = 0; i < ntids; i++) {
+		while (j < py->nnsmap && py->nsmap[j].host < tids[i])
+			j++;
+		long inner = j < py->nnsmap && py->nsmap[j].host == tids[i] ? py->nsmap[j].inner
+			     : gp_ns_inner_tid(py->pid, tids[i]);
+		m[i] = (struct nsmap){ tids[i], inner };
+	}
+	free(py->nsmap);
+	py->nsmap = m;
+	py->nnsmap = ntids;
+	for (size_t k = 0; k < py->nts; k++) {
+		int host = 0;
+		for (size_t i = 0; i < ntids && !host; i++)
+			if (m[i].inner == py->ts[k].tid)
+				host = m[i].host;
+		py->ts[k].tid = host; /* 0: a thread state with no live task */
+	}
+}
+
+static void walk_states(struct gp_py *py, size_t ntasks);
 void gp_py_begin(struct gp_py *py)
 {
 	if (!py)
@@ -783,12 +825,20 @@ void gp_py_begin(struct gp_py *py)
 	py->walk_error[0] = 0;
 	if (!py->found || py->error[0])
 		return;
-	const struct pyoffs *o = &py->o;
 	int *tids = NULL;
 	size_t ntasks = 0;
 	if (gp_list_tids(py->pid, &tids, &ntasks) < 0)
 		return; /* gone */
+	walk_states(py, ntasks);
+	if (py->other_pidns)
+		to_host_tids(py, tids, ntasks);
 	free(tids);
+}
+
+/* The thread states of every interpreter, into py->ts (their own tids). */
+static void walk_states(struct gp_py *py, size_t ntasks)
+{
+	const struct pyoffs *o = &py->o;
 	size_t max_ts = ntasks + TS_SLACK;
 	if (!gp_grow(&py->seen, &py->cap_seen, max_ts, sizeof *py->seen, 64))
 		return;

@@ -29,6 +29,7 @@
 #include "ptstop.h"
 #include "regstate.h"
 #include "stopcut.h"
+#include "tfile.h"
 #include "pyframes.h"
 #include "result.h"
 #include "syscalls.h"
@@ -93,6 +94,7 @@ struct modinfo {
 	char *hint;           /* the debug-info note, when one would help */
 	bool noted;           /* its note was queued */
 	bool c_runtime;       /* libc, ld.so, libstdc++...: no source lines by default */
+	struct gp_tfile *tf;  /* where its files are read from: the session's (tfile.h) */
 };
 
 /* The C runtime's own frames are named by their symbols; reading their
@@ -175,6 +177,7 @@ struct gp_stacks {
 	struct gp_regstate *rs; /* ours (regstate.h); NULL: libdwfl's ptrace-only one */
 	char *debuginfo_path;
 	Dwfl_Callbacks cbs;
+	struct gp_tfile *tf;  /* the target's files, through its own root (tfile.h) */
 	bool report_failed;
 	int report_errno;
 
@@ -272,6 +275,9 @@ static void session_end(struct gp_stacks *s)
 	s->rs = NULL;
 	s->attached = false;
 	sym_clear(s);
+	gp_tfile_reset(s->tf); /* an exec may have changed its root */
+	free(s->debuginfo_path);
+	s->debuginfo_path = gp_tfile_debuginfo_path(s->tf);
 	if (s->py) { /* its module and addresses were the old process's */
 		gp_py_close(s->py);
 		s->py = gp_py_open(s->pid);
@@ -334,16 +340,20 @@ static bool elf_has_symtab(Elf *elf)
 
 /* A module seen for the first time: its ELF, build-id, soname and CFI are
  * loaded now, while no thread is stopped, so the unwind does not pay for
- * them with a stopped thread. */
+ * them with a stopped thread.  Its modinfo is in its userdata slot before
+ * the ELF is looked for: find_elf_cb reads the session's tfile there. */
 static int warm_module_cb(Dwfl_Module *mod, void **ud, const char *name,
 			  Dwarf_Addr start, void *arg)
 {
+	struct gp_stacks *s = arg;
 	if (*ud)
 		return DWARF_CB_OK;
 	struct modinfo *mi = calloc(1, sizeof *mi);
 	if (!mi)
 		return DWARF_CB_OK;
 	mi->path = strdup(name ? name : "?");
+	mi->tf = s->tf;
+	*ud = mi;
 	Dwarf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
 	if (elf)
@@ -359,17 +369,16 @@ static int warm_module_cb(Dwfl_Module *mod, void **ud, const char *name,
 		snprintf(mi->build_id + 2 * i, 3, "%02x", bits[i]);
 	(void)dwfl_module_eh_cfi(mod, &bias);
 	mi->c_runtime = mi->soname && is_c_runtime(mi->soname);
-	*ud = mi;
 	return DWARF_CB_OK;
 }
 
-static struct modinfo *mod_info(Dwfl_Module *mod)
+static struct modinfo *mod_info(struct gp_stacks *s, Dwfl_Module *mod)
 {
 	void **ud = NULL;
 	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud && !*ud)
 		warm_module_cb(mod, ud, dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-			       0, NULL);
+			       0, s);
 	return ud ? *ud : NULL;
 }
 
@@ -844,18 +853,22 @@ static void note_debug(struct gp_stacks *s, Dwfl_Module *mod, struct modinfo *mi
 	if (!strcmp(mi->debug, "dwarf"))
 		return;
 	char hint[768];
+	/* A container's file is its release's, not the host's: its debug
+	 * package is the container's (tfile.h: its tree is read first). */
+	bool own = gp_tfile_own_root(s->tf);
+	const char *where = own ? "" : " in the container";
 	if (mi->build_id[0] && strlen(mi->build_id) > 2)
 		snprintf(hint, sizeof hint,
-			 "%s (build-id %s): %s; install its debug package, or put the "
-			 "debug file at /usr/lib/debug/.build-id/%.2s/%s.debug",
+			 "%s (build-id %s): %s; install its debug package%s, or put the "
+			 "debug file at /usr/lib/debug/.build-id/%.2s/%s.debug%s",
 			 mi->soname, mi->build_id,
 			 !strcmp(mi->debug, "dynsym") ? "stripped, no debug info: only exported "
-			 "functions are named" : "no debug info: no source lines",
-			 mi->build_id, mi->build_id + 2);
+			 "functions are named" : "no debug info: no source lines", where,
+			 mi->build_id, mi->build_id + 2, own ? "" : " in its root or the host's");
 	else
-		snprintf(hint, sizeof hint, "%s: %s; install its debug package", mi->soname,
+		snprintf(hint, sizeof hint, "%s: %s; install its debug package%s", mi->soname,
 			 !strcmp(mi->debug, "dynsym") ? "stripped, no debug info"
-			 : "no debug info: no source lines");
+			 : "no debug info: no source lines", where);
 	mi->hint = strdup(hint);
 	if (mi->hint && !mi->noted) {
 		mi->noted = true;
@@ -970,7 +983,7 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 			 * module's span it falls in (xmaps.h). */
 			bool jit = gp_xmaps_is_jit(&s->xm, addr);
 			Dwfl_Module *mod = jit ? NULL : dwfl_addrmodule(s->dwfl, addr);
-			struct modinfo *mi = mod ? mod_info(mod) : NULL;
+			struct modinfo *mi = mod ? mod_info(s, mod) : NULL;
 			if (jit)
 				json_object_set_new(f, "jit", json_true());
 			if (mod && mi) {
@@ -1117,42 +1130,24 @@ const char *gp_stacks_next_debug_note(struct gp_stacks *s)
 	return s->notes[s->notes_next++];
 }
 
-/* ---- finding debug info without debuginfod ------------------------- */
+/* ---- the target's files, through its own root (tfile.h) -------------- */
 
-/* dwfl_standard_find_debuginfo ends by asking debuginfod, and elfutils
- * 0.188 dlopens libdebuginfod (curl, gnutls, krb5: ~30 libraries, 40 ms
- * measured) to do so even with DEBUGINFOD_URLS unset.  Without
- * --debuginfod: the build-id tree (/usr/lib/debug/.build-id), then the
- * .gnu_debuglink name in libdwfl's default places. */
-static int find_debuginfo_local(Dwfl_Module *mod, void **ud, const char *modname,
-				Dwarf_Addr base, const char *file_name,
-				const char *debuglink_file, GElf_Word crc,
-				char **debuginfo_file_name)
+/* libdwfl passes a module's userdata slot, where warm_module_cb put its
+ * modinfo, and with it the session's tfile. */
+static int find_elf_cb(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
 {
-	int fd = dwfl_build_id_find_debuginfo(mod, ud, modname, base, file_name,
-					      debuglink_file, crc, debuginfo_file_name);
-	if (fd >= 0 || !debuglink_file || !file_name || strchr(debuglink_file, '/'))
-		return fd;
-	char dir[4096];
-	gp_strlcpy(dir, file_name, sizeof dir);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	for (size_t i = 0; i < 3; i++) {
-		char cand[8192];
-		snprintf(cand, sizeof cand, "%s%s%s/%s", i == 2 ? "/usr/lib/debug" : "", dir,
-			 i == 1 ? "/.debug" : "", debuglink_file);
-		if (!strcmp(cand, file_name))
-			continue;
-		fd = open(cand, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			*debuginfo_file_name = strdup(cand);
-			return fd;
-		}
-	}
-	errno = 0;
-	return -1;
+	const struct modinfo *mi = ud ? *ud : NULL;
+	return gp_tfile_find_elf(mi ? mi->tf : NULL, mod, ud, name, base, file_name, elfp);
+}
+
+static int find_debuginfo_cb(Dwfl_Module *mod, void **ud, const char *modname, Dwarf_Addr base,
+			     const char *file_name, const char *debuglink_file, GElf_Word crc,
+			     char **debuginfo_file_name)
+{
+	const struct modinfo *mi = ud ? *ud : NULL;
+	return gp_tfile_find_debuginfo(mi ? mi->tf : NULL, mod, ud, modname, base, file_name,
+				       debuglink_file, crc, debuginfo_file_name);
 }
 
 /* ---- the API ---------------------------------------------------------- */
@@ -1177,9 +1172,10 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 	}
 	if (!(flags & GP_STACKS_DEBUGINFOD))
 		unsetenv("DEBUGINFOD_URLS");
-	s->cbs.find_elf = dwfl_linux_proc_find_elf;
-	s->cbs.find_debuginfo = (flags & GP_STACKS_DEBUGINFOD) ? dwfl_standard_find_debuginfo
-							     : find_debuginfo_local;
+	s->tf = gp_tfile_open(pid, flags & GP_STACKS_DEBUGINFOD);
+	s->debuginfo_path = gp_tfile_debuginfo_path(s->tf);
+	s->cbs.find_elf = find_elf_cb;
+	s->cbs.find_debuginfo = find_debuginfo_cb;
 	s->cbs.debuginfo_path = &s->debuginfo_path;
 	uint64_t st;
 	dev_t dev;
@@ -1188,6 +1184,8 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 		int e = errno == ENOENT ? ESRCH : errno;
 		gp_root_close(&s->root);
 		gp_py_close(s->py);
+		gp_tfile_close(s->tf);
+		free(s->debuginfo_path);
 		free(s);
 		errno = e;
 		return NULL;
@@ -1357,6 +1355,7 @@ void gp_stacks_close(struct gp_stacks *s)
 		free(s->notes[i]);
 	free(s->notes);
 	free(s->debuginfo_path);
+	gp_tfile_close(s->tf);
 	gp_xmaps_free(&s->xm);
 	gp_root_close(&s->root);
 	free(s);
