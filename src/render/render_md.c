@@ -209,6 +209,11 @@ static void md_context(FILE *out, const struct gp_doc *d)
 		gp_md_code(out, was.buf, false);
 		fputs(", which exec'd the command above.\n\n", out);
 	}
+	/* A process in a container: its own pid, the container's id. */
+	struct strbuf where = STRBUF_INIT;
+	if (gp_target_where(&where, d->l.target))
+		fprintf(out, "Lives in: %s.\n\n", where.buf);
+	strbuf_release(&where);
 	strbuf_release(&was);
 	strbuf_release(&sb);
 }

@@ -22,8 +22,9 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 void gp_render_text(FILE *out, const struct gp_doc *d)
 {
 	if (d->is_trace) {
-		struct strbuf cmd = STRBUF_INIT, was = STRBUF_INIT;
+		struct strbuf cmd = STRBUF_INIT, was = STRBUF_INIT, where = STRBUF_INIT;
 		const json_t *now = gp_doc_target_now(d);
+		gp_target_where(&where, d->l.target);
 		gp_target_words(&cmd, now, 64);
 		if (now != d->l.target && gp_target_words(&was, d->l.target, 64) && !strcmp(was.buf, cmd.buf))
 			strbuf_reset(&was); /* renamed, not exec'd */
@@ -32,6 +33,7 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 			.pid = (int)json_integer_value(json_object_get(d->l.target, "pid")),
 			.comm = gp_doc_comm(d),
 			.cmdline = cmd.len ? cmd.buf : NULL, .started_as = was.len ? was.buf : NULL,
+			.where = where.len ? where.buf : NULL,
 			.reason = d->l.exit ? str_or(d->l.exit, "reason", "?")
 					    : "cut short: no exit line (the run was killed)",
 			.have_status = json_is_integer(st) || json_is_integer(sg),
@@ -44,6 +46,7 @@ void gp_render_text(FILE *out, const struct gp_doc *d)
 		gp_render_trace_summary(out, &d->l.series, &end);
 		strbuf_release(&cmd);
 		strbuf_release(&was);
+		strbuf_release(&where);
 	}
 	if (d->l.truncated)
 		fprintf(out, "  note       the last line was cut: the run was killed while writing it\n");

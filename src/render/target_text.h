@@ -23,4 +23,11 @@ const json_t *gp_doc_target_now(const struct gp_doc *d);
  * False (nothing appended) when the line has no cmdline. */
 bool gp_target_words(struct strbuf *sb, const json_t *target, size_t max_args);
 
+/* Where a target line says the process lives, when not in the host's own
+ * namespaces: "pid 1 in its own pid namespace; container 3f2a1b2c3d4e
+ * (docker), Kubernetes pod UID; namespaces of its own: mnt, pid" (only
+ * what has the shape gpuprobe writes: the file may be a stranger's).
+ * False (nothing appended) when it says nothing of that. */
+bool gp_target_where(struct strbuf *sb, const json_t *target);
+
 #endif

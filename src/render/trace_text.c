@@ -107,6 +107,8 @@ void gp_render_trace_summary(FILE *out, const struct gp_series *s,
 		fprintf(out, "  command    %s\n", e->cmdline);
 	if (e->started_as)
 		fprintf(out, "  started as %s\n", e->started_as);
+	if (e->where)
+		fprintf(out, "  lives in   %s\n", e->where);
 	if (s->n == 0) {
 		fprintf(out, "  no sample was taken\n");
 		return;

@@ -13,6 +13,7 @@ struct gp_trace_end {
 	const char *comm;          /* its name at the end (after an exec) */
 	const char *cmdline;       /* its command line as shell words, or NULL */
 	const char *started_as;    /* the command line before an exec, or NULL */
+	const char *where;         /* its namespaces and container (gp_target_where), or NULL */
 	const char *reason;        /* "exited", "interrupted", "time limit", "pid reused", ... */
 	bool have_status;
 	int status, signal;        /* for a command gpuprobe started */

@@ -251,6 +251,7 @@ struct run {
 	char comm[64];                /* the target's name, as last announced */
 	struct strbuf cmdline;        /* its command line as shell words, as last announced */
 	struct strbuf started_as;     /* the first one, when an exec changed it */
+	struct strbuf where;          /* its namespaces and container (gp_target_where) */
 };
 
 /* Writes one line; a sample gets its streamed threads array appended. */
@@ -978,6 +979,7 @@ static void write_target(struct run *r)
 	if (json_is_string(jc))
 		snprintf(r->comm, sizeof r->comm, "%s", json_string_value(jc));
 	gp_target_words(&r->cmdline, target, 64);
+	gp_target_where(&r->where, target);
 	write_line(r, target);
 }
 
@@ -989,6 +991,7 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 	struct gp_trace_end end = { .pid = o->pid, .comm = comm, .reason = reason,
 				    .cmdline = r->cmdline.len ? r->cmdline.buf : NULL,
 				    .started_as = r->started_as.len ? r->started_as.buf : NULL,
+				    .where = r->where.len ? r->where.buf : NULL,
 				    .output = r->out_stdout ? NULL : o->out.path,
 				    .late = r->late, .page_size = r->page_size };
 	json_t *ex = json_pack("{s:s, s:f, s:s}", "type", "exit", "t", t_end, "reason", reason);
@@ -1102,6 +1105,7 @@ static void run_free(struct run *r)
 {
 	strbuf_release(&r->cmdline);
 	strbuf_release(&r->started_as);
+	strbuf_release(&r->where);
 	gp_series_free(&r->series);
 	for (size_t i = 0; i < r->nsess; i++)
 		gp_stacks_close(r->sess[i].stk);
@@ -1223,7 +1227,7 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 		gp_quiet = true;
 
 	struct run r = { .o = &o, .page_size = sysconf(_SC_PAGESIZE), .cmdline = STRBUF_INIT,
-			 .started_as = STRBUF_INIT, .ras_checked = -1 };
+			 .started_as = STRBUF_INIT, .where = STRBUF_INIT, .ras_checked = -1 };
 	if (open_root(&r) < 0)
 		return GP_EXIT_ERROR;
 

@@ -1,6 +1,7 @@
 /* A target's namespaces and container; see nsinfo.h. */
 #include "config.h"
 #include "nsinfo.h"
+#include "tfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -181,6 +182,74 @@ bool gp_container_parse(const char *cgroup, struct gp_container *c)
 	return false;
 }
 
+/* ---- a pod's name and namespace ----------------------------------------- */
+
+/* A DNS-1123 name, as Kubernetes names pods and namespaces. */
+static bool dns_name(const char *s, size_t n)
+{
+	if (!n || n > 253)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+		      s[i] == '.'))
+			return false;
+	return true;
+}
+
+/* The value of variable name in an environ block (NUL-separated). */
+static const char *env_of(const char *env, size_t len, const char *name, size_t *vlen)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < len;) {
+		const char *e = env + i;
+		size_t el = strnlen(e, len - i);
+		if (el > nl && !strncmp(e, name, nl) && e[nl] == '=') {
+			*vlen = el - nl - 1;
+			return e + nl + 1;
+		}
+		i += el + 1;
+	}
+	return NULL;
+}
+
+/* The pod's name and namespace, where the process's own files say them:
+ * the downward API's POD_NAME / POD_NAMESPACE when the pod's spec sets
+ * them, else its HOSTNAME (a pod's hostname is its name unless the spec
+ * sets one) and the namespace the kubelet writes beside the service
+ * account's token (/var/run/secrets/kubernetes.io/serviceaccount/
+ * namespace, in its root).  Only these variables are looked at. */
+static void pod_names(const struct gp_root *root, int pid, json_t *c)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/proc/%d/environ", pid);
+	size_t len = 0, vl = 0;
+	char *env = gp_slurp(root, path, &len);
+	const char *v = env ? env_of(env, len, "POD_NAME", &vl) : NULL;
+	if (!v && env)
+		v = env_of(env, len, "HOSTNAME", &vl);
+	if (v && dns_name(v, vl))
+		json_object_set_new(c, "pod", json_stringn(v, vl));
+	v = env ? env_of(env, len, "POD_NAMESPACE", &vl) : NULL;
+	char ns[256];
+	if (!v) {
+		/* Live, inside its root as it sees it (a link there is its own:
+		 * tfile.h); replayed, the tree's copy. */
+		static const char sa_ns[] = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+		snprintf(path, sizeof path, "/proc/%d/root%s", pid, sa_ns);
+		int fd = root->live ? gp_tfile_open_in_root(pid, sa_ns) : gp_open(root, path, 0);
+		ssize_t n = fd >= 0 ? gp_pread_all(fd, ns, sizeof ns) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			v = ns;
+			vl = strcspn(ns, "\n");
+		}
+	}
+	if (v && dns_name(v, vl))
+		json_object_set_new(c, "namespace", json_stringn(v, vl));
+	free(env);
+}
+
 /* ---- the target record -------------------------------------------------- */
 
 void gp_ns_target_json(const struct gp_root *root, int pid, json_t *target)
@@ -211,10 +280,13 @@ void gp_ns_target_json(const struct gp_root *root, int pid, json_t *target)
 	char *cg = gp_slurp(root, path, &len);
 	struct gp_container c;
 	if (cg && gp_container_parse(cg, &c)) {
-		json_object_set_new(target, "container", json_pack("{s:o, s:o, s:o}",
+		json_t *o = json_pack("{s:o, s:o, s:o}",
 			"runtime", c.runtime ? json_string(c.runtime) : json_null(),
 			"id", c.id[0] ? json_string(c.id) : json_null(),
-			"pod_uid", c.pod_uid[0] ? json_string(c.pod_uid) : json_null()));
+			"pod_uid", c.pod_uid[0] ? json_string(c.pod_uid) : json_null());
+		if (c.pod_uid[0])
+			pod_names(root, pid, o);
+		json_object_set_new(target, "container", o);
 	}
 	free(cg);
 }

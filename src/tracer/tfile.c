@@ -18,6 +18,12 @@
  *     fs->root: vfsmount and dentry); allowed with
  *     PTRACE_MODE_READ_FSCREDS (proc_fd_access_allowed), as the stacks
  *     themselves are.
+ *   - A symbolic link met below /proc/PID/root is followed from *our*
+ *     root when absolute (the magic link only sets where the walk starts),
+ *     so a container's "/lib64/ld-linux-x86-64.so.2 -> /lib/..." would name
+ *     the host's file: files below its root are opened with openat2()'s
+ *     RESOLVE_IN_ROOT (Linux 5.6), which scopes "/" and ".." to the
+ *     target's root as chroot would; plain open() where openat2 is not.
  *   - /proc/PID/map_files/LO-HI ("%lx-%lx", Linux 3.3, CONFIG_
  *     CHECKPOINT_RESTORE) opens the very file a mapping maps, deleted or
  *     renamed; following it takes CAP_SYS_ADMIN in the initial user
@@ -55,7 +61,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -128,6 +136,36 @@ char *gp_tfile_debuginfo_path(const struct gp_tfile *tf)
 	char buf[128];
 	snprintf(buf, sizeof buf, ":.debug:/proc/%d/root/usr/lib/debug:/usr/lib/debug", tf->pid);
 	return strdup(buf);
+}
+
+int gp_tfile_open_in_root(int pid, const char *path)
+{
+	char root[64];
+	snprintf(root, sizeof root, "/proc/%d/root", pid);
+	int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	while (*path == '/')
+		path++;
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof how);
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int e = errno;
+	close(dir);
+	errno = e;
+	return fd;
+}
+
+/* A candidate's file: below the target's root by openat2, others as named. */
+static int open_cand(int pid, const char *path)
+{
+	char proot[64];
+	int n = snprintf(proot, sizeof proot, "/proc/%d/root/", pid);
+	if (n > 0 && !strncmp(path, proot, (size_t)n))
+		return gp_tfile_open_in_root(pid, path + n - 1);
+	return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 }
 
 /* ---- the candidates -------------------------------------------------------- */
@@ -265,6 +303,9 @@ static size_t mem_build_id(int pid, uint64_t base, uint64_t span, unsigned char 
 /* The file's own build-id equals want[0..wn). */
 static bool fd_has_build_id(int fd, const unsigned char *want, size_t wn)
 {
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return false;
@@ -352,7 +393,7 @@ int gp_tfile_open_mapped(struct gp_tfile *tf, const char *mpath, uint64_t base, 
 		/* A file replaced on disk is the mapping's only by map_files. */
 		if (is_deleted(mpath) && !c.exact[i])
 			continue;
-		int fd = open(c.path[i], O_RDONLY | O_CLOEXEC);
+		int fd = open_cand(tf->pid, c.path[i]);
 		if (fd < 0)
 			continue;
 		struct stat st;
@@ -395,9 +436,9 @@ static bool debug_matches(Dwfl_Module *mod, int fd)
 	return n <= 0 || fd_has_build_id(fd, bits, (size_t)n);
 }
 
-static int open_checked(Dwfl_Module *mod, const char *path, char **out)
+static int open_checked(const struct gp_tfile *tf, Dwfl_Module *mod, const char *path, char **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = tf ? open_cand(tf->pid, path) : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	if (!debug_matches(mod, fd) || !(*out = strdup(path))) {
@@ -429,7 +470,7 @@ static int from_cache(Dwfl_Module *mod, char **out)
 		snprintf(path, sizeof path, "%s/.cache/debuginfod_client/%s/debuginfo", home, hex);
 	else
 		return -1;
-	return open_checked(mod, path, out);
+	return open_checked(NULL, mod, path, out);
 }
 
 /* .gnu_debuglink: beside the file, in its .debug, then under the debug
@@ -458,7 +499,7 @@ static int by_debuglink(const struct gp_tfile *tf, Dwfl_Module *mod, const char 
 	for (size_t i = 0; i < 4; i++) {
 		if (!strcmp(cand[i], file_name) || (i == 3 && !pl))
 			continue;
-		int fd = open_checked(mod, cand[i], out);
+		int fd = open_checked(tf, mod, cand[i], out);
 		if (fd >= 0)
 			return fd;
 	}
