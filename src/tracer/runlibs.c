@@ -2,11 +2,13 @@
 #include "runlibs.h"
 #include "hostinfo.h"
 #include "strbuf.h"
+#include "tfile.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* File names, not sonames: libcuda.so.1 and libcuda.so.580.95.05 both
  * start "libcuda.so", and "libcuda" alone would take libcudnn. */
@@ -76,16 +78,26 @@ char *gp_runlib_paths(const struct gp_root *root, int pid)
 	return out ? out : strdup("");
 }
 
-/* The file as this process sees it: through /proc/PID/root first (a
- * process in a container maps its own /usr), then the path itself. */
+/* The file as this process sees it, tried where tfile.h says a target's
+ * file is (its root first: a process in a container maps its own /usr;
+ * below a chroot, the path less the root's own).  No build-id to check it
+ * by here: the first that reads is named. */
 static bool ids_of(const struct gp_root *root, int pid, const char *path, char *id, size_t idcap,
 		   char *so, size_t socap)
 {
-	char in_ns[PATH_MAX + 32];
-	if (snprintf(in_ns, sizeof in_ns, "/proc/%d/root%s", pid, path) < (int)sizeof in_ns
-	    && gp_elf_ids_at(root, in_ns, id, idcap, so, socap))
-		return true;
-	return gp_elf_ids_at(root, path, id, idcap, so, socap);
+	char link[64], rootlink[4096];
+	snprintf(link, sizeof link, "proc/%d/root", pid);
+	ssize_t rl = readlinkat(root->dirfd, link, rootlink, sizeof rootlink - 1);
+	rootlink[rl > 0 ? rl : 0] = '\0';
+	struct gp_tfile_cands *c = malloc(sizeof *c);
+	if (!c)
+		return false;
+	size_t n = gp_tfile_candidates(pid, rootlink, path, NULL, false, c);
+	bool have = false;
+	for (size_t i = 0; i < n && !have; i++)
+		have = gp_elf_ids_at(root, c->path[i], id, idcap, so, socap);
+	free(c);
+	return have;
 }
 
 json_t *gp_runlib_json(const struct gp_root *root, int pid, const char *paths)
