@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,66 @@ static bool ns_differs(int pid, const char *kind)
 bool gp_ns_other_pidns(int pid)
 {
 	return ns_differs(pid, "pid");
+}
+
+/* ---- its thread ids and ours -------------------------------------------- */
+
+void gp_nstids_init(struct gp_nstids *t, int pid)
+{
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->other = -1;
+}
+
+void gp_nstids_free(struct gp_nstids *t)
+{
+	free(t->m);
+	t->m = NULL;
+	t->n = 0;
+}
+
+int gp_nstids_update(struct gp_nstids *t, const int *tids, size_t n)
+{
+	struct gp_nstid *m = malloc((n ? n : 1) * sizeof *m);
+	if (!m)
+		return -1;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		while (j < t->n && t->m[j].host < tids[i])
+			j++;
+		long own = j < t->n && t->m[j].host == tids[i] ? t->m[j].own : gp_ns_inner_tid(t->pid, tids[i]);
+		m[i] = (struct gp_nstid){ tids[i], own };
+	}
+	free(t->m);
+	t->m = m;
+	t->n = n;
+	return 0;
+}
+
+int gp_nstids_find(const struct gp_nstids *t, long own)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->m[i].own == own)
+			return t->m[i].host;
+	return 0;
+}
+
+int gp_nstids_ours(struct gp_nstids *t, long own)
+{
+	if (t->other < 0)
+		t->other = gp_ns_other_pidns(t->pid);
+	if (!t->other)
+		return own > 0 && own <= INT_MAX ? (int)own : 0;
+	int host = gp_nstids_find(t, own);
+	if (host)
+		return host;
+	int *tids = NULL;
+	size_t n = 0;
+	if (gp_list_tids(t->pid, &tids, &n) < 0)
+		return 0;
+	int r = gp_nstids_update(t, tids, n);
+	free(tids);
+	return r < 0 ? 0 : gp_nstids_find(t, own);
 }
 
 /* ---- the container, from the cgroup path ------------------------------ */

@@ -41,6 +41,29 @@ long gp_ns_inner_tid(int pid, int tid);
 /* pid lives in a pid namespace other than ours (false when unknown). */
 bool gp_ns_other_pidns(int pid);
 
+/* The thread ids of one live process in its own pid namespace and ours.
+ * What the target writes in its memory is its own: CPython's
+ * native_thread_id, a mutex's owner (glibc's __owner), a futex word of
+ * FUTEX_LOCK_PI, a joined thread's tid.  Each task's NSpid is read once
+ * (a task's ids never change while it lives). */
+struct gp_nstids {
+	int pid;
+	int other;            /* -1 not looked at yet, 0 our namespace, 1 its own */
+	struct gp_nstid { int host; long own; } *m; /* ascending by host */
+	size_t n;
+};
+void gp_nstids_init(struct gp_nstids *t, int pid);
+void gp_nstids_free(struct gp_nstids *t);
+/* The process's tasks now, our tids ascending (gp_list_tids'): the map
+ * follows them, reading only the new ones.  -1 when out of memory. */
+int gp_nstids_update(struct gp_nstids *t, const int *tids, size_t n);
+/* Our tid for the target's own id of one of its threads: the id itself in
+ * our namespace; 0 when no task of it has that id (the map is brought up to
+ * date once, from the task list, when the id is not in it). */
+int gp_nstids_ours(struct gp_nstids *t, long own);
+/* The same from the map as it is (no /proc read): 0 when not in it. */
+int gp_nstids_find(const struct gp_nstids *t, long own);
+
 struct gp_container {
 	const char *runtime;  /* "docker", "containerd", "cri-o", "podman", NULL unknown */
 	char id[65];          /* the container's id, "" none */

@@ -261,8 +261,7 @@ struct gp_py {
 	size_t ncode, code_bytes;
 	unsigned code_gen;
 	bool other_pidns;          /* its thread ids are its namespace's (nsinfo.h) */
-	struct nsmap { int host; long inner; } *nsmap; /* by host tid, ascending */
-	size_t nnsmap;
+	struct gp_nstids ns;       /* its tids and ours */
 };
 
 static int rd(const struct gp_py *py, uint64_t addr, void *buf, size_t len)
@@ -285,6 +284,7 @@ struct gp_py *gp_py_open(int pid)
 	if (py) {
 		py->pid = pid;
 		py->other_pidns = gp_ns_other_pidns(pid);
+		gp_nstids_init(&py->ns, pid);
 	}
 	return py;
 }
@@ -341,7 +341,7 @@ void gp_py_close(struct gp_py *py)
 	forget(py);
 	free(py->ts);
 	free(py->seen);
-	free(py->nsmap);
+	gp_nstids_free(&py->ns);
 	free(py);
 }
 
@@ -786,34 +786,15 @@ static void walk_fail(struct gp_py *py, const char *fmt, ...)
  * native_thread_id is the thread's id there (CPython takes it from gettid()
  * in the target), not ours: 1 for the main thread of a container's first
  * process, when ours is 21045.  Each thread state gets our tid through the
- * tasks' NSpid lines, the last id of which is the innermost (nsinfo.h).  A
- * task's ids never change: read once per task, the map kept across
- * snapshots (both lists ascending by our tid). */
+ * tasks' NSpid lines (nsinfo.h), the map kept across snapshots. */
 static void to_host_tids(struct gp_py *py, const int *tids, size_t ntids)
 {
-	struct nsmap *m = malloc((ntids ? ntids : 1) * sizeof *m);
-	if (!m) {
+	if (gp_nstids_update(&py->ns, tids, ntids) < 0) {
 		py->nts = 0;
 		return;
 	}
-	size_t j = 0;
-	for (size_t i = 0; i < ntids; i++) {
-		while (j < py->nnsmap && py->nsmap[j].host < tids[i])
-			j++;
-		long inner = j < py->nnsmap && py->nsmap[j].host == tids[i] ? py->nsmap[j].inner
-			     : gp_ns_inner_tid(py->pid, tids[i]);
-		m[i] = (struct nsmap){ tids[i], inner };
-	}
-	free(py->nsmap);
-	py->nsmap = m;
-	py->nnsmap = ntids;
-	for (size_t k = 0; k < py->nts; k++) {
-		int host = 0;
-		for (size_t i = 0; i < ntids && !host; i++)
-			if (m[i].inner == py->ts[k].tid)
-				host = m[i].host;
-		py->ts[k].tid = host; /* 0: a thread state with no live task */
-	}
+	for (size_t k = 0; k < py->nts; k++)
+		py->ts[k].tid = gp_nstids_find(&py->ns, py->ts[k].tid); /* 0: no live task */
 }
 
 static void walk_states(struct gp_py *py, size_t ntasks);

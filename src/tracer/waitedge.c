@@ -1,5 +1,6 @@
 #include "config.h"
 #include "waitedge.h"
+#include "nsinfo.h"
 #include "parse.h"
 #include "syscalls.h"
 
@@ -36,6 +37,7 @@ struct gp_waitedge {
 	struct { uint64_t dev, ino; int want; int pid; char comm[16]; } peer[PEER_CACHE];
 	int diag_fd;                 /* NETLINK_SOCK_DIAG, -1 none yet, -2 refused */
 	size_t npeer;
+	struct gp_nstids ns;         /* its thread ids and ours (a container's are its own) */
 };
 
 struct gp_waitedge *gp_waitedge_new(const struct gp_root *root, int pid)
@@ -45,6 +47,7 @@ struct gp_waitedge *gp_waitedge_new(const struct gp_root *root, int pid)
 		e->root = root;
 		e->pid = pid;
 		e->diag_fd = -1;
+		gp_nstids_init(&e->ns, pid);
 	}
 	return e;
 }
@@ -56,6 +59,7 @@ void gp_waitedge_free(struct gp_waitedge *e)
 	free(e->locks);
 	if (e->diag_fd >= 0)
 		close(e->diag_fd);
+	gp_nstids_free(&e->ns);
 	free(e);
 }
 
@@ -136,7 +140,11 @@ static bool read_mem(int pid, uint64_t addr, void *buf, size_t len)
  * glibc's mutex (sysdeps/nptl/bits/struct_mutex.h, struct
  * __pthread_mutex_s): `int __lock; unsigned int __count; int __owner;`
  * -- on x86-64 and aarch64 the owner's tid is at offset 8 of the word the
- * waiter sleeps on (__lock: 0 free, 1 locked, 2 locked with waiters). */
+ * waiter sleeps on (__lock: 0 free, 1 locked, 2 locked with waiters).
+ *
+ * Each of these tids is the target's own: in a container, its pid
+ * namespace's (issue 28), turned into ours through NSpid (nsinfo.h) before
+ * it names a task. */
 static void futex_edge(struct gp_waitedge *e, const struct gp_thread *th, struct gp_wait_edge *out)
 {
 	const uint64_t *a = th->sc.args;
@@ -152,8 +160,8 @@ static void futex_edge(struct gp_waitedge *e, const struct gp_thread *th, struct
 		w[2] = 0;
 	}
 	if (cmd == 6 || cmd == 13) {
-		int owner = (int)(w[0] & 0x3fffffffu);
-		if (owner != th->tid && is_task(e->root, e->pid, owner)) {
+		int owner = gp_nstids_ours(&e->ns, (long)(w[0] & 0x3fffffffu));
+		if (owner > 0 && owner != th->tid && is_task(e->root, e->pid, owner)) {
 			out->how = GP_EDGE_MUTEX;
 			out->id = owner;
 		}
@@ -162,13 +170,14 @@ static void futex_edge(struct gp_waitedge *e, const struct gp_thread *th, struct
 	if (cmd != 0 && cmd != 9)
 		return;
 	/* The word is a live thread of this process: a join. */
-	if (w[0] > 2 && (int)w[0] != th->tid && is_task(e->root, e->pid, (int)w[0])) {
+	int joined = w[0] > 2 && w[0] <= 0x3fffffffu ? gp_nstids_ours(&e->ns, (long)w[0]) : 0;
+	if (joined > 0 && joined != th->tid && is_task(e->root, e->pid, joined)) {
 		out->how = GP_EDGE_JOIN;
-		out->id = (int)w[0];
+		out->id = joined;
 		return;
 	}
-	int owner = (int)w[2];
-	if ((w[0] == 1 || w[0] == 2) && owner > 0 && owner != th->tid
+	int owner = (w[0] == 1 || w[0] == 2) && (int)w[2] > 0 ? gp_nstids_ours(&e->ns, (int)w[2]) : 0;
+	if (owner > 0 && owner != th->tid
 	    && is_task(e->root, e->pid, owner)) {
 		out->how = GP_EDGE_MUTEX;
 		out->id = owner;

@@ -9,7 +9,10 @@
 #     container's;
 #   - trace says hang-blocked, naming abba.py:N;
 #   - the target record carries the pid in its own namespace (NSpid) and
-#     report says where it lives.
+#     report says where it lives;
+#   - a C mutex ABBA (tests/workloads/mutex-abba, run on the container's
+#     libc) is a deadlock naming both threads: the owners' tids in the
+#     mutexes are the container's own, turned into ours through NSpid.
 # Two shapes of container, both with unshare(1) (podman does not run on
 # the hybrid-cgroup machines this is written on):
 #   chroot:  unshare --mount --pid --fork --mount-proc --root=DIR: /proc/PID/
@@ -131,4 +134,21 @@ check_shape() {
 
 check_shape chroot
 check_shape pivot
+
+require_workload mutex-abba
+cp "$WORKLOADS/mutex-abba" "$IN/mutex-abba"
+unshare --mount --pid --fork --mount-proc --root="$ROOT" "${IN#"$ROOT"}/mutex-abba" > "$TMP/mabba.out" 2>&1 &
+U=$!
+bg_track "$U"
+wait_until 20 sh -c "pgrep -P $U > /dev/null" || fail "mutex-abba never started"
+PID=$(pgrep -P "$U" | head -1)
+wait_until 20 sh -c "[ \$(ls /proc/$PID/task | wc -l) -ge 3 ]" || fail "mutex-abba: no threads"
+T=$TMP/mabba-trace.jsonl
+GP_TIMEOUT=40 gp trace "$PID" --interval 0.5 --seconds 4 --hang-after 2 -o "$T" > "$TMP/mabba-trace.txt" 2>&1
+ok "mutex-abba: trace exit 0" [ $? -eq 0 ]
+S=$(jq -r 'select(.type=="verdict").summary' "$T")
+say "mutex-abba: $S"
+ok "mutex-abba: a deadlock, each thread waiting for the mutex the other owns" sh -c \
+	"echo '$S' | grep -q 'deadlock: thread [0-9]* (locker-a) in take_a_then_b waits for the mutex owned by thread [0-9]*; thread [0-9]* (locker-b)'"
+kill -KILL "$U" "$PID" 2>/dev/null
 pass

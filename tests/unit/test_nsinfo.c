@@ -5,6 +5,7 @@
 #include "unit.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "identity.h"
 #include "nsinfo.h"
@@ -154,6 +155,23 @@ static void test_where_hostile(void **st UNUSED)
 	strbuf_release(&sb);
 }
 
-UNIT_MAIN(cmocka_unit_test(test_nspid), cmocka_unit_test(test_container_shapes),
+/* Our own process: in our namespace, a tid is its own. */
+static void test_nstids_self(void **st UNUSED)
+{
+	struct gp_nstids t;
+	gp_nstids_init(&t, getpid());
+	assert_int_equal(gp_nstids_ours(&t, getpid()), getpid());
+	assert_int_equal(t.other, 0);
+	assert_int_equal(gp_ns_inner_tid(getpid(), getpid()), getpid());
+	/* the map, given tasks, reads each one's NSpid */
+	int tids[1] = { getpid() };
+	assert_int_equal(gp_nstids_update(&t, tids, 1), 0);
+	assert_int_equal(gp_nstids_find(&t, getpid()), getpid());
+	assert_int_equal(gp_nstids_find(&t, 999999999), 0);
+	assert_int_equal(gp_nstids_ours(&t, 0), 0);
+	gp_nstids_free(&t);
+}
+
+UNIT_MAIN(cmocka_unit_test(test_nspid), cmocka_unit_test(test_nstids_self), cmocka_unit_test(test_container_shapes),
 	  cmocka_unit_test(test_not_containers), cmocka_unit_test(test_fixture_record),
 	  cmocka_unit_test(test_where_hostile))
