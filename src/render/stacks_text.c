@@ -383,7 +383,11 @@ static void render_stacks(FILE *f, const json_t *line, const struct gp_stacks_re
 	fprintf(f, "%zu thread%s, %zu distinct stack%s", n, n == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
 	if (o->window_s > 0)
 		fprintf(f, "; %zu hot (>= %.0f%% CPU over %.2f s)", hot, o->hot_pct, o->window_s);
-	fprintf(f, md ? ".\n\n" : "\n\n");
+	fprintf(f, md ? ".\n\n" : "\n");
+	if (o->where)
+		fprintf(f, md ? "Lives in: %s.\n\n" : "lives in %s\n", o->where);
+	if (!md)
+		fputc('\n', f);
 
 	char chain[1024];
 	if (md) {

@@ -16,6 +16,7 @@ struct gp_stacks_render_opts {
 	double window_s;      /* the CPU measurement window, 0 = none */
 	const char *comm;     /* of the process, or NULL */
 	unsigned max_frames;  /* frames shown per group (0: 16) */
+	const char *where;    /* its namespaces and container (gp_target_where), or NULL */
 };
 
 /* Threads may carry "cpu_pct" (added by the caller). */

@@ -13,6 +13,8 @@
 #include "result.h"
 #include "stacks_text.h"
 #include "stacks.h"
+#include "strbuf.h"
+#include "target_text.h"
 #include "sysinfo.h"
 #include "timeutil.h"
 
@@ -340,7 +342,8 @@ static int write_result(struct gp_result *out, const char *path, const struct gp
 }
 
 /* The snapshot on stdout, as --format says. */
-static void print_snapshot(const json_t *line, const struct stacks_opts *o, const char *comm)
+static void print_snapshot(const json_t *line, const struct stacks_opts *o, const char *comm,
+			   const json_t *target)
 {
 	if (o->fmt.fmt == GP_FMT_JSON) {
 		char *txt = json_dumps(line, JSON_COMPACT);
@@ -353,7 +356,12 @@ static void print_snapshot(const json_t *line, const struct stacks_opts *o, cons
 		.format = o->fmt.fmt == GP_FMT_MARKDOWN ? GP_STACKS_MARKDOWN : GP_STACKS_TEXT,
 		.hot_pct = o->st.hot_pct, .window_s = o->window, .comm = comm[0] ? comm : NULL,
 	};
+	/* A process in a container: its own pid, its container (issue 28). */
+	struct strbuf where = STRBUF_INIT;
+	if (gp_target_where(&where, target))
+		ro.where = where.buf;
 	gp_render_stacks(stdout, line, &ro);
+	strbuf_release(&where);
 }
 
 int cmd_stacks(int argc, char **argv, const struct gp_global *g)
@@ -450,12 +458,11 @@ int cmd_stacks(int argc, char **argv, const struct gp_global *g)
 	char comm[64];
 	json_t *target = target_line(&root, o.pid, comm, sizeof comm);
 	int wrc = out ? write_result(out, o.out.path, g, &root, target, line) : 0;
+	if (wrc == 0 && !(o.out.path && !strcmp(o.out.path, "-")))
+		print_snapshot(line, &o, comm, target);
 	json_decref(target);
 	if (wrc < 0)
 		goto out;
-
-	if (!(o.out.path && !strcmp(o.out.path, "-")))
-		print_snapshot(line, &o, comm);
 	const char *hint = gp_stacks_hint(s);
 	if (hint)
 		gp_hint("%s", hint);
