@@ -39,4 +39,19 @@ c=$(grep -c "libgpspin.so (build-id $want).*/usr/lib/debug/.build-id/" "$TMP/out
 ok "one debug-info note for libgpspin.so (got $c)" [ "$c" = 1 ]
 ok "modules[] says libgpspin.so is dynsym-only" sh -c \
 	"jq -e '.modules[] | select(.soname == \"libgpspin.so\" and .debug == \"dynsym\")' '$TMP/s.json' >/dev/null"
+
+# The debuginfod client's cache (CACHE/BUILDID/debuginfo) is read without
+# --debuginfod and without any server (issue 28, tracer/tfile.h): the
+# unstripped copy there names the hidden spinner.
+mkdir -p "$TMP/cache/$want" && cp "$LIBDIR/libgpspin-full.so" "$TMP/cache/$want/debuginfo"
+DEBUGINFOD_CACHE_PATH=$TMP/cache gp stacks --format json --hot-window 0 "$TPID" > "$TMP/c.json" ||
+	fail "gpuprobe stacks (with a debuginfod cache) failed"
+ok "from the debuginfod cache: a libgpspin.so frame is gpspin_hidden_loop" sh -c \
+	"jq -e '.threads[].frames[]? | select(.soname == \"libgpspin.so\" and .symbol == \"gpspin_hidden_loop\")' '$TMP/c.json' >/dev/null"
+# A file there of another build-id is not taken.
+cp "$GPUPROBE" "$TMP/cache/$want/debuginfo"
+DEBUGINFOD_CACHE_PATH=$TMP/cache gp stacks --format json --hot-window 0 "$TPID" > "$TMP/w.json" ||
+	fail "gpuprobe stacks (a wrong file in the cache) failed"
+ok "a cached file of another build-id is refused" sh -c \
+	"! jq -e '.threads[].frames[]? | select(.soname == \"libgpspin.so\" and .symbol != null)' '$TMP/w.json' >/dev/null"
 pass
