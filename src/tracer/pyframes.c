@@ -36,7 +36,13 @@
  *   - a code object is used only when its ob_type is the PyCode_Type of
  *     the interpreter found.
  * tests/unit/test_pyhostile reads a fake interpreter that breaks each of
- * these (tests/workloads/pyhostile.c) under ASan and UBSan. */
+ * these (tests/workloads/pyhostile.c) under ASan and UBSan.
+ *
+ * A process in a container (issue 28): the interpreter's symbols are read
+ * from its own python3.X, the file libdwfl was given through its root
+ * with its build-id checked (tfile.h), never the host's of that name; its
+ * version and 3.13's offsets from its memory; its thread states' tids are
+ * its pid namespace's, matched to ours through NSpid (nsinfo.h). */
 #include "config.h"
 #include "pyframes.h"
 #include "grow.h"
