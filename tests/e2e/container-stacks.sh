@@ -7,7 +7,8 @@
 #   - stacks names the Python lines (File ".../abba.py", line N) and the
 #     container's libc functions (not "??"), its libc's build-id the
 #     container's;
-#   - trace says hang-blocked, naming abba.py:N;
+#   - trace says hang-blocked, naming abba.py:N; a bundle's stacks.txt,
+#     trace.jsonl and report.md say the same;
 #   - the target record carries the pid in its own namespace (NSpid) and
 #     report says where it lives;
 #   - a C mutex ABBA (tests/workloads/mutex-abba, run on the container's
@@ -127,6 +128,19 @@ check_shape() {
 	gp report "$T" > "$TMP/$shape-report.md" 2>&1
 	ok "$shape: report (Markdown): 'Lives in: pid 1 in its own pid namespace'" \
 		grep -q "^Lives in: pid 1 in its own pid namespace; namespaces of its own: mnt, pid" "$TMP/$shape-report.md"
+	if [ "$shape" = pivot ]; then
+		# The bundle a user attaches: its stacks and trace of the same.
+		GP_TIMEOUT=90 gp bundle "$PID" --seconds 3 --hang-after 2 -q -o "$TMP/b.tar.gz" > "$TMP/b.out" 2>&1
+		ok "$shape: bundle exit 0 ($(tail -c 200 "$TMP/b.out"))" [ $? -eq 0 ]
+		mkdir "$TMP/b" && tar xzf "$TMP/b.tar.gz" -C "$TMP/b" || fail "bundle: cannot unpack"
+		B=$(echo "$TMP"/b/*/)
+		ok "$shape: bundle stacks.txt names a_then_b (abba.py:$LA)" grep -qF "a_then_b (abba.py:$LA)" "$B/stacks.txt"
+		[ $HAVE_DBG = 1 ] && ok "$shape: bundle stacks.txt names libc's functions, no '?? libc.so.6'" sh -c \
+			"grep -q '__futex_abstimed_wait_common  libc.so.6' '$B/stacks.txt' && ! grep -qF '?? libc.so.6' '$B/stacks.txt'"
+		ok "$shape: bundle trace.jsonl carries nspid [$PID, 1]" sh -c \
+			"jq -ce 'select(.type==\"target\") | .nspid == [$PID, 1]' '$B/trace.jsonl' | grep -qx true"
+		ok "$shape: bundle report.md says where it lives" grep -q "^Lives in: pid 1 in its own pid namespace" "$B/report.md"
+	fi
 	ok "$shape: no thread of it left stopped" no_stopped "$PID"
 	kill -KILL "$U" "$PID" 2>/dev/null
 	wait "$U" 2>/dev/null
