@@ -409,8 +409,10 @@ static int session_refresh(struct gp_stacks *s)
 	if (s->modules_removed)
 		sym_clear(s); /* a freed Dwfl_Module's address may be reused */
 	if (r != 0) {
-		/* r > 0: an errno (EACCES on /proc/PID/maps of another user's
-		 * process); no user stacks this time. */
+		/* r > 0: an errno; no user stacks this time.  Only EACCES or
+		 * EPERM (/proc/PID/maps of another user's process) is a
+		 * refusal (report_refused); the others say the map is not
+		 * there to read (report_failed_thread). */
 		s->report_failed = true;
 		s->report_errno = r > 0 ? r : EIO;
 		return 0;
@@ -431,6 +433,14 @@ static int session_refresh(struct gp_stacks *s)
 			s->attached = true;
 	}
 	return 0;
+}
+
+/* Whether the failed report was a refusal: libdwfl passes on the errno
+ * of its open or read of /proc/PID/auxv and maps (linux-proc-maps.c),
+ * EACCES from mm_access when we may not read another's memory map. */
+static bool report_refused(const struct gp_stacks *s)
+{
+	return s->report_failed && (s->report_errno == EACCES || s->report_errno == EPERM);
 }
 
 /* ---- stopping one thread --------------------------------------------- */
@@ -1129,14 +1139,44 @@ static bool is_kernel_thread(int pid)
 	return (flags & 0x00200000UL) != 0; /* PF_KTHREAD */
 }
 
+/* A thread of a process whose memory map could not be read, and not for
+ * want of rights: nothing to unwind it with in this snapshot, and nothing
+ * the user could change.  Seen as root (tests/workloads/execloop, 29
+ * traces of the sanitizer build: 11 ENOEXEC, 12 ESRCH):
+ *   ENOEXEC, in an exec: the new mm's saved auxv is filled only by
+ *     create_elf_tables (fs/binfmt_elf.c), after setup_new_exec (fs/exec.c)
+ *     has let readers of /proc/PID/auxv in again, and libdwfl's grovel_auxv
+ *     answers ENOEXEC when it finds neither AT_SYSINFO_EHDR nor AT_PAGESZ;
+ *     the thread listed was the new leader, running, 400 KiB mapped.  Read
+ *     as "denied" (2 of those 29 traces), it failed
+ *     tests/faults/harm-exec-eperm.sh;
+ *   ESRCH, while the leader has no memory: the old leader a zombie in the
+ *     exec's de_thread, or for good (tests/workloads/zombie-leader: its
+ *     live thread read "denied", with the hint to run as root -- as root),
+ *     or a kernel thread, which has no user memory at all. */
+static void report_failed_thread(const struct gp_stacks *s, struct rawthread *r)
+{
+	r->unwind = "failed";
+	if (is_kernel_thread(s->pid))
+		snprintf(r->err, sizeof r->err, "a kernel thread: no user memory");
+	else
+		snprintf(r->err, sizeof r->err,
+			 "no memory map to unwind with (%s): an exec under way, or no main thread",
+			 strerror(s->report_errno));
+}
+
 static void build_hint(struct gp_stacks *s)
 {
 	s->hint[0] = 0;
-	bool user_missing = s->ptrace_denied || s->report_failed;
+	/* A report that failed otherwise (an exec under way, a main thread
+	 * that exited) is no refusal and asks nothing of the user -- except
+	 * that a kernel thread has no map at all (ESRCH: no mm). */
+	bool user_missing = s->ptrace_denied || report_refused(s);
 	bool kern_missing = s->kstack_denied;
-	if (!user_missing && !kern_missing)
+	bool kthread = (user_missing || s->report_failed) && is_kernel_thread(s->pid);
+	if (!user_missing && !kern_missing && !kthread)
 		return;
-	if (user_missing && is_kernel_thread(s->pid)) {
+	if (kthread) {
 		snprintf(s->hint, sizeof s->hint,
 			 "pid %d is a kernel thread: it has no user stack%s", s->pid,
 			 kern_missing ? "; its kernel stack needs root" : "");
@@ -1346,11 +1386,13 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 			r->unwind = "zombie";
 		else if (r->state == 't' && traced_elsewhere(s, r))
 			; /* another tracer has it stopped */
-		else if (s->report_failed || s->ptrace_denied) {
+		else if (s->ptrace_denied || report_refused(s)) {
 			r->unwind = "denied";
 			snprintf(r->err, sizeof r->err, "%s",
 				 strerror(s->ptrace_denied ? s->ptrace_errno : s->report_errno));
-		} else if (gp_stop_would_change(&s->root, s->pid, &r->sc, why, sizeof why)) {
+		} else if (s->report_failed)
+			report_failed_thread(s, r);
+		else if (gp_stop_would_change(&s->root, s->pid, &r->sc, why, sizeof why)) {
 			unwind_without_stop(s, r, why, false);
 			nostop++;
 		} else {
