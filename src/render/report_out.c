@@ -6,6 +6,7 @@
 #include "render.h"
 #include "error.h"
 #include "safetext.h"
+#include "siblings_text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +48,12 @@ static bool reals_over(json_t *v, bool clamp)
 static void render_words(FILE *out, const char *format, const struct gp_doc *docs, size_t n)
 {
 	if (!strcmp(format, "text")) {
+		/* A job traced apart (its nodes): its ranks compared across
+		 * the files (issue 29). */
+		struct strbuf sb = STRBUF_INIT;
+		if (n > 1 && gp_report_siblings(&sb, docs, n))
+			fprintf(out, "across the files: %s\n\n", sb.buf);
+		strbuf_release(&sb);
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				fputc('\n', out);
