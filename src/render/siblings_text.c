@@ -105,6 +105,9 @@ static void place(struct strbuf *sb, enum gp_sib_how how, const char *frame, con
 		}
 		strbuf_addf(sb, " at +%.0f s", one->exit_t);
 		return;
+	case GP_SIB_UNREAD:
+		strbuf_addstr(sb, "is where its stack was not read");
+		return;
 	case GP_SIB_RUNS:
 		strbuf_addstr(sb, plural ? "compute" : "computes");
 		if (one && one->cpu > 0)
@@ -126,23 +129,39 @@ static void place(struct strbuf *sb, enum gp_sib_how how, const char *frame, con
 static void heading(struct strbuf *sb, const struct ctx *x, bool two)
 {
 	const struct gp_sibcmp *c = x->c;
+	unsigned n = c->n + c->nunread; /* here, the unread ones too */
 	switch (c->kind) {
 	case GP_SIBK_RANKS:
 		if (two)
 			strbuf_addf(sb, "the 2 ranks of %s differ", c->label);
-		else if (c->world_size > (int)c->n)
-			strbuf_addf(sb, "%u of %d ranks of %s", c->n, c->world_size, c->label);
+		else if (c->world_size > (int)n)
+			strbuf_addf(sb, "%u of %d ranks of %s", n, c->world_size, c->label);
 		else
-			strbuf_addf(sb, "%u ranks of %s", c->n, c->label);
+			strbuf_addf(sb, "%u ranks of %s", n, c->label);
 		return;
 	case GP_SIBK_WORKERS:
-		strbuf_addf(sb, "%s%u workers of pid %d (%s)%s", two ? "the " : "", c->n, c->parent_pid,
-			    c->parent_comm, two ? " differ" : "");
+		strbuf_addf(sb, "%s%u workers of pid %d (%s)%s", two ? "the " : "", n, c->parent_pid,
+			    c->parent_label, two ? " differ" : "");
 		return;
 	default:
-		strbuf_addf(sb, "%s%u processes of %s%s", two ? "the " : "", c->n, c->label, two ? " differ" : "");
+		strbuf_addf(sb, "%s%u processes of %s%s", two ? "the " : "", n, c->label, two ? " differ" : "");
 		return;
 	}
+}
+
+/* "; rank 1 (pid 812): its stack was not read" */
+static void unread(struct strbuf *sb, const struct ctx *x)
+{
+	const struct gp_sibcmp *c = x->c;
+	unsigned named = c->nunread < GP_SIB_ODD_NAMED ? c->nunread : GP_SIB_ODD_NAMED;
+	for (unsigned i = 0; i < named; i++) {
+		strbuf_addstr(sb, i ? ", " : "; ");
+		who(sb, x, c->unread[i].rank, c->unread[i].pid, c->unread[i].source);
+	}
+	if (c->nunread > named)
+		strbuf_addf(sb, " and %u more", c->nunread - named);
+	if (named)
+		strbuf_addstr(sb, c->nunread > 1 ? ": their stacks were not read" : ": its stack was not read");
 }
 
 void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char *const *hosts,
@@ -154,13 +173,24 @@ void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char 
 	unsigned named = c->nodd < GP_SIB_ODD_NAMED ? c->nodd : GP_SIB_ODD_NAMED;
 	if (c->story == GP_SIBS_SAME) {
 		/* Ranks only: a pool at rest is no news. */
-		if (c->world_size > (int)c->n)
+		if (c->nunread) {
+			/* one unknown: no "no odd one" */
+			heading(sb, &x, false);
+			strbuf_addstr(sb, ": ");
+			crowd(sb, &x);
+			strbuf_addch(sb, ' ');
+			place(sb, c->how, c->frame, c->user, c->nsame > 1, NULL);
+		} else if (c->world_size > (int)c->n) {
 			strbuf_addf(sb, "the %u ranks of %s here (of %d in the job) all ", c->n, c->label,
 				    c->world_size);
-		else
+		} else {
 			strbuf_addf(sb, "all %u ranks of %s ", c->n, c->label);
-		place(sb, c->how, c->frame, c->user, true, NULL);
-		strbuf_addstr(sb, c->world_size > (int)c->n ? ": no odd one among them" : ": no odd one");
+		}
+		if (!c->nunread) {
+			place(sb, c->how, c->frame, c->user, true, NULL);
+			strbuf_addstr(sb, c->world_size > (int)c->n ? ": no odd one among them" : ": no odd one");
+		}
+		unread(sb, &x);
 		return;
 	}
 	if (c->story == GP_SIBS_TWO) {
@@ -174,6 +204,7 @@ void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char 
 		strbuf_addch(sb, ' ');
 		place(sb, c->odd[0].how, c->odd[0].frame, c->odd[0].user, false,
 		      c->odd[0].how == GP_SIB_WAITS ? NULL : &c->odd[0]);
+		unread(sb, &x);
 		return;
 	}
 	heading(sb, &x, false);
@@ -193,6 +224,7 @@ void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char 
 	place(sb, c->how, c->frame, c->user, c->nsame > 1, NULL);
 	if (c->kind == GP_SIBK_RANKS)
 		strbuf_addstr(sb, c->nodd > 1 ? ": the odd ones out" : ": the odd one out");
+	unread(sb, &x);
 }
 
 /* "vm (a.jsonl)": a file's host and name. */

@@ -45,6 +45,8 @@ static void from_snapshot(struct gp_sibling *s, const struct gp_stuck_proc *p,
 			s->status = id->status;
 			s->signal = id->signal;
 		}
+	} else if (!p->wait_frame[0]) {
+		s->how = GP_SIB_UNREAD;
 	} else if ((p->state == 'R' || busy) && !p->lead_dist) {
 		s->how = GP_SIB_RUNS;
 		s->cpu = busy ? busy_cpu : 0.0f;
@@ -150,6 +152,8 @@ struct set {
 	const struct gp_sibling *s;
 	size_t *ix;
 	size_t n;
+	unsigned nunread;        /* of the kind and program, but UNREAD (not in ix) */
+	struct gp_sib_member unread[GP_SIB_ODD_NAMED];
 	enum gp_sib_kind kind;
 	int parent;              /* workers: index of their parent in s, else -1 */
 };
@@ -199,7 +203,7 @@ static void fill(const struct set *st, size_t maj, unsigned m, enum gp_sib_story
 	gp_strlcpy(c->label, rep->label, sizeof c->label);
 	if (st->parent >= 0) {
 		c->parent_pid = st->s[st->parent].pid;
-		gp_strlcpy(c->parent_comm, st->s[st->parent].label, sizeof c->parent_comm);
+		gp_strlcpy(c->parent_label, st->s[st->parent].label, sizeof c->parent_label);
 	}
 	c->how = rep->how;
 	c->in_coll = rep->in_coll;
@@ -220,8 +224,10 @@ static void fill(const struct set *st, size_t maj, unsigned m, enum gp_sib_story
 			c->nodd++;
 		}
 	}
+	c->nunread = st->nunread;
+	memcpy(c->unread, st->unread, sizeof c->unread);
 	c->all_wait = c->kind == GP_SIBK_RANKS && story == GP_SIBS_SAME && c->how == GP_SIB_WAITS && c->in_coll
-		      && c->world_size == (int)c->n;
+		      && c->world_size == (int)c->n && !c->nunread;
 	for (unsigned i = 0; i < c->nodd && i < GP_SIB_ODD_NAMED; i++)
 		if (c->kind == GP_SIBK_RANKS && story == GP_SIBS_ODD && c->how == GP_SIB_WAITS && c->in_coll
 		    && c->odd[i].how == GP_SIB_EXITED)
@@ -281,6 +287,7 @@ static void make_set(const struct gp_sibling *s, size_t n, size_t i, size_t *ix,
 	st->s = s;
 	st->ix = ix;
 	st->n = 0;
+	st->nunread = 0;
 	st->parent = -1;
 	bool ranks = false, pool = false;
 	for (size_t j = 0; j < n; j++)
@@ -305,10 +312,20 @@ static void make_set(const struct gp_sibling *s, size_t n, size_t i, size_t *ix,
 		bool in = st->kind == GP_SIBK_RANKS ? rankish(&s[j]) && !has_parent(s, n, i, j, true)
 			  : st->kind == GP_SIBK_WORKERS ? child_of(&s[j], &s[st->parent])
 			  : true;
-		if (in)
+		if (in && s[j].how == GP_SIB_UNREAD) {
+			if (st->nunread < GP_SIB_ODD_NAMED)
+				st->unread[st->nunread] = (struct gp_sib_member){ s[j].pid, s[j].rank, s[j].source };
+			st->nunread++;
+		} else if (in) {
 			ix[st->n++] = j;
+		}
 	}
 	sort_set(st);
+	/* A rank number twice (each its own pid, on top): two jobs of one
+	 * program, not one job's ranks; not compared. */
+	for (size_t a = 1; st->kind == GP_SIBK_RANKS && a < st->n; a++)
+		if (s[ix[a]].rank >= 0 && s[ix[a]].rank == s[ix[a - 1]].rank)
+			st->n = 0;
 }
 
 /* Which comparison to tell: ranks first, something apart before none. */

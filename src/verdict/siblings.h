@@ -30,6 +30,8 @@ enum gp_sib_how {
 	GP_SIB_WAITS,            /* its main thread waits (or spins in a collective) in frame */
 	GP_SIB_RUNS,             /* it computes: its main thread on a CPU, outside any collective */
 	GP_SIB_EXITED,           /* it left the tree before the snapshot */
+	GP_SIB_UNREAD,           /* its main thread's stack was not read (a stop that
+				    timed out): compared with none, named apart */
 };
 
 /* One process, as compared. */
@@ -73,7 +75,7 @@ struct gp_sibcmp {
 	unsigned n;              /* processes compared */
 	int world_size;          /* ranks: their WORLD_SIZE, -1 unknown */
 	int parent_pid;          /* workers: their parent's pid */
-	char parent_comm[16];
+	char parent_label[48];    /* workers: their parent's program, short */
 	char label[48];          /* the program's short name */
 	/* The majority (TWO: the first of the two; ODD of two ranks: the one
 	 * in the collective) */
@@ -85,6 +87,11 @@ struct gp_sibcmp {
 	/* Apart from it (TWO: the other one) */
 	unsigned nodd;
 	struct gp_sibling odd[GP_SIB_ODD_NAMED];
+	/* Of the same kind and program, those whose place is unknown
+	 * (UNREAD): left out of the groups above, named after them (a
+	 * majority's "no odd one" is not said while one is unknown). */
+	unsigned nunread;
+	struct gp_sib_member unread[GP_SIB_ODD_NAMED];
 	/* Ranks that wait in the job's collective code for one that exited:
 	 * they wait for what never comes (a hang, whatever their threads
 	 * say: a rendezvous polls on a timer). */
