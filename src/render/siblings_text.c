@@ -222,7 +222,7 @@ void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char 
 	crowd(sb, &x);
 	strbuf_addch(sb, ' ');
 	place(sb, c->how, c->frame, c->user, c->nsame > 1, NULL);
-	if (c->kind == GP_SIBK_RANKS)
+	if (c->kind == GP_SIBK_RANKS && !c->at_rest)
 		strbuf_addstr(sb, c->nodd > 1 ? ": the odd ones out" : ": the odd one out");
 	unread(sb, &x);
 }

@@ -383,4 +383,11 @@ void measure_siblings(const struct gp_stuck *stuck, const struct gp_proctab *pro
 		if (a->conf_cap > GP_CONF_MEDIUM)
 			a->conf_cap = GP_CONF_MEDIUM;
 	}
+	/* At rest, a pool's worker apart is its ordinary shape (one reads
+	 * the task queue, the others wait for its lock: tests/real's
+	 * pool-rest.py): no news.  A job's ranks are still compared, none
+	 * called the odd one out. */
+	if (a->kind == GP_CLASS_IDLE && a->sib.kind != GP_SIBK_RANKS)
+		memset(&a->sib, 0, sizeof a->sib);
+	a->sib.at_rest = a->kind == GP_CLASS_IDLE;
 }

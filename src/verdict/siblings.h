@@ -99,6 +99,9 @@ struct gp_sibcmp {
 	/* Every rank of the job (WORLD_SIZE of them) waits in its collective
 	 * code: none of them can send what the others wait for. */
 	bool all_wait;
+	/* The tree is at rest (idle): the ranks apart are no culprit (a
+	 * server's rank 0 waits for requests, the others for it). */
+	bool at_rest;
 };
 
 /* The processes of one result: each process of the snapshot (its main

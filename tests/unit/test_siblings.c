@@ -66,6 +66,9 @@ static void test_rank_apart(void **st)
 	assert_string_equal(words(&c, NULL, 0),
 			    "4 ranks of job.py: rank 1 (pid 11) is in load_batch (job.py:14) while ranks 0, 2, 3 "
 			    "wait in " AR " called from step (job.py:30): the odd one out");
+	/* At rest (idle), a rank apart is no culprit. */
+	c.at_rest = true;
+	assert_null(strstr(words(&c, NULL, 0), "odd one"));
 }
 
 /* One exited, one computes: each named so; ranks waiting in the
