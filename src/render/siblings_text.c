@@ -17,14 +17,15 @@ static const char *host_of(const struct ctx *x, unsigned source)
 	return x->hosts && source < x->nhosts && x->hosts[source] ? x->hosts[source] : NULL;
 }
 
-/* "rank 1 (pid 812)", "pid 812", "rank 1 (pid 812 on host b (b.jsonl))" */
+/* "rank 1 (pid 812)", "pid 812", "rank 1 (pid 812 on b (b.jsonl))",
+ * "pid 812 on b (b.jsonl)" */
 static void who(struct strbuf *sb, const struct ctx *x, int rank, int pid, unsigned source)
 {
 	const char *h = host_of(x, source);
 	if (rank >= 0)
 		strbuf_addf(sb, "rank %d (pid %d%s%s)", rank, pid, h ? " on " : "", h ? h : "");
 	else
-		strbuf_addf(sb, "pid %d%s%s%s", pid, h ? " (on " : "", h ? h : "", h ? ")" : "");
+		strbuf_addf(sb, "pid %d%s%s", pid, h ? " on " : "", h ? h : "");
 }
 
 /* "ranks 0, 2, 3", "pids 101, 103", "rank 0 (pid 101), pid 103"; across
