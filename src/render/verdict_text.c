@@ -131,9 +131,6 @@ static void name_thread(struct strbuf *sb, const struct gp_activity *a, int tid,
 		strbuf_addf(sb, "thread %d (%s)", tid, comm);
 }
 
-/* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
- * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
- * reclaim" */
 /* Siblings compared (verdict/siblings.c): a job's rank or a pool's
  * worker apart from the others, with its frame. */
 static void describe_siblings(struct strbuf *sb, const struct gp_activity *a)
@@ -143,6 +140,10 @@ static void describe_siblings(struct strbuf *sb, const struct gp_activity *a)
 	strbuf_addstr(sb, "; ");
 	gp_siblings_words(sb, &a->sib, NULL, 0);
 }
+
+/* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
+ * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
+ * reclaim" */
 
 /* The stacks taken at the hang: the frame most threads wait in, or, when
  * none is shared, the frames of the first few (an ABBA pair's two
