@@ -410,6 +410,7 @@ static bool on_typed(struct loader *ld, const char *type, json_t *j)
 		 * descendants that appeared (format 2). */
 		if (!out->target)
 			keep(&out->target, j);
+		gp_proctab_target(&out->procs, j);
 	} else if (!strcmp(type, "exit")) {
 		keep(&out->exit, j);
 	} else if (!strcmp(type, "verdict")) {
@@ -432,6 +433,7 @@ static bool on_typed(struct loader *ld, const char *type, json_t *j)
 			json_object_set(j, "comm", json_object_get(out->target, "comm"));
 		}
 		point_from_sample(ld->pb, j, ld->si, ld->first_sample, &pt, &out->kstacks_seen);
+		gp_proctab_sample(&out->procs, j);
 		ld->first_sample = false;
 		if (gp_series_push(&out->series, &pt) < 0)
 			return false;
@@ -527,6 +529,7 @@ int gp_load_result(const char *path, struct gp_loaded *out, char *err, size_t er
 void gp_loaded_free(struct gp_loaded *l)
 {
 	gp_series_free(&l->series);
+	gp_proctab_free(&l->procs);
 	json_decref(l->header);
 	json_decref(l->target);
 	json_decref(l->exit);

@@ -5,6 +5,7 @@
 #ifndef GP_LOAD_H
 #define GP_LOAD_H
 
+#include "proctab.h"
 #include "series.h"
 #include "stuck.h"
 #include "rasparse.h"
@@ -20,6 +21,7 @@ struct gp_loaded {
 	char machine[32];           /* header host.machine; "" when not recorded */
 	bool kstacks_seen;
 	struct gp_stuck stuck;      /* the last snapshot of every thread (why hang/end) */
+	struct gp_proctab procs;    /* the tree's processes (`target` lines, samples) */
 	struct gp_kmsg_note kmsg[GP_KMSG_NOTES]; /* `kmsg` lines, the newest */
 	size_t nkmsg;
 	struct gp_ras_note ras;     /* `ras` lines: NCCL's RAS service (rasparse.h) */

@@ -199,6 +199,51 @@ static void count_wait_frame(struct gp_stuck *s, const struct gp_stuck_thread *x
 	s->wf[k].n++;
 }
 
+bool gp_stuck_dist_frame(const char *f)
+{
+	static const char *const words[] = { "c10d", "gloo::", "nccl", "rccl", "MPI_", "ProcessGroup",
+		NULL };
+	for (size_t i = 0; words[i]; i++)
+		if (strstr(f, words[i]))
+			return true;
+	return false;
+}
+
+static bool dist_thread(const struct gp_stuck_thread *x)
+{
+	for (unsigned i = 0; i < x->nframes; i++)
+		if (gp_stuck_dist_frame(x->frames[i]))
+			return true;
+	return false;
+}
+
+/* The process of one `stacks` line into s->proc: its main thread, and
+ * whether a thread of it is in a collective's code. */
+static void note_proc(struct gp_stuck *s, int pid, const struct gp_stuck_thread *x)
+{
+	size_t k = 0;
+	while (k < s->nproc && s->proc[k].pid != pid)
+		k++;
+	if (k == s->nproc) {
+		if (s->nproc == GP_STUCK_PROCS)
+			return;
+		memset(&s->proc[k], 0, sizeof s->proc[k]);
+		s->proc[k].pid = pid;
+		s->nproc++;
+	}
+	struct gp_stuck_proc *p = &s->proc[k];
+	bool dist = dist_thread(x);
+	p->dist |= dist;
+	if (x->tid != pid)
+		return;
+	p->lead = true;
+	p->state = x->state;
+	p->lead_dist = dist;
+	gp_strlcpy(p->comm, x->comm, sizeof p->comm);
+	gp_strlcpy(p->wait_frame, x->wait_frame, sizeof p->wait_frame);
+	gp_strlcpy(p->user_frame, x->user_frame, sizeof p->user_frame);
+}
+
 void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 {
 	double t = json_number_value(json_object_get(line, "t"));
@@ -216,6 +261,7 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 		struct gp_stuck_thread x;
 		read_thread(&x, pid, th);
 		count_wait_frame(s, &x);
+		note_proc(s, pid, &x);
 		/* Threads with the same stack are one entry with a count: a
 		 * 10 000-thread server's snapshot keeps every distinct stack,
 		 * not the first 32 threads in /proc order (issue 18).  The

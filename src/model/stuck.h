@@ -26,6 +26,23 @@ struct gp_stuck_thread {
 	char kernel[48];         /* innermost kernel frame, "" unknown */
 };
 
+/* Each process of the snapshot, its main thread kept whatever the table
+ * of distinct stacks above holds (issue 29: a job of eight ranks of
+ * eight threads each overflows it, and the ranks are compared by their
+ * main threads). */
+#define GP_STUCK_PROCS 64
+struct gp_stuck_proc {
+	int pid;
+	char comm[16];
+	bool lead;               /* its main thread was in the line: */
+	char state;              /*   that thread's state, */
+	char wait_frame[64];     /*   its wait frame (gp_stuck_thread's) */
+	char user_frame[64];
+	bool lead_dist;          /*   a frame of it is a distributed job's collective code */
+	bool dist;               /* a frame of any of its threads is (gloo's, NCCL's
+				    threads: gp_stuck_dist_frame) */
+};
+
 struct gp_stuck {
 	double t;                /* the snapshot's time, < 0 none */
 	char why[8];             /* "hang", "end" */
@@ -38,6 +55,8 @@ struct gp_stuck {
 	 * where the report's stacks section shows 50 (issue 20). */
 	struct { char frame[64]; unsigned n; } wf[GP_STUCK_WAIT_FRAMES];
 	size_t nwf;
+	struct gp_stuck_proc proc[GP_STUCK_PROCS]; /* the first processes of the snapshot */
+	size_t nproc;
 };
 
 void gp_stuck_init(struct gp_stuck *s);
@@ -54,6 +73,11 @@ bool gp_frame_label(const json_t *frame, char *buf, size_t cap);
 /* The frame most of the sleeping threads wait in, and how many; 0 when
  * none is shared by two threads or more (then each is its own). */
 unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap);
+
+/* A frame label (gp_frame_label's, or a Python frame's "fn (file:line)")
+ * of a distributed job's communication: torch.distributed's Python
+ * (distributed_c10d.py) and C++ (c10d::), gloo, NCCL/RCCL, MPI. */
+bool gp_stuck_dist_frame(const char *label);
 
 /* A kernel-log line (`kmsg`) as the verdict needs it. */
 struct gp_kmsg_note {

@@ -11,6 +11,7 @@
 #include "host_text.h"
 #include "klog.h"
 #include "ras_text.h"
+#include "siblings_text.h"
 #include "libs_text.h"
 #include "target_text.h"
 #include "parse.h"
@@ -954,6 +955,15 @@ void gp_render_markdown(FILE *out, const struct gp_doc *docs, size_t n)
 				fprintf(out, "` %zu arms", json_array_size(docs[i].arms));
 		}
 		fputs("\n\n", out);
+		/* A job traced apart (its nodes): its ranks compared across
+		 * the files (issue 29). */
+		struct strbuf sb = STRBUF_INIT;
+		if (gp_report_siblings(&sb, docs, n)) {
+			fputs("**Across the files:** ", out);
+			gp_md_text(out, sb.buf);
+			fputs("\n\n", out);
+		}
+		strbuf_release(&sb);
 		md_compare(out, docs, n);
 	}
 	for (size_t i = 0; i < n; i++)

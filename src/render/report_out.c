@@ -5,7 +5,9 @@
 #include "config.h"
 #include "render.h"
 #include "error.h"
+#include "result.h"
 #include "safetext.h"
+#include "siblings_text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +49,12 @@ static bool reals_over(json_t *v, bool clamp)
 static void render_words(FILE *out, const char *format, const struct gp_doc *docs, size_t n)
 {
 	if (!strcmp(format, "text")) {
+		/* A job traced apart (its nodes): its ranks compared across
+		 * the files (issue 29). */
+		struct strbuf sb = STRBUF_INIT;
+		if (n > 1 && gp_report_siblings(&sb, docs, n))
+			fprintf(out, "across the files: %s\n\n", sb.buf);
+		strbuf_release(&sb);
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				fputc('\n', out);
@@ -64,6 +72,11 @@ void gp_render_report(FILE *out, const char *format, const struct gp_doc *docs, 
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(res, gp_render_json(&docs[i]));
 		json_t *doc = json_pack("{s:s, s:o}", "gpuprobe", PACKAGE_VERSION, "results", res);
+		/* A job traced apart: its ranks compared across the files. */
+		struct strbuf sb = STRBUF_INIT;
+		if (n > 1 && gp_report_siblings(&sb, docs, n))
+			json_object_set_new(doc, "across_files", gp_json_string(sb.buf));
+		strbuf_release(&sb);
 		if (reals_over(doc, false)) {
 			json_t *c = json_deep_copy(doc);
 			json_decref(doc);

@@ -7,6 +7,7 @@
 #include "verdict_text.h"
 #include "parse.h"
 #include "safetext.h"
+#include "siblings_text.h"
 #include "strbuf.h"
 #include "syscalls.h"
 #include "units.h"
@@ -130,9 +131,20 @@ static void name_thread(struct strbuf *sb, const struct gp_activity *a, int tid,
 		strbuf_addf(sb, "thread %d (%s)", tid, comm);
 }
 
+/* Siblings compared (verdict/siblings.c): a job's rank or a pool's
+ * worker apart from the others, with its frame. */
+static void describe_siblings(struct strbuf *sb, const struct gp_activity *a)
+{
+	if (a->sib.kind == GP_SIBK_NONE || a->sib_decided)
+		return; /* decided: said first (describe_decider) */
+	strbuf_addstr(sb, "; ");
+	gp_siblings_words(sb, &a->sib, NULL, 0);
+}
+
 /* "thread 4290 (hal-memory) busy in the kernel, 99% CPU (98% system), in
  * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
  * reclaim" */
+
 /* The stacks taken at the hang: the frame most threads wait in, or, when
  * none is shared, the frames of the first few (an ABBA pair's two
  * acquire lines). */
@@ -156,30 +168,7 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 		for (unsigned i = 0; i < a->nwaits3; i++)
 			strbuf_addf(sb, "%s%s", i ? ", " : "", a->waits3[i]);
 	}
-	if (!a->odd_pid)
-		return;
-	/* Ranks: the odd one out (verdict.c find_ranks), each frame with the
-	 * user's line under it when it is a library's (torch's all_reduce). */
-	char from[80] = "", ofrom[80] = "";
-	if (a->rank_user[0])
-		snprintf(from, sizeof from, " called from %s", a->rank_user);
-	if (a->odd_user[0])
-		snprintf(ofrom, sizeof ofrom, " called from %s", a->odd_user);
-	if (a->rank_n == 2) {
-		strbuf_addf(sb, "; the two %s processes differ: pid %d waits in %s%s, pid %d in %s%s",
-			    a->rank_comm, a->rank_pids[0], a->rank_frame, from, a->odd_pid, a->odd_frame,
-			    ofrom);
-		return;
-	}
-	strbuf_addf(sb, "; %u %s processes (ranks): ", a->rank_n, a->rank_comm);
-	unsigned shown = a->rank_same < 8 ? a->rank_same : 8;
-	strbuf_addstr(sb, shown > 1 ? "pids " : "pid ");
-	for (unsigned i = 0; i < shown; i++)
-		strbuf_addf(sb, "%s%d", i ? ", " : "", a->rank_pids[i]);
-	if (a->rank_same > shown)
-		strbuf_addf(sb, " and %u more", a->rank_same - shown);
-	strbuf_addf(sb, " wait in %s%s; pid %d is in %s%s: the odd one out", a->rank_frame, from,
-		    a->odd_pid, a->odd_frame, ofrom);
+	describe_siblings(sb, a);
 }
 
 static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
@@ -418,6 +407,10 @@ static const char *connect_failure_words(int e)
  * first, then where the threads are meanwhile. */
 static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
 {
+	if (a->sib_decided) {
+		gp_siblings_words(sb, &a->sib, NULL, 0);
+		strbuf_addstr(sb, "; ");
+	}
 	if (a->retrying) {
 		if (a->retry_comm[0])
 			strbuf_addf(sb, "retrying: %s", a->retry_comm);
@@ -558,6 +551,7 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 		/* From outside, a loop that computes and one that polls look
 		 * alike: CPU in user space and no output either way. */
 		strbuf_addf(sb, ": computing or spinning (no output seen)");
+	describe_siblings(sb, a);
 	if (kernel && a->have_wb && (a->dirtied > (1 << 20) || a->written > (1 << 20))) {
 		char d[32], w[32];
 		gp_fmt_rate(d, sizeof d, a->dirtied);

@@ -25,6 +25,7 @@
 #include "tree.h"
 #include "forks.h"
 #include "sockflow.h"
+#include "proctab.h"
 #include "stuck.h"
 #include "kmsg.h"
 #include "stacks.h"
@@ -235,7 +236,8 @@ struct run {
 	char kmsg_why[200];
 	struct gp_kmsg_note notes[GP_KMSG_NOTES];
 	size_t nnotes;
-	int *announced;               /* descendants with a `target` line */
+	struct announced { int pid; char comm[16]; } *announced; /* descendants with a `target`
+				       line, and the name it gave */
 	size_t nannounced, capannounced;
 	struct libs_seen { int pid; char *paths; } *libs; /* runtimes last written, a process */
 	size_t nlibs, caplibs;
@@ -244,6 +246,7 @@ struct run {
 	bool ras_stop;                /* it accepted and did not answer: only the end read */
 	struct gp_ras_note ras;       /* the `ras` lines written, for the verdict */
 	struct gp_stuck stuck;        /* the last hang/end snapshot */
+	struct gp_proctab procs;      /* the tree's processes, as the lines name them */
 	struct place *places;         /* last stacked place, --stacks all (new_place) */
 	size_t nplaces, capplaces;
 	unsigned long tick;           /* samples taken */
@@ -518,12 +521,52 @@ static void take_stacks(struct run *r, double t, struct gp_point *pt)
 	sessions_sweep(r);
 }
 
+/* A descendant's runtimes after an exec: its libs entry replaced. */
+static void exec_libs(struct run *r, int pid, json_t *target)
+{
+	char *paths = gp_runlib_paths(&r->root, pid);
+	if (!paths)
+		return;
+	json_object_set_new(target, "runtime_libs", gp_runlib_json(&r->root, pid, paths));
+	for (size_t i = 0; i < r->nlibs; i++)
+		if (r->libs[i].pid == pid) {
+			free(r->libs[i].paths);
+			r->libs[i].paths = paths;
+			return;
+		}
+	free(paths);
+}
+
+/* Before the snapshot the verdict compares the processes by: a `target`
+ * line, how "exec", for each one whose program or job changed since its
+ * last (an exec that kept the name escapes announce's watch: a pyenv
+ * shim is a bash script named python3 that execs python3). */
+static void refresh_targets(struct run *r, double t)
+{
+	int pid;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++) {
+		json_t *ident = gp_target_identity(&r->root, pid);
+		if (!ident || !gp_proctab_changed(&r->procs, ident)) {
+			json_decref(ident);
+			continue;
+		}
+		json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid, "t", t,
+					   "how", "exec");
+		json_object_update_missing(target, ident);
+		json_decref(ident);
+		exec_libs(r, pid, target);
+		gp_proctab_target(&r->procs, target);
+		write_line(r, target);
+	}
+}
+
 /* Every thread of every traced process, once: the stacks the verdict
  * carries ("hang": a phase just went flat for --hang-after; "end"). */
 static void snapshot_all(struct run *r, double t, const char *why)
 {
 	if (!r->stacks_on)
 		return;
+	refresh_targets(r, t);
 	int pid;
 	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
 		snapshot(r, pid, t, NULL, 0, why, NULL, true);
@@ -614,28 +657,40 @@ static void check_ras(struct run *r, double t, bool force)
 }
 
 /* A `target` line for each descendant as it appears (DESIGN: one per
- * process), after the sample that first holds it. */
+ * process), after the sample that first holds it; one more, how "exec",
+ * when its name changed since (a shell's child announced before its exec
+ * was the shell: issue 29 tells a job's ranks by what they run and their
+ * environment, which the exec sets). */
 static void announce(struct run *r, double t)
 {
 	int pid;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++) {
+	const char *comm;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, &comm, NULL); m++) {
 		if (pid == r->pid)
 			continue;
 		size_t i = 0;
-		while (i < r->nannounced && r->announced[i] != pid)
+		while (i < r->nannounced && r->announced[i].pid != pid)
 			i++;
-		if (i < r->nannounced)
+		bool exec = i < r->nannounced && comm && comm[0] && strcmp(comm, r->announced[i].comm);
+		if (i < r->nannounced && !exec)
 			continue;
-		if (!gp_grow(&r->announced, &r->capannounced, r->nannounced + 1, sizeof *r->announced, 16))
-			return;
-		r->announced[r->nannounced++] = pid;
+		if (!exec) {
+			if (!gp_grow(&r->announced, &r->capannounced, r->nannounced + 1, sizeof *r->announced, 16))
+				return;
+			r->announced[r->nannounced++].pid = pid;
+		}
+		gp_strlcpy(r->announced[i].comm, comm ? comm : "", sizeof r->announced[i].comm);
 		json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
-					   "t", t, "how", "descendant");
+					   "t", t, "how", exec ? "exec" : "descendant");
 		json_t *ident = gp_target_identity(&r->root, pid);
 		if (ident)
 			json_object_update_missing(target, ident);
 		json_decref(ident);
-		target_libs(r, pid, target);
+		if (exec)
+			exec_libs(r, pid, target);
+		else
+			target_libs(r, pid, target);
+		gp_proctab_target(&r->procs, target);
 		write_line(r, target);
 	}
 }
@@ -678,6 +733,7 @@ static void follow_exec(struct run *r, double t)
 				   "t", t, "how", renamed ? "renamed" : "exec");
 	json_object_update_missing(target, ident);
 	json_decref(ident);
+	gp_proctab_target(&r->procs, target);
 	snprintf(r->comm, sizeof r->comm, "%s", comm);
 	if (!renamed && !r->started_as.len) {
 		struct strbuf first = r->cmdline;
@@ -729,6 +785,17 @@ static bool self_sched(uint64_t *run_ns, uint64_t *wait_ns)
 	return gp_parse_schedstat(buf, run_ns, wait_ns, &pcount);
 }
 
+/* The processes this sample listed, and those it no longer did, into
+ * r->procs: as the loader reads them from the sample line (its pid, its
+ * procs, its died). */
+static void note_members(struct run *r, double t, const json_t *line)
+{
+	int pid;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
+		gp_proctab_seen(&r->procs, pid, t);
+	gp_proctab_sample_end(&r->procs, t, json_object_get(line, "died"));
+}
+
 static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 {
 	struct gp_point prev, cur;
@@ -755,6 +822,7 @@ static const char *loop(struct run *r, double t0, const sigset_t *waitset)
 		}
 		if (rc != GP_SAMPLE_OK)
 			return "exited";
+		note_members(r, t, line);
 		write_line_raws(r, line, raws, nraws);
 		announce(r, t);
 		follow_exec(r, t);
@@ -980,6 +1048,7 @@ static void write_target(struct run *r)
 		snprintf(r->comm, sizeof r->comm, "%s", json_string_value(jc));
 	gp_target_words(&r->cmdline, target, 64);
 	gp_target_where(&r->where, target);
+	gp_proctab_target(&r->procs, target);
 	write_line(r, target);
 }
 
@@ -1061,6 +1130,7 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 				      .signal = end.signal,
 				      .kstacks_seen = o->st.kstacks && !tot.kstack_denied && tot.kstacks_read,
 				      .stuck = r->stuck.t >= 0 ? &r->stuck : NULL,
+				      .procs = &r->procs,
 				      .kmsg = r->notes, .nkmsg = r->nnotes,
 				      .kmsg_why = r->kmsg ? NULL : r->kmsg_why,
 				      .ras = r->ras.s.reads ? &r->ras.s : NULL };
@@ -1111,6 +1181,7 @@ static void run_free(struct run *r)
 		gp_stacks_close(r->sess[i].stk);
 	free(r->sess);
 	free(r->announced);
+	gp_proctab_free(&r->procs);
 	for (size_t i = 0; i < r->nlibs; i++)
 		free(r->libs[i].paths);
 	free(r->libs);

@@ -112,6 +112,68 @@ static void set_argv(json_t *t, json_t *cmdline, json_t *raw)
 	}
 }
 
+/* The names of a distributed job's variables that a process's
+ * environment may hold (issue 29: "ranks" only for a job's processes):
+ * torchrun's and torch.distributed's env:// (RANK, LOCAL_RANK,
+ * WORLD_SIZE, ...), Open MPI's, PMI's and PMIx's, Slurm's.  Only these
+ * are read out of /proc/PID/environ: the rest of an environment holds
+ * tokens and passwords, and never reaches a result. */
+static const char *const job_vars[] = {
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
+	"TORCHELASTIC_RUN_ID", "MASTER_ADDR", "MASTER_PORT",
+	"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+	"PMI_RANK", "PMI_SIZE", "PMIX_RANK",
+	"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", NULL
+};
+
+/* job_env: those of job_vars the environment holds (an empty object
+ * none); not set when the environment is not readable (another user's
+ * process, without root).  The block read is the one the process was
+ * started with (mm->env_start..env_end): what a launcher gave it. */
+static void set_job_env(json_t *t, const struct gp_root *root, int pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/environ", pid);
+	size_t n = 0;
+	char *env = gp_slurp(root, path, &n);
+	if (!env)
+		return;
+	json_t *job = json_object();
+	for (size_t i = 0; i < n;) {
+		const char *kv = env + i;
+		size_t len = strnlen(kv, n - i);
+		i += len + 1;
+		const char *eq = memchr(kv, '=', len);
+		if (!eq)
+			continue;
+		size_t kl = (size_t)(eq - kv), vl = len - kl - 1;
+		for (size_t k = 0; job_vars[k]; k++) {
+			if (kl != strlen(job_vars[k]) || strncmp(kv, job_vars[k], kl) || vl >= 128)
+				continue;
+			char v[128];
+			memcpy(v, eq + 1, vl);
+			v[vl] = '\0';
+			json_object_set_new(job, job_vars[k], gp_json_string(v));
+		}
+	}
+	free(env);
+	json_object_set_new(t, "job_env", job);
+}
+
+/* exe: the file the process runs (/proc/PID/exe), "" unknown (a kernel
+ * thread, another user's process without root).  Processes of one
+ * program are told by it and their script (issue 29). */
+static void set_exe(json_t *t, const struct gp_root *root, int pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "proc/%d/exe", pid);
+	ssize_t l = readlinkat(root->dirfd, path, buf, sizeof buf - 1);
+	if (l <= 0)
+		return;
+	buf[l] = '\0';
+	json_object_set_new(t, "exe", gp_json_string(buf));
+}
+
 static json_t *identity_from_files(const struct gp_root *root, int pid)
 {
 	char path[64], buf[4096];
@@ -122,6 +184,7 @@ static json_t *identity_from_files(const struct gp_root *root, int pid)
 	json_t *t = json_object();
 	json_object_set_new(t, "pid", json_integer(pid));
 	json_object_set_new(t, "comm", gp_json_string(st.comm));
+	json_object_set_new(t, "ppid", json_integer(st.ppid));
 	json_object_set_new(t, "starttime_ticks", json_integer((json_int_t)st.starttime));
 	snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
 	/* Whole (a command line may be longer than any fixed buffer), its
@@ -135,6 +198,8 @@ static json_t *identity_from_files(const struct gp_root *root, int pid)
 	}
 	free(cl);
 	set_argv(t, argv, raw);
+	set_exe(t, root, pid);
+	set_job_env(t, root, pid);
 	/* Where it lives: its own pid, its container (issue 28). */
 	gp_ns_target_json(root, pid, t);
 	return t;

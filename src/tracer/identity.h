@@ -12,7 +12,8 @@
  * *pids is malloc'd. */
 int gp_find_by_name(const char *name, int **pids);
 
-/* The `target` fields: pid, comm, cmdline (array), user, start_time (ISO
+/* The `target` fields: pid, ppid, comm, cmdline (array), exe, job_env (a
+ * distributed job's variables, identity.c: job_vars), user, start_time (ISO
  * 8601), starttime_ticks.  Live roots ask libproc2; a replayed root is
  * read from its files (libproc2 reads the real /proc only). NULL when the
  * process does not exist. */

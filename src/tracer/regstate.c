@@ -31,7 +31,7 @@ struct page {
 	unsigned char bytes[PAGE_SZ];
 };
 
-enum source { SRC_NONE, SRC_STOP, SRC_SYSCALL };
+enum source { SRC_NONE, SRC_STOP, SRC_SYSCALL, SRC_REGS };
 
 struct gp_regstate {
 	/* The ELF libdwfl takes the architecture from, ours for as long as
@@ -45,6 +45,7 @@ struct gp_regstate {
 	int tid;
 	enum source src;
 	uint64_t sp, pc, fp;      /* fp: 0 unknown */
+	uint64_t regs[17];        /* SRC_REGS: every register, DWARF's x86-64 order */
 	unsigned gen;           /* pages of another generation are stale */
 	struct page cache[CACHE_PAGES];
 };
@@ -209,6 +210,17 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 		return set_from_stop(thread, rs->tid);
 	if (rs->src == SRC_SYSCALL && rs->sp && rs->pc)
 		return set_from_syscall(thread, rs->sp, rs->pc, rs->fp);
+#ifdef __x86_64__
+	if (rs->src == SRC_REGS) {
+		Dwarf_Word w[17];
+		for (int i = 0; i < 17; i++)
+			w[i] = rs->regs[i];
+		if (!dwfl_thread_state_registers(thread, 0, 17, w))
+			return false;
+		dwfl_thread_state_register_pc(thread, rs->regs[16]);
+		return true;
+	}
+#endif
 	return false;
 }
 
@@ -286,6 +298,13 @@ void gp_regstate_use_stop(struct gp_regstate *rs, int tid)
 {
 	rs->tid = tid;
 	rs->src = SRC_STOP;
+}
+
+void gp_regstate_use_regs(struct gp_regstate *rs, int tid, const uint64_t regs[17])
+{
+	rs->tid = tid;
+	rs->src = SRC_REGS;
+	memcpy(rs->regs, regs, sizeof rs->regs);
 }
 
 void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc, uint64_t fp)

@@ -13,6 +13,10 @@
  *     kernel does not show (rbp of a frame-pointer function, aarch64's lr
  *     in a leaf).
  *
+ *   - a thread asleep, NOT stopped, whose saved user registers a BPF task
+ *     iterator read (taskregs.h): every general register (x86-64), as a
+ *     stop would give them;
+ *
  * Memory comes from process_vm_readv of the thread, through a small page
  * cache cleared for each thread.  Why not dwfl_linux_proc_attach:
  * libdwfl's own /proc state reads registers with PTRACE_GETREGS only
@@ -38,6 +42,9 @@ void gp_regstate_free(struct gp_regstate *rs);
 
 /* The next unwind of tid starts from the registers of its ptrace stop. */
 void gp_regstate_use_stop(struct gp_regstate *rs, int tid);
+/* The next unwind of tid starts from these registers (taskregs.h's
+ * order: DWARF's x86-64 numbering, 0-16). */
+void gp_regstate_use_regs(struct gp_regstate *rs, int tid, const uint64_t regs[17]);
 /* The next unwind of tid starts from sp and pc of its system call, and
  * the frame pointer fp when one was found (0: unknown; stacks.c). */
 void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc, uint64_t fp);

@@ -52,6 +52,7 @@ void gp_sockflow_cost(const struct gp_sockflow *f, unsigned long *reads, unsigne
 
 #else
 
+#include "bpfload.h"
 #include "keytab.h"
 #include "timeutil.h"
 
@@ -100,56 +101,16 @@ static uint64_t seen_key(int account, uint64_t ino)
 	return k ? k : 1;
 }
 
-/* libbpf's own messages: the first error is kept for why_none; nothing
- * is printed (a trace's stderr is the user's). */
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_WARN && !why_none[0]) {
-		char line[sizeof why_none];
-		vsnprintf(line, sizeof line, fmt, ap);
-		line[strcspn(line, "\n")] = 0;
-		if (strstr(line, "failed") || strstr(line, "permission"))
-			snprintf(why_none, sizeof why_none, "%s", line);
-	}
-	return 0;
-}
-
 static struct gp_sockflow *open_it(void)
 {
-	const char *env = getenv("GPUPROBE_BPF");
-	if (env && !strcmp(env, "off")) {
-		snprintf(why_none, sizeof why_none, "GPUPROBE_BPF=off");
+	if (!gp_bpf_may_try(why_none, sizeof why_none))
 		return NULL;
-	}
-	/* The kernel's tgids are the host's pids: gpuprobe in a pid namespace
-	 * of its own (NSpid lists more than one) names its targets otherwise. */
-	FILE *st = fopen("/proc/self/status", "re");
-	char line[256];
-	while (st && fgets(line, sizeof line, st)) {
-		int a, b;
-		if (!strncmp(line, "NSpid:", 6) && sscanf(line + 6, "%d %d", &a, &b) == 2) {
-			fclose(st);
-			snprintf(why_none, sizeof why_none, "gpuprobe runs in a pid namespace of its own");
-			return NULL;
-		}
-	}
-	if (st)
-		fclose(st);
-	libbpf_set_print(quiet);
 	struct sockflow_bpf *skel = sockflow_bpf__open();
 	int err = skel ? sockflow_bpf__load(skel) : -errno;
 	if (!err)
 		err = sockflow_bpf__attach(skel);
 	if (err) {
-		char detail[sizeof why_none];
-		snprintf(detail, sizeof detail, "%s", why_none);
-		int e = err < 0 ? -err : err;
-		if (e == EPERM || e == EACCES)
-			snprintf(why_none, sizeof why_none,
-				 "loading BPF needs root, or CAP_BPF and CAP_PERFMON (%s)", strerror(e));
-		else
-			snprintf(why_none, sizeof why_none, "BPF: %s%s%.100s", strerror(e),
-				 detail[0] ? ": " : "", detail);
+		gp_bpf_failed(err, why_none, sizeof why_none);
 		sockflow_bpf__destroy(skel);
 		return NULL;
 	}

@@ -28,6 +28,7 @@
 #include "procstat.h"
 #include "ptstop.h"
 #include "regstate.h"
+#include "taskregs.h"
 #include "stopcut.h"
 #include "tfile.h"
 #include "pyframes.h"
@@ -159,6 +160,7 @@ struct rawthread {
 	bool activation[GP_STACKS_MAX_FRAMES];
 	struct gp_pythread *py; /* Python frames read at the stop (pyframes.h), or NULL */
 	double py_us;           /* of the stop, spent reading them */
+	bool regs_bpf;          /* unwound, not stopped, from its saved registers (taskregs.h) */
 };
 
 struct gp_stacks {
@@ -416,8 +418,10 @@ static int session_refresh(struct gp_stacks *s)
 	if (s->modules_removed)
 		sym_clear(s); /* a freed Dwfl_Module's address may be reused */
 	if (r != 0) {
-		/* r > 0: an errno (EACCES on /proc/PID/maps of another user's
-		 * process); no user stacks this time. */
+		/* r > 0: an errno; no user stacks this time.  Only EACCES or
+		 * EPERM (/proc/PID/maps of another user's process) is a
+		 * refusal (report_refused); the others say the map is not
+		 * there to read (report_failed_thread). */
 		s->report_failed = true;
 		s->report_errno = r > 0 ? r : EIO;
 		return 0;
@@ -438,6 +442,14 @@ static int session_refresh(struct gp_stacks *s)
 			s->attached = true;
 	}
 	return 0;
+}
+
+/* Whether the failed report was a refusal: libdwfl passes on the errno
+ * of its open or read of /proc/PID/auxv and maps (linux-proc-maps.c),
+ * EACCES from mm_access when we may not read another's memory map. */
+static bool report_refused(const struct gp_stacks *s)
+{
+	return s->report_failed && (s->report_errno == EACCES || s->report_errno == EPERM);
 }
 
 /* ---- stopping one thread --------------------------------------------- */
@@ -537,7 +549,7 @@ static void stop_failed(struct gp_stacks *s, struct rawthread *th, const struct 
 
 /* SEIZE + INTERRUPT + bounded wait + unwind + DETACH, for one thread
  * (ptstop.h: one thread at a time, never left stopped). */
-static void unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const char *why);
+static bool unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const char *why, bool saved);
 
 static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 {
@@ -551,12 +563,25 @@ static void stop_and_unwind(struct gp_stacks *s, struct rawthread *th)
 	 * now, and a stop would cut that one (harm-transfer.sh, 1 run in 4).
 	 * This leaves microseconds between the look and the stop. */
 	char path[96], buf[256], why[96];
-	struct gp_syscall now;
+	struct gp_syscall now = { .kind = GP_SC_UNKNOWN };
 	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", s->pid, tid);
 	if (gp_read_file(&s->root, path, buf, sizeof buf) >= 0 && gp_parse_syscall(buf, &now)
 	    && gp_stop_would_change(&s->root, s->pid, &now, why, sizeof why)) {
 		th->sc = now;
-		unwind_without_stop(s, th, why);
+		unwind_without_stop(s, th, why, false);
+		return;
+	}
+	/* "running": /proc shows no call, but the thread may be inside one
+	 * a stop would cut (a send copying its bytes: the unix transfer of
+	 * harm-transfer.sh, exit 3 in 1 run of 3).  Its saved registers name
+	 * the call it entered last. */
+	struct gp_syscall last = { .kind = GP_SC_IN };
+	if (now.kind == GP_SC_RUNNING
+	    && gp_taskregs_last_call(gp_taskregs_get(), tid, &last.nr, last.args)
+	    && gp_stop_would_change(&s->root, s->pid, &last, why, sizeof why)) {
+		th->unwind = "nostop";
+		snprintf(th->err, sizeof th->err, "not taken: running, perhaps inside %s", why);
+		th->py = gp_py_read_thread(s->py, tid);
 		return;
 	}
 	double t0 = now_us();
@@ -700,23 +725,52 @@ static const char *with_frame_pointer(struct gp_stacks *s, struct rawthread *th,
  * over memory read with process_vm_readv, and the frames are kept only if
  * the thread did not run meanwhile (its schedstat and syscall line are
  * the same after as before: a stack read while it ran could be torn). */
-static void unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const char *why)
+/* The walk of a thread that is not stopped: from every register the
+ * kernel saved when it went to sleep (regs, taskregs.h: a walk as a
+ * stop's), else from sp and pc of its system call, with a frame pointer
+ * searched for on its stack when the walk from those ends at once. */
+static const char *walk_unstopped(struct gp_stacks *s, struct rawthread *th, const uint64_t *regs)
 {
-	char before[384], after[384];
-	th->unwind = "nostop";
-	if (!s->rs || !s->attached || !th->sc.sp || !th->sc.pc
-	    || !still_mark(s, th->tid, before, sizeof before)) {
-		snprintf(th->err, sizeof th->err, "not taken: %s", why);
-		th->py = gp_py_read_thread(s->py, th->tid);
-		return;
-	}
-	double t0 = now_us();
 	struct unwind_arg ua = { .th = th };
-	gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc, 0);
+	th->regs_bpf = regs != NULL;
+	if (regs)
+		gp_regstate_use_regs(s->rs, th->tid, regs);
+	else
+		gp_regstate_use_syscall(s->rs, th->tid, th->sc.sp, th->sc.pc, 0);
 	if (dwfl_getthread_frames(s->dwfl, th->tid, frame_cb, &ua) != 0 && !ua.err)
 		ua.err = dwfl_errmsg(-1);
-	if (th->nframes < 3)
+	if (!regs && th->nframes < 3)
 		ua.err = with_frame_pointer(s, th, ua.err);
+	return ua.err;
+}
+
+/* Frames of a thread that is not stopped: asleep in a call a stop would
+ * change (stopcut.h), or asleep at all where its saved registers can be
+ * read (saved: taskregs.h; false, and the thread untouched, when they
+ * cannot: the caller stops it as before).  libdwfl unwinds over memory
+ * read with process_vm_readv, and the frames are kept only if the
+ * thread did not run meanwhile (its schedstat and syscall line are the
+ * same after as before -- taken before the registers are read: a stack
+ * read while it ran could be torn). */
+static bool unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const char *why, bool saved)
+{
+	char before[384], after[384];
+	if (!s->rs || !s->attached || !th->sc.sp || !th->sc.pc
+	    || !still_mark(s, th->tid, before, sizeof before)) {
+		if (saved)
+			return false;
+		th->unwind = "nostop";
+		snprintf(th->err, sizeof th->err, "not taken: %s", why);
+		th->py = gp_py_read_thread(s->py, th->tid);
+		return true;
+	}
+	uint64_t regs[17];
+	bool have = gp_taskregs_read(gp_taskregs_get(), th->tid, regs);
+	if (saved && !have)
+		return false;
+	th->unwind = "nostop";
+	double t0 = now_us();
+	const char *err = walk_unstopped(s, th, have ? regs : NULL);
 	th->py = gp_py_read_thread(s->py, th->tid);
 	th->py_us = now_us() - t0;
 	s->tot.nostop++;
@@ -726,18 +780,33 @@ static void unwind_without_stop(struct gp_stacks *s, struct rawthread *th, const
 		th->py = NULL;
 		snprintf(th->err, sizeof th->err, "not taken: it ran while read without a stop (%s)",
 			 why);
-		return;
+		return true;
 	}
-	if (!th->nframes)
-		snprintf(th->err, sizeof th->err, "not taken: %s (%s)", why,
-			 ua.err ? ua.err : "no frames");
-	else if (ua.err && th->nframes < GP_STACKS_MAX_FRAMES)
-		snprintf(th->err, sizeof th->err,
-			 "not stopped, %s: %zu frames from its saved sp/pc, then %s", why,
-			 th->nframes, ua.err);
+	const char *from = have ? "its saved registers" : "its saved sp/pc";
+	if (have && th->nframes) {
+		th->unwind = "ok"; /* every register, as a stop gives them */
+		s->tot.regs_bpf++;
+		/* said when it is more than a sleep: a stop would have cut a
+		 * call, or the thread sleeps in D where none is tried */
+		if (strcmp(why, "asleep"))
+			snprintf(th->err, sizeof th->err, "not stopped, %s: frames from %s", why, from);
+	} else if (!th->nframes)
+		snprintf(th->err, sizeof th->err, "not taken: %s (%s)", why, err ? err : "no frames");
+	else if (err && th->nframes < GP_STACKS_MAX_FRAMES)
+		snprintf(th->err, sizeof th->err, "not stopped, %s: %zu frames from %s, then %s", why,
+			 th->nframes, from, err);
 	else
-		snprintf(th->err, sizeof th->err, "not stopped, %s: frames from its saved sp/pc",
-			 why);
+		snprintf(th->err, sizeof th->err, "not stopped, %s: frames from %s", why, from);
+	return true;
+}
+
+/* Why a sleeping thread is read from its saved registers: a stop would
+ * cut its call (stopcut.h), it sleeps in D, or only that it sleeps. */
+static const char *asleep_why(struct gp_stacks *s, const struct rawthread *th, char *why, size_t n)
+{
+	if (gp_stop_would_change(&s->root, s->pid, &th->sc, why, n))
+		return why;
+	return th->state == 'D' ? "asleep in the kernel (D)" : "asleep";
 }
 
 /* ---- /proc data of one thread --------------------------------------- */
@@ -967,6 +1036,8 @@ static json_t *thread_json(struct gp_stacks *s, struct rawthread *th, json_t *mo
 		json_object_set_new(o, "unwind_error", gp_json_string(th->err));
 	if (th->stop_us >= 0)
 		json_object_set_new(o, "stop_us", json_real(th->stop_us));
+	if (th->regs_bpf)
+		json_object_set_new(o, "regs_from", json_string("bpf"));
 	size_t pynext = 0;    /* the next Python frame to place */
 	bool gil_take = false;
 	gp_py_resolve(s->py, th->py);
@@ -1081,14 +1152,44 @@ static bool is_kernel_thread(int pid)
 	return (flags & 0x00200000UL) != 0; /* PF_KTHREAD */
 }
 
+/* A thread of a process whose memory map could not be read, and not for
+ * want of rights: nothing to unwind it with in this snapshot, and nothing
+ * the user could change.  Seen as root (tests/workloads/execloop, 29
+ * traces of the sanitizer build: 11 ENOEXEC, 12 ESRCH):
+ *   ENOEXEC, in an exec: the new mm's saved auxv is filled only by
+ *     create_elf_tables (fs/binfmt_elf.c), after setup_new_exec (fs/exec.c)
+ *     has let readers of /proc/PID/auxv in again, and libdwfl's grovel_auxv
+ *     answers ENOEXEC when it finds neither AT_SYSINFO_EHDR nor AT_PAGESZ;
+ *     the thread listed was the new leader, running, 400 KiB mapped.  Read
+ *     as "denied" (2 of those 29 traces), it failed
+ *     tests/faults/harm-exec-eperm.sh;
+ *   ESRCH, while the leader has no memory: the old leader a zombie in the
+ *     exec's de_thread, or for good (tests/workloads/zombie-leader: its
+ *     live thread read "denied", with the hint to run as root -- as root),
+ *     or a kernel thread, which has no user memory at all. */
+static void report_failed_thread(const struct gp_stacks *s, struct rawthread *r)
+{
+	r->unwind = "failed";
+	if (is_kernel_thread(s->pid))
+		snprintf(r->err, sizeof r->err, "a kernel thread: no user memory");
+	else
+		snprintf(r->err, sizeof r->err,
+			 "no memory map to unwind with (%s): an exec under way, or no main thread",
+			 strerror(s->report_errno));
+}
+
 static void build_hint(struct gp_stacks *s)
 {
 	s->hint[0] = 0;
-	bool user_missing = s->ptrace_denied || s->report_failed;
+	/* A report that failed otherwise (an exec under way, a main thread
+	 * that exited) is no refusal and asks nothing of the user -- except
+	 * that a kernel thread has no map at all (ESRCH: no mm). */
+	bool user_missing = s->ptrace_denied || report_refused(s);
 	bool kern_missing = s->kstack_denied;
-	if (!user_missing && !kern_missing)
+	bool kthread = (user_missing || s->report_failed) && is_kernel_thread(s->pid);
+	if (!user_missing && !kern_missing && !kthread)
 		return;
-	if (user_missing && is_kernel_thread(s->pid)) {
+	if (kthread) {
 		snprintf(s->hint, sizeof s->hint,
 			 "pid %d is a kernel thread: it has no user stack%s", s->pid,
 			 kern_missing ? "; its kernel stack needs root" : "");
@@ -1251,6 +1352,9 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		return -1;
 	}
 	unsigned stopped = 0, nostop = 0;
+	/* Sleeping threads' saved registers, where BPF reads them: no stop
+	 * for any of them (issue 30); NO_PTRACE keeps them off too. */
+	bool saved_regs = !(s->flags & GP_STACKS_NO_PTRACE) && gp_taskregs_get() != NULL;
 	double stop_max = 0, stop_sum = 0, py_max = 0;
 	char why[96];
 	for (size_t i = 0; i < n; i++) {
@@ -1264,7 +1368,13 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		}
 		if (s->flags & GP_STACKS_NO_PTRACE)
 			r->unwind = "off";
-		else if (r->state == 'D') {
+		else if ((r->state == 'S' || r->state == 'D') && saved_regs && s->attached
+			   && !s->report_failed
+			   && unwind_without_stop(s, r, asleep_why(s, r, why, sizeof why), true)) {
+			/* Asleep: its registers as the kernel saved them, no
+			 * stop at all (taskregs.h); a thread in D too. */
+			nostop++;
+		} else if (r->state == 'D') {
 			r->unwind = "d-state"; /* never ptrace a thread in D */
 			/* ...but its Python frames hold still while it sleeps
 			 * there, and reading memory stops nothing. */
@@ -1274,12 +1384,14 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 			r->unwind = "zombie";
 		else if (r->state == 't' && traced_elsewhere(s, r))
 			; /* another tracer has it stopped */
-		else if (s->report_failed || s->ptrace_denied) {
+		else if (s->ptrace_denied || report_refused(s)) {
 			r->unwind = "denied";
 			snprintf(r->err, sizeof r->err, "%s",
 				 strerror(s->ptrace_denied ? s->ptrace_errno : s->report_errno));
-		} else if (gp_stop_would_change(&s->root, s->pid, &r->sc, why, sizeof why)) {
-			unwind_without_stop(s, r, why);
+		} else if (s->report_failed)
+			report_failed_thread(s, r);
+		else if (gp_stop_would_change(&s->root, s->pid, &r->sc, why, sizeof why)) {
+			unwind_without_stop(s, r, why, false);
 			nostop++;
 		} else {
 			stop_and_unwind(s, r);

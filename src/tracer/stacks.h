@@ -118,6 +118,7 @@ const char *gp_stacks_next_debug_note(struct gp_stacks *s);
 struct gp_stacks_totals {
 	unsigned long snapshots, stopped, timeouts, denied, rebuilds;
 	unsigned long nostop; /* threads unwound without a stop (stopcut.h) */
+	unsigned long regs_bpf; /* of those, whole from saved registers (taskregs.h) */
 	double stop_us_sum, stop_us_max;
 	unsigned max_stopped_at_once; /* always <= 1: checked, not assumed */
 };

@@ -1,5 +1,5 @@
 /* Activity: what the process does while it makes no output -- CPU, the
- * busiest threads and their frames, the GPU in the phase, ranks. */
+ * busiest threads and their frames, the GPU in the phase. */
 #include "config.h"
 #include "verdict.h"
 #include "verdict_int.h"
@@ -418,71 +418,6 @@ static void deaths_in_phase(const struct gp_point *p, size_t ia, size_t ib, stru
 	}
 }
 
-/* Processes of one name whose main threads wait in one frame, but one:
- * the ranks of a job where one never reached the collective ("pids
- * 101-103 wait in all_reduce (dist.py:20); pid 104 is in time.sleep
- * (dist.py:31)").  From the hang stacks, the leader thread of each
- * process (its wait frame: a Python line first).  Two processes that
- * differ are both named: which one is late cannot be told. */
-static void find_ranks(const struct gp_stuck *stuck, struct gp_activity *a)
-{
-	const struct gp_stuck_thread *ld[GP_STUCK_MAX];
-	size_t n = 0;
-	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n; i++)
-		if (stuck->th[i].tid == stuck->th[i].pid && stuck->th[i].wait_frame[0])
-			ld[n++] = &stuck->th[i];
-	/* The name with the most processes, two at least. */
-	const char *comm = NULL;
-	unsigned best = 1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned c = 0;
-		for (size_t j = 0; j < n; j++)
-			c += !strcmp(ld[i]->comm, ld[j]->comm);
-		if (c > best) {
-			best = c;
-			comm = ld[i]->comm;
-		}
-	}
-	if (!comm)
-		return;
-	/* The frame most of them share. */
-	const char *frame = NULL;
-	unsigned same = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(ld[i]->comm, comm))
-			continue;
-		unsigned c = 0;
-		for (size_t j = 0; j < n; j++)
-			c += !strcmp(ld[j]->comm, comm) && !strcmp(ld[i]->wait_frame, ld[j]->wait_frame);
-		if (c > same) {
-			same = c;
-			frame = ld[i]->wait_frame;
-		}
-	}
-	/* One differs: of three or more, the odd one out; of two, both. */
-	if (same == best || best - same != 1 || (best > 2 && same < 2))
-		return;
-	a->rank_n = best;
-	a->rank_same = same;
-	gp_strlcpy(a->rank_comm, comm, sizeof a->rank_comm);
-	gp_strlcpy(a->rank_frame, frame, sizeof a->rank_frame);
-	unsigned k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(ld[i]->comm, comm))
-			continue;
-		if (!strcmp(ld[i]->wait_frame, frame)) {
-			if (k < 8)
-				a->rank_pids[k++] = ld[i]->pid;
-			if (k == 1) /* in torch's all_reduce: from which line of theirs */
-				gp_strlcpy(a->rank_user, ld[i]->user_frame, sizeof a->rank_user);
-		} else {
-			a->odd_pid = ld[i]->pid;
-			gp_strlcpy(a->odd_frame, ld[i]->wait_frame, sizeof a->odd_frame);
-			gp_strlcpy(a->odd_user, ld[i]->user_frame, sizeof a->odd_user);
-		}
-	}
-}
-
 void measure_activity(const struct gp_point *p, size_t n, double from,
 			     long page_size, const struct gp_stuck *stuck, struct gp_activity *a)
 {
@@ -530,7 +465,6 @@ void measure_activity(const struct gp_point *p, size_t n, double from,
 	}
 	gpu_judge(p, ia, ib, stuck, a);
 	deaths_in_phase(p, ia, ib, a);
-	find_ranks(stuck, a);
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
 	a->threads = l->threads;

@@ -294,6 +294,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		j->io_seen = j->l->have & GP_PT_IO;
 		j->gpu = gpu_seen(j->l);
 		measure_activity(p, n, j->last_progress, o->page_size, o->stuck, &j->act);
+		measure_siblings(o->stuck, o->procs, &j->act);
 		if (j->flat >= j->H && j->flat > 0) {
 			judge_hang(j, v);
 		} else if (j->ng) {
@@ -402,6 +403,7 @@ void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *v
 	vo->machine = l->machine;
 	vo->kstacks_seen = l->kstacks_seen;
 	vo->stuck = l->stuck.t >= 0 ? &l->stuck : NULL;
+	vo->procs = &l->procs;
 	vo->kmsg = l->kmsg;
 	vo->nkmsg = l->nkmsg;
 	vo->ras = l->ras.s.reads ? &l->ras.s : NULL;

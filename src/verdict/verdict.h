@@ -15,6 +15,7 @@
 #include "load.h"
 #include "rasparse.h"
 #include "series.h"
+#include "siblings.h"
 #include "stuck.h"
 #include "waits.h"
 
@@ -33,6 +34,10 @@ struct gp_verdict_opts {
 	/* The snapshot taken when the last phase went flat for hang_after
 	 * (why "hang"), else the one at the end ("end"); NULL: none taken. */
 	const struct gp_stuck *stuck;
+	/* The tree's processes as its `target` lines and samples name them
+	 * (siblings compared: a job's ranks, a pool's workers); NULL: the
+	 * snapshot's names alone. */
+	const struct gp_proctab *procs;
 	/* Kernel-log lines kept by the trace (`kmsg` lines): GPU drivers and
 	 * the kernel's hang/lockup/OOM warnings; the ones in the judged phase
 	 * are named in the summary.  kmsg_why: why the log was not read. */
@@ -118,15 +123,11 @@ struct gp_activity {
 	int gw_pid;
 	char gw_comm[16];
 	bool gpu_no_work;          /* hang-blocked: a context, no kernel, the host in the driver's sync */
-	/* Ranks: processes of one name (a job's ranks) whose main threads
-	 * wait in one frame but one (find_ranks): the odd one out. */
-	unsigned rank_n, rank_same;  /* processes of that name, and in the shared frame */
-	char rank_comm[16];
-	char rank_frame[64];         /* the frame the others share (two ranks: the first's) */
-	char rank_user[64];          /* a library's frame: the user's line that called it, or "" */
-	int rank_pids[8];            /* pids in it (at most 8 named) */
-	int odd_pid;                 /* 0: none */
-	char odd_frame[64], odd_user[64];
+	/* Siblings compared (siblings.h): a job's rank, a pool's worker
+	 * apart from the others; sib_decided: ranks waiting for one that
+	 * exited turned rest into a hang. */
+	struct gp_sibcmp sib;
+	bool sib_decided;
 	int tid, tid2;
 	char comm[16], comm2[16];
 	char frame[64], frame2[64];   /* their hot frames, when stacks were taken */

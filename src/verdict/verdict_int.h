@@ -4,6 +4,7 @@
  *   phases.c     steps grouped into progress stretches; slowdowns
  *   activity.c   what the process did while it made none
  *   waitjudge.c  what its sleeping threads wait for
+ *   siblings.c   its processes of one program compared (ranks, workers)
  *   evidence.c   the rows shown for the judged phase
  *   verdict.c    the judge: which story, which class, how sure */
 #ifndef GP_VERDICT_INT_H
@@ -63,6 +64,10 @@ int phase_process(const struct gp_point *p, size_t from, size_t to, char *comm, 
 /* activity.c */
 void measure_activity(const struct gp_point *p, size_t n, double from,
 		      long page_size, const struct gp_stuck *stuck, struct gp_activity *a);
+
+/* siblings.c: the tree's processes of one program compared, into a->sib */
+void measure_siblings(const struct gp_stuck *stuck, const struct gp_proctab *procs,
+		      struct gp_activity *a);
 
 /* waitjudge.c */
 void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,

@@ -5,6 +5,10 @@
 # the whole process denied, every thread read `denied`, and the hint told
 # root to "run as root or grant CAP_SYS_PTRACE"; trace stayed denied.
 . "${0%/*}/lib.sh"
+# About ptrace stops: sleeping threads read from their saved registers,
+# with no stop (BPF, src/tracer/taskregs.h), would leave this test no
+# stop to look at.  tests/e2e/stacks-bpf-regs.sh covers that path.
+export GPUPROBE_BPF_REGS=off
 . "${0%/*}/stacks-lib.sh"
 require_jq
 command -v strace > /dev/null 2>&1 || skip "strace missing (bootstrap.sh installs it)"

@@ -53,4 +53,30 @@ ok "rank 0's all_reduce and the line of the job that called it are named" \
 	has "waits in all_reduce (distributed_c10d.py:"
 ok "... called from reduce_grads (gloo_ranks.py:21)" has "called from reduce_grads (gloo_ranks.py:21)"
 ok "rank 1's other frame is named" has "in load_next_batch (gloo_ranks.py:25)"
+
+# The same job traced apart, as on two nodes (issue 29): each rank by a
+# gpuprobe of its own, then `report A B`: rank 1 (no RANK in its
+# environment: a rank by its gloo thread) is the one outside the
+# collective, named with its file's host.
+rm -f "$TMP/init" "$TMP/r0" "$TMP/r1"
+for r in 0 1; do
+	env --default-signal=INT "$GPUPROBE" trace -q --kill-after 1 --interval 0.5 --hang-after $HANG_AFTER \
+		-o "$TMP/node$r.jsonl" -- "$PY" "$W" $r "$TMP/init" > "$TMP/r$r" 2>&1 &
+	eval "GP$r=\$!"
+	bg_track $!
+done
+wait_until 120 ready || { cat "$TMP/r0" "$TMP/r1" 2>/dev/null; fail "the ranks traced apart were not ready after 120 s"; }
+sleep $((HANG_AFTER + 3))
+kill -INT $GP0 $GP1 || framework_failure "cannot signal gpuprobe"
+both_done() { ! kill -0 $GP0 2>/dev/null && ! kill -0 $GP1 2>/dev/null; }
+wait_until 15 both_done || fail "gpuprobe still running 15 s after SIGINT"
+wait $GP0 $GP1
+host=$(jq -r 'select(.type == "header") | .host.hostname' "$TMP/node1.jsonl")
+pid1=$(jq -r 'select(.type == "target") | .pid' "$TMP/node1.jsonl" | head -n 1)
+s=$("$GPUPROBE" report --format text "$TMP/node0.jsonl" "$TMP/node1.jsonl" | head -n 1)
+say "report of the two: $s"
+ok "report names rank 1's frame as the odd one, with its host" \
+	has "across the files: 2 ranks of gloo_ranks.py: pid $pid1 on $host (node1.jsonl) is in load_next_batch (gloo_ranks.py:25) while pid "
+ok "... and rank 0's all_reduce" has "waits in all_reduce (distributed_c10d.py:"
+ok "... the odd one out" has ": the odd one out"
 pass

@@ -12,6 +12,10 @@
 # millisecond never sees a thread stopped for longer than 300 ms.
 E2E_TIMEOUT=${E2E_TIMEOUT:-90}
 . "${0%/*}/../e2e/lib.sh"
+# About ptrace stops: sleeping threads read from their saved registers,
+# with no stop (BPF, src/tracer/taskregs.h), would leave this test no
+# stop to look at.  tests/e2e/stacks-bpf-regs.sh covers that path.
+export GPUPROBE_BPF_REGS=off
 require_jq
 require_workload execloop
 require_workload stopwatch
@@ -35,10 +39,12 @@ for run in 1 2 3 4; do
 	ok "$run: the program ran to its end (exit $st)" test "$st" -eq 0
 	u=$(jq -s -c '[.[] | select(.type=="stacks") | .threads[] | .unwind] | group_by(.) | map({(.[0]): length}) | add' "$out")
 	say "$run: stacks $u"
-	# A SEIZE refused; "denied" with "No such process" is libdwfl's
-	# report of a process in its exec (src/tracer/stacks.c), not this.
-	n=$(jq -s '[.[] | select(.type=="stacks") | .threads[] | select(.unwind=="denied" and .unwind_error != "No such process")] | length' "$out")
-	ok "$run: no stack reads denied for EPERM ($n)" test "$n" -eq 0
+	# As root nothing is refused: not a SEIZE that met the exec, nor
+	# libdwfl's report of a process in its exec (ENOEXEC, ESRCH: "failed",
+	# src/tracer/stacks.c report_failed_thread; "denied" before, 2 of 29
+	# sanitizer-build traces, and the CI's run 3 of 4).
+	n=$(jq -s '[.[] | select(.type=="stacks") | .threads[] | select(.unwind=="denied")] | length' "$out")
+	ok "$run: no stack reads denied ($n)" test "$n" -eq 0
 	total=$((total + $(jq -s '[.[] | select(.type=="stacks") | .threads[] | select(.unwind=="ok")] | length' "$out")))
 	ok "$run: no hint to run as root" sh -c "! grep -q CAP_SYS_PTRACE '$TMP/$run.gp'"
 	ms=$(sed -n 's/.*max_stopped_ms=\([0-9.]*\).*/\1/p' "$TMP/$run.watch")
@@ -49,6 +55,8 @@ for run in 1 2 3 4; do
 done
 # A trace can end early, taking the exec's zombie leader for the end
 # (src/tracer/sampler.c): enough stacks overall, or the test tried little.
-# (107 under a loaded CI machine: the point is that stacks kept coming)
-ok "stacks were taken throughout ($total ok)" test "$total" -ge 40
+# (107 under a loaded CI machine; 20 and 30 seen when every trace ended at
+# an early exec under a load of 5: the point is that stacks kept coming,
+# three a trace at the least)
+ok "stacks were taken throughout ($total ok)" test "$total" -ge 12
 pass

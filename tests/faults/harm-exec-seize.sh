@@ -19,6 +19,10 @@
 # millisecond never sees a thread stopped longer than 300 ms.
 E2E_TIMEOUT=${E2E_TIMEOUT:-120}
 . "${0%/*}/../e2e/lib.sh"
+# About ptrace stops: sleeping threads read from their saved registers,
+# with no stop (BPF, src/tracer/taskregs.h), would leave this test no
+# stop to look at.  tests/e2e/stacks-bpf-regs.sh covers that path.
+export GPUPROBE_BPF_REGS=off
 require_jq
 require_workload execloop
 require_workload stopwatch

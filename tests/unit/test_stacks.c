@@ -144,7 +144,10 @@ static size_t stopped_in_line(json_t *line)
 		    || json_number_value(json_object_get(t, "stop_us")) > 0
 		    /* unwound without a stop (a read of a pipe: stopcut.h) */
 		    || (json_array_size(json_object_get(t, "frames"))
-			&& !strcmp(json_string_value(json_object_get(t, "unwind")), "nostop")))
+			&& !strcmp(json_string_value(json_object_get(t, "unwind")), "nostop"))
+		    /* from its saved registers, asleep (taskregs.h) */
+		    || (json_array_size(json_object_get(t, "frames"))
+			&& json_object_get(t, "regs_from")))
 			n++;
 	return n;
 }

@@ -36,7 +36,8 @@ struct bpf_raw_tracepoint_args {
 #define GP_CORE __attribute__((preserve_access_index))
 
 struct pt_regs {
-	unsigned long r10, r8, ax, dx, si, di, orig_ax;
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, flags, sp;
 } GP_CORE;
 
 struct in6_addr {
@@ -93,10 +94,24 @@ struct files_struct {
 	struct fdtable *fdt;
 } GP_CORE;
 
+struct mm_struct;
 struct task_struct {
+	unsigned int __state;
+	int on_cpu;
 	int pid, tgid;
+	struct mm_struct *mm;
 	struct files_struct *files;
 	struct task_struct *real_parent;
+} GP_CORE;
+
+struct seq_file;
+struct bpf_iter_meta {
+	struct seq_file *seq;
+} GP_CORE;
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
 } GP_CORE;
 
 #endif

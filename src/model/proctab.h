@@ -1,0 +1,69 @@
+/* The processes of a traced tree as its lines name them (issue 29:
+ * siblings compared): each one's identity from its newest `target` line
+ * (the program it runs, its parent, a distributed job's variables), when
+ * samples last listed it, and how it ended (a sample's `died`).  The live
+ * trace and the loader fill it the same way, from the same lines; the
+ * verdict reads it to tell a job's ranks and a pool's workers, and which
+ * of them left. */
+#ifndef GP_PROCTAB_H
+#define GP_PROCTAB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* At most this many processes are kept (the first ones); a tree beyond
+ * it is compared on those. */
+#define GP_PROCTAB_MAX 4096
+
+struct gp_proc_ident {
+	int pid, ppid;
+	char comm[16];
+	/* What it runs: its executable, and for an interpreter (python,
+	 * node, a shell...) its script or module ("/usr/bin/python3.11
+	 * job.py"); processes of one program share it.  label: the short
+	 * name a sentence uses ("job.py", "nginx"). */
+	char program[160];
+	char label[48];
+	/* A distributed job's variables from its environment (target
+	 * job_env): rank and world size, -1 when absent; job: which job
+	 * (TORCHELASTIC_RUN_ID, SLURM_JOB_ID.SLURM_STEP_ID or
+	 * MASTER_ADDR:MASTER_PORT), "" none.  job_env: it has a rank or a
+	 * world size there. */
+	int rank, local_rank, world_size;
+	char job[64];
+	bool job_env;
+	double seen_t;           /* the last sample that listed it (or its target line) */
+	bool gone;               /* a later sample did not list it */
+	double gone_t;           /* the first such sample */
+	bool ended;              /* a `died` record said how */
+	int status, signal;      /* status (exited) or signal (killed), from it */
+};
+
+struct gp_proctab {
+	struct gp_proc_ident *p; /* by pid, ascending */
+	size_t n, cap;
+};
+
+void gp_proctab_init(struct gp_proctab *t);
+void gp_proctab_free(struct gp_proctab *t);
+
+/* A `target` line: the process's identity (a newer line, after an exec,
+ * replaces it). */
+void gp_proctab_target(struct gp_proctab *t, const json_t *target);
+/* The line names pid's program or job otherwise than its last one (an
+ * exec that kept the name: a pyenv shim, bash running a script named
+ * python3, execs python3), or names a pid not kept. */
+bool gp_proctab_changed(const struct gp_proctab *t, const json_t *target);
+/* A sample at t: pid was listed in it. */
+void gp_proctab_seen(struct gp_proctab *t, int pid, double t_s);
+/* The end of the sample at t: its `died` records (NULL none), and every
+ * process it did not list is gone. */
+void gp_proctab_sample_end(struct gp_proctab *t, double t_s, const json_t *died);
+/* A whole `sample` line (a saved result): its pid, its procs' pids, its
+ * died records. */
+void gp_proctab_sample(struct gp_proctab *t, const json_t *sample);
+
+const struct gp_proc_ident *gp_proctab_find(const struct gp_proctab *t, int pid);
+
+#endif
