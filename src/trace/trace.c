@@ -1250,6 +1250,8 @@ static int start_clock(struct run *r, double *t0)
 	open_kmsg(r);
 	if (r->is_child) {
 		int e = gp_child_release(&r->child);
+		if (!e)
+			gp_tree_mark_start(r->tree);
 		if (e) {
 			gp_err_errno(e, o->cmd[0], "cannot run the command");
 			gp_kmsg_close(r->kmsg);

@@ -44,7 +44,8 @@ struct gp_tree {
 	struct gp_forks *forks;    /* every start and exit (live, children followed) */
 	char forks_why[160];       /* why not, when forks is NULL */
 	struct gp_forks_counts fc; /* as of the last sample, since the first */
-	struct gp_forks_counts fc0;/* as of the first sample */
+	struct gp_forks_counts fc0;/* as of the first sample, or of the command's release */
+	bool started;              /* fc0 taken at the command's release (gp_tree_mark_start) */
 	char *procs;               /* this sample's `procs` member, JSON text */
 	size_t plen, pcap;
 	/* Zombie children of members found by the first walk: died before
@@ -407,7 +408,7 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	/* Counted from the first sample's start: the connector's reader runs
 	 * on its own (forks.c), and what starts while this first sample is
 	 * read is started during the trace. */
-	if (t->first && t->forks)
+	if (t->first && t->forks && !t->started)
 		gp_forks_counts(t->forks, &t->fc0);
 	discover(t);
 	for (size_t i = 0; t->forks && i < t->n; i++)
@@ -539,6 +540,14 @@ bool gp_tree_forks(const struct gp_tree *t, struct gp_forks_counts *c, const cha
 void gp_tree_totals(const struct gp_tree *t, struct gp_sampler_totals *tot)
 {
 	gp_sampler_totals(t->m[0].s, tot);
+}
+
+void gp_tree_mark_start(struct gp_tree *t)
+{
+	if (t->forks) {
+		gp_forks_counts(t->forks, &t->fc0);
+		t->started = true;
+	}
 }
 
 void gp_tree_prime(struct gp_tree *t)

@@ -55,6 +55,11 @@ bool gp_tree_member(const struct gp_tree *t, size_t i, int *pid, const char **co
 
 /* Processes seen in the tree over the trace, and those not followed
  * because of max_procs. */
+/* A command was just let go: its starts are counted from now, not from
+ * the first sample (what runs between -- the target's identity, its
+ * container, its libraries -- took long enough under the sanitizers for
+ * a make's first recipe to start and end unseen: report-tree-counts). */
+void gp_tree_mark_start(struct gp_tree *t);
 /* Before the first sample: every followed process's threads read once,
  * ahead of the trace's clock (gp_sampler_prime). */
 void gp_tree_prime(struct gp_tree *t);
