@@ -80,14 +80,17 @@ ok "trace -o FIFO with a reader streams through it" check_jsonl "$TMP/from-fifo"
 # gpuprobe ignores SIGPIPE, so the write fails with EPIPE and takes the
 # output-error path: exit 1 (never 141, killed with no verdict), and the
 # command gets SIGTERM, then SIGKILL after --kill-after (it was SIGKILLed
-# at once through its parent-death signal).
+# at once through its parent-death signal).  The reader waits a second
+# before it reads and leaves (the pipe holds what comes meanwhile): a
+# reader gone at the header made gpuprobe end the command before its
+# shell had set its trap (no term.log, 1 CI run in 5).
 cat > "$TMP/stubborn.sh" <<'SH'
 trap 'echo term >> "$1"' TERM
 echo started >> "$1"
 while :; do sleep 0.1; done
 SH
 { timeout -k 2 20 "$G" trace -q --kill-after 1 -o - -- sh "$TMP/stubborn.sh" "$TMP/term.log" \
-	2> "$TMP/pipe.err"; echo $? > "$TMP/pipe.rc"; } | head -c 100 > /dev/null
+	2> "$TMP/pipe.err"; echo $? > "$TMP/pipe.rc"; } | { sleep 1; head -c 100 > /dev/null; }
 rc=$(cat "$TMP/pipe.rc")
 ok "trace -o - | head -c 100: exit 1, an output error (got $rc)" [ "$rc" = 1 ]
 ok "... says it could not write" grep -q '^gpuprobe: .*Broken pipe' "$TMP/pipe.err"
