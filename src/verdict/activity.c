@@ -5,6 +5,7 @@
 #include "verdict_int.h"
 #include "parse.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -291,20 +292,30 @@ static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struc
 		      ? GP_CONF_ANY : GP_CONF_MEDIUM;
 }
 
+/* The first sample of the phase in which a cumulative counter of the
+ * point (at byte offset off) grew, when it grew in 3 samples or more of
+ * it; 0 otherwise.  A retry seen once or twice is no loop. */
+static size_t grew_thrice(const struct gp_point *p, size_t ia, size_t ib, size_t off)
+{
+	unsigned samples = 0;
+	size_t first = 0;
+	for (size_t i = ia > 0 ? ia : 1; i <= ib; i++) {
+		uint64_t now, before;
+		memcpy(&now, (const char *)&p[i] + off, sizeof now);
+		memcpy(&before, (const char *)&p[i - 1] + off, sizeof before);
+		if (now > before && !samples++)
+			first = i;
+	}
+	return samples >= 3 ? first : 0;
+}
+
 /* Connects failing in at least 3 samples of the phase, none taking in
  * between (a client whose server is gone, a retry loop dialing a port
  * nothing listens on): retried, not at rest. */
 static void connects_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
-	unsigned samples = 0;
-	size_t first = 0;
-	for (size_t i = ia > 0 ? ia : 1; i <= ib; i++)
-		if (p[i].conn_failed > p[i - 1].conn_failed) {
-			if (!samples)
-				first = i;
-			samples++;
-		}
-	if (samples < 3)
+	size_t first = grew_thrice(p, ia, ib, offsetof(struct gp_point, conn_failed));
+	if (!first)
 		return;
 	const struct gp_point *l = &p[ib];
 	a->conn_retrying = true;
@@ -322,15 +333,8 @@ static void connects_in_phase(const struct gp_point *p, size_t ia, size_t ib, st
  * the lock's holder is what it waits for. */
 static void locks_in_phase(const struct gp_point *p, size_t ia, size_t ib, struct gp_activity *a)
 {
-	unsigned samples = 0;
-	size_t first = 0;
-	for (size_t i = ia > 0 ? ia : 1; i <= ib; i++)
-		if (p[i].lock_refused > p[i - 1].lock_refused) {
-			if (!samples)
-				first = i;
-			samples++;
-		}
-	if (samples < 3)
+	size_t first = grew_thrice(p, ia, ib, offsetof(struct gp_point, lock_refused));
+	if (!first)
 		return;
 	const struct gp_point *l = &p[ib];
 	a->lock_retrying = true;
