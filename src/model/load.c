@@ -150,6 +150,9 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 	pv->children_cpu = get_num(proc, "children_cpu");
 	pv->stime = get_num(proc, "stime");
 	get_u64_fields(proc, proc_counters, pv);
+	/* RssFile our own stack reads made resident (tracer/sampler.h) */
+	uint64_t ours = get_u64(proc, "rss_file_ours");
+	pv->rss_file = pv->rss_file > ours ? pv->rss_file - ours : 0;
 	pv->map_bytes = get_u64(json_object_get(proc, "largest_file_mapping"), "bytes");
 	pv->threads_vanished = (uint32_t)get_u64(proc, "threads_vanished");
 	json_t *ended = json_object_get(proc, "thread_ended");

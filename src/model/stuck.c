@@ -159,6 +159,9 @@ static void read_thread(struct gp_stuck_thread *x, int pid, const json_t *th)
 	}
 	wait_frame(frames, x->wait_frame, sizeof x->wait_frame);
 	user_frame(frames, x->user_frame, sizeof x->user_frame);
+	gp_strlcpy(x->syscall, json_string_value(json_object_get(th, "syscall")) ?: "", sizeof x->syscall);
+	const char *gil = json_string_value(json_object_get(json_object_get(th, "python"), "gil"));
+	x->gil = !gil ? 0 : !strcmp(gil, "held") ? 'h' : !strcmp(gil, "waiting") ? 'w' : 0;
 	const char *k0 = json_string_value(json_array_get(json_object_get(th, "kernel"), 0));
 	if (k0) {
 		gp_strlcpy(x->kernel, k0, sizeof x->kernel);
@@ -171,7 +174,7 @@ static void read_thread(struct gp_stuck_thread *x, int pid, const json_t *th)
 static bool same_stack(const struct gp_stuck_thread *a, const struct gp_stuck_thread *b)
 {
 	if (a->pid != b->pid || a->state != b->state || a->nframes != b->nframes ||
-	    a->tid == a->pid || b->tid == b->pid || strcmp(a->comm, b->comm) ||
+	    a->tid == a->pid || b->tid == b->pid || a->gil != b->gil || strcmp(a->comm, b->comm) ||
 	    strcmp(a->wait_frame, b->wait_frame) || strcmp(a->kernel, b->kernel))
 		return false;
 	for (unsigned i = 0; i < a->nframes; i++)

@@ -24,6 +24,10 @@ struct gp_stuck_thread {
 	char frames[GP_STUCK_FRAMES][64];
 	unsigned nframes;
 	char kernel[48];         /* innermost kernel frame, "" unknown */
+	char syscall[48];        /* the call it sleeps in ("read(fd 3)"), "" unknown */
+	/* CPython's GIL (stacks.h "python":{"gil"}): 'h' this thread holds
+	 * it, 'w' it waits in take_gil, 0 neither or not Python. */
+	char gil;
 };
 
 /* Each process of the snapshot, its main thread kept whatever the table

@@ -344,6 +344,20 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, " (first waiter: thread %d)", g->waiter_tid);
 		return true;
 	}
+	if (a->behind_gil) {
+		strbuf_addf(sb, "%u Python thread%s of pid %d wait%s for the GIL, held by thread %d (%s) "
+			    "asleep", a->gil_waiters, a->gil_waiters == 1 ? "" : "s", a->gil_pid,
+			    a->gil_waiters == 1 ? "s" : "", a->gil_tid, a->gil_comm);
+		if (a->gil_syscall[0])
+			strbuf_addf(sb, " in %s", a->gil_syscall);
+		if (a->gil_frame[0])
+			strbuf_addf(sb, " in %s", a->gil_frame);
+		if (a->gil_user[0])
+			strbuf_addf(sb, " called from %s", a->gil_user);
+		strbuf_addstr(sb, ": a blocking call that kept the GIL (a C extension that did not "
+			      "release it) holds every Python thread");
+		return true;
+	}
 	return false;
 }
 

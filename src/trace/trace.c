@@ -465,12 +465,17 @@ static void sessions_sweep(struct run *r)
 }
 
 /* One `stacks` line of process pid: tids (NULL: every thread), why. */
-static void snapshot(struct run *r, int pid, double t, const int *tids, size_t k,
-		     const char *why, struct gp_point *pt, bool keep)
+static void snapshot(struct run *r, int pid, struct gp_sampler *smp, double t, const int *tids,
+		     size_t k, const char *why, struct gp_point *pt, bool keep)
 {
 	struct gp_stacks *stk = session(r, pid);
 	json_t *line = NULL;
-	if (!stk || gp_stacks_snapshot(stk, t, tids, k, &line) != 0 || !line)
+	uint64_t before = 0, after = 0;
+	bool rss = smp && gp_sampler_rss_file_now(smp, &before);
+	int rc = stk ? gp_stacks_snapshot(stk, t, tids, k, &line) : -1;
+	if (rss && gp_sampler_rss_file_now(smp, &after) && after > before)
+		gp_sampler_add_ours(smp, after - before);
+	if (rc != 0 || !line)
 		return;
 	json_object_set_new(line, "why", json_string(why));
 	if (pt && pt->top_tid && pt->top_pid == pid)
@@ -513,7 +518,7 @@ static void take_stacks(struct run *r, double t, struct gp_point *pt)
 				tids[k++] = th[i].tid;
 		}
 		if (k)
-			snapshot(r, pid, t, tids, k, hot_or_all(r, k, th, n), pt, false);
+			snapshot(r, pid, smp, t, tids, k, hot_or_all(r, k, th, n), pt, false);
 		else
 			session_mark(r, pid);
 		free(tids);
@@ -568,8 +573,9 @@ static void snapshot_all(struct run *r, double t, const char *why)
 		return;
 	refresh_targets(r, t);
 	int pid;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
-		snapshot(r, pid, t, NULL, 0, why, NULL, true);
+	struct gp_sampler *smp;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, &smp); m++)
+		snapshot(r, pid, smp, t, NULL, 0, why, NULL, true);
 }
 
 /* The runtime libraries PID maps, into its target line, remembered so

@@ -68,6 +68,7 @@ struct gp_sampler {
 	double act_t;
 	bool maps_checked;
 	uint64_t maps_rss, map_bytes;
+	uint64_t rss_file_ours;   /* RssFile our reads made resident (gp_sampler_add_ours) */
 	char map_path[512];
 	char buf[8192];
 };
@@ -180,6 +181,21 @@ void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot
 	*tot = s->tot;
 }
 
+bool gp_sampler_rss_file_now(struct gp_sampler *s, uint64_t *bytes)
+{
+	struct gp_status_mem m;
+	if (s->fd[P_STATUS] < 0 || gp_pread_all(s->fd[P_STATUS], s->buf, sizeof s->buf) <= 0
+	    || !gp_parse_status_mem(s->buf, &m) || !(m.have & GP_HAVE_RSS_FILE))
+		return false;
+	*bytes = m.rss_file;
+	return true;
+}
+
+void gp_sampler_add_ours(struct gp_sampler *s, uint64_t bytes)
+{
+	s->rss_file_ours += bytes;
+}
+
 static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 				       struct gp_pview *pt, const char **why)
 {
@@ -242,7 +258,9 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 		}
 		if (m.have & GP_HAVE_THREADS)
 			json_object_set_new(proc, "threads", json_integer(m.threads));
-		pt->rss_file = m.rss_file;
+		pt->rss_file = m.rss_file > s->rss_file_ours ? m.rss_file - s->rss_file_ours : 0;
+		if (s->rss_file_ours)
+			json_object_set_new(proc, "rss_file_ours", json_integer((json_int_t)s->rss_file_ours));
 		pt->rss_anon = m.rss_anon;
 		pt->rss_shmem = m.rss_shmem;
 		pt->vm_pin = m.vm_pin;

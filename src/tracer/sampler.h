@@ -81,6 +81,17 @@ const char *gp_sampler_threads_json(const struct gp_sampler *s, size_t *len);
 struct gp_thread;
 const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n);
 
+/* Our own reads of a process's memory (stacks: process_vm_readv, the
+ * unwinder's) fault its not-yet-resident file pages into its page tables
+ * (mm/gup.c: a remote read faults like the owner would), and RssFile
+ * grows: a CPython 3.13 whose frozen code we read grew 64 KiB after each
+ * stack snapshot, read as progress.  The caller reads RssFile just before
+ * and after its reads (gp_sampler_rss_file_now) and hands the growth to
+ * gp_sampler_add_ours: samples carry the sum as rss_file_ours, and their
+ * points count RssFile less it (doc/result-format.md). */
+bool gp_sampler_rss_file_now(struct gp_sampler *s, uint64_t *bytes);
+void gp_sampler_add_ours(struct gp_sampler *s, uint64_t bytes);
+
 /* Cumulative counts over the trace. */
 struct gp_sampler_totals {
 	uint64_t samples, thread_samples, vanished, reused, created, exited;

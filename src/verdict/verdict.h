@@ -148,6 +148,13 @@ struct gp_activity {
 	bool deadlock;             /* wg's cycle decided: blocked, the members named */
 	bool stalled;              /* wg's stopped process decided: stopped, the waiters behind it */
 	bool behind_holder;        /* wg's lock holder decided: blocked behind it */
+	/* CPython's GIL held by a thread that sleeps (a C extension's
+	 * blocking call that kept it), gil_waiters threads of its process
+	 * in take_gil behind it: that decided. */
+	bool behind_gil;
+	int gil_tid, gil_pid;
+	unsigned gil_waiters;
+	char gil_comm[16], gil_syscall[48], gil_frame[64], gil_user[64];
 	/* Inputs waiting unanswered in the tree's sockets (tracer/sockets.h):
 	 * connections not accepted, bytes not read, in every sample from
 	 * inputs_since to the phase's end; unanswered: that decided a hang. */

@@ -176,6 +176,40 @@ static bool judge_graph(const struct gp_point *l, const struct gp_stuck *stuck,
 	return false;
 }
 
+/* CPython's GIL is a lock too (issue 32): threads in take_gil wait for
+ * the thread that holds it.  A holder asleep -- in a read, a driver's
+ * sync, a futex -- through a flat phase holds every Python thread of its
+ * process: a C extension's blocking call that did not release it (what
+ * Py_BEGIN_ALLOW_THREADS is for; a recurring PyTorch hang).  The
+ * interpreter's own waits never keep it: time.sleep, I/O and lock
+ * acquires release it first (Python/ceval_gil.c, drop_gil callers). */
+static bool judge_gil(const struct gp_stuck *stuck, struct gp_activity *a)
+{
+	const struct gp_stuck_thread *h = NULL;
+	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n && !h; i++)
+		if (stuck->th[i].gil == 'h' && (stuck->th[i].state == 'S' || stuck->th[i].state == 'D'))
+			h = &stuck->th[i];
+	if (!h)
+		return false;
+	unsigned n = 0;
+	for (size_t i = 0; i < stuck->n; i++)
+		if (stuck->th[i].gil == 'w' && stuck->th[i].pid == h->pid)
+			n += stuck->th[i].count;
+	if (!n)
+		return false;
+	a->kind = GP_CLASS_HANG_BLOCKED;
+	a->behind_gil = true;
+	a->conf_cap = GP_CONF_ANY;
+	a->gil_tid = h->tid;
+	a->gil_pid = h->pid;
+	a->gil_waiters = n;
+	gp_strlcpy(a->gil_comm, h->comm, sizeof a->gil_comm);
+	gp_strlcpy(a->gil_syscall, h->syscall, sizeof a->gil_syscall);
+	gp_strlcpy(a->gil_frame, h->wait_frame, sizeof a->gil_frame);
+	gp_strlcpy(a->gil_user, h->user_frame, sizeof a->gil_user);
+	return true;
+}
+
 /* A flat phase with no effort: what the threads wait for decides.
  * Outside (input, a peer, a timer, a signal): idle.  Inside (locks with
  * nobody runnable or waiting outside to release them, D state, a driver
@@ -219,7 +253,7 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		return;
 	}
 	find_acquirers(stuck, a);
-	if (judge_graph(l, stuck, a))
+	if (judge_graph(l, stuck, a) || judge_gil(stuck, a))
 		return;
 	if (l->blocked_d || a->w[GP_WAIT_DRIVER] || a->w[GP_WAIT_DISK]) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
