@@ -199,8 +199,16 @@ static bool remember_proc(struct gp_point_builder *b, struct gp_point *pt, const
 	 * reaped one in this interval (its children's CPU grew) may owe
 	 * any io jump to it: the kernel adds the child's io at the reap.
 	 * Count none of this interval's io as its own. */
-	const uint64_t now[IO_N] = { p->io_rchar, p->io_wchar, p->io_read_bytes,
-		p->io_write_bytes, p->io_syscr, p->io_syscw };   /* in IO_* order */
+	/* Bytes its sockets moved by read() and write() are in rchar and
+	 * wchar too; the socket counters carry them, with who is on the
+	 * other side (a traced load generator's requests, written with
+	 * write() to a server in the tree, read as the tree's output:
+	 * issue 32); the calls too (syscr, syscw).  io here is files,
+	 * pipes and ttys. */
+	const uint64_t now[IO_N] = { gp_sat_sub(p->io_rchar, p->sock_vfs_rx),
+		gp_sat_sub(p->io_wchar, p->sock_vfs_tx), p->io_read_bytes,
+		p->io_write_bytes, gp_sat_sub(p->io_syscr, p->sock_vfs_reads),
+		gp_sat_sub(p->io_syscw, p->sock_vfs_writes) };   /* in IO_* order */
 	if (p->have_io && e->have_prev && !p->children_followed
 	    && p->children_cpu > e->children_cpu + 1e-9) {
 		for (int k = 0; k < IO_N; k++)
@@ -270,6 +278,10 @@ static void add_proc_totals(struct gp_point *pt, const struct gp_pview *p, size_
 		pt->have |= GP_PT_IO;
 	if (p->have_sock) {
 		pt->have |= GP_PT_SOCK;
+		/* where most input waits: the server whose loop should take it */
+		uint64_t waiting = (uint64_t)p->sock_backlog + p->sock_pending + p->sock_unread;
+		if (waiting && waiting > (uint64_t)pt->sock_backlog + pt->sock_pending + pt->sock_unread)
+			pt->sock_wait_pid = p->pid;
 		pt->sock_backlog += p->sock_backlog;
 		pt->sock_unread += p->sock_unread;
 		pt->sock_pending += p->sock_pending;

@@ -34,6 +34,7 @@ struct gp_point {
 	uint64_t sock_unread;
 	uint32_t sock_pending;      /* requests read and not answered, and the oldest's wait (s) */
 	float sock_pending_s;
+	int32_t sock_wait_pid;      /* the process whose sockets hold the most of these */
 	/* Connects that failed in the tree, exited processes' included (never
 	 * down; where the kernel counts them, tracer/sockflow.h), and the
 	 * live process with the most: its pid, name, last errno and address. */

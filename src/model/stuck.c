@@ -100,6 +100,22 @@ static void user_frame(const json_t *frames, char *buf, size_t cap)
 	}
 }
 
+/* A V8 builtin that JavaScript called ("v8::internal::Builtin_AtomicsWait(int,
+ * ...)": Atomics.wait): the nearest a stack gets to the script's own
+ * frames, which V8 compiled at run time and no symbol names (issue 32:
+ * node's loop thread asleep in a handler's Atomics.wait read as
+ * "v8::base::ConditionVariable::WaitFor").  "Builtin_AtomicsWait (V8)". */
+static bool v8_builtin(const char *sym, char *buf, size_t cap)
+{
+	static const char pfx[] = "v8::internal::Builtin_";
+	if (!sym || strncmp(sym, pfx, sizeof pfx - 1))
+		return false;
+	const char *name = sym + sizeof pfx - 1 - strlen("Builtin_");
+	size_t len = strcspn(name, "(");
+	snprintf(buf, cap, "%.*s (V8)", (int)(len < 48 ? len : 48), name);
+	return true;
+}
+
 static void wait_frame(const json_t *frames, char *buf, size_t cap)
 {
 	buf[0] = '\0';
@@ -109,6 +125,9 @@ static void wait_frame(const json_t *frames, char *buf, size_t cap)
 	/* A Python frame first: what the user's code waits in. */
 	json_array_foreach(frames, i, f)
 		if (py_label(json_array_get(json_object_get(f, "python"), 0), buf, cap))
+			return;
+	json_array_foreach(frames, i, f)
+		if (v8_builtin(json_string_value(json_object_get(f, "symbol")), buf, cap))
 			return;
 	json_array_foreach(frames, i, f) {
 		const char *sym = json_string_value(json_object_get(f, "symbol"));

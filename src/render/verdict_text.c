@@ -476,6 +476,15 @@ static void describe_decider(struct strbuf *sb, const struct gp_activity *a)
 		if (a->ended_tid)
 			strbuf_addf(sb, "; thread %d (%s) of pid %d ended at +%.0f s",
 				    a->ended_tid, a->ended_comm, a->ended_pid, a->ended_t);
+		if (a->in_main_frame[0])
+			strbuf_addf(sb, "; the main thread of pid %d (%s), which holds them, waits in %s",
+				    a->in_pid, a->in_comm, a->in_main_frame);
+		if (a->waiters_orphaned)
+			strbuf_addf(sb, "; no live thread is left to answer them: the %u threads waiting "
+				    "on locks or conditions with no timeout were woken by none of the "
+				    "requests that kept coming, and none runs or waits on a timer (the "
+				    "thread that would signal them is gone, or waits itself)",
+				    a->w[GP_WAIT_LOCK]);
 		strbuf_addstr(sb, "; meanwhile ");
 	}
 }

@@ -91,7 +91,7 @@ struct stamp {
  * when last added to the process's totals. */
 struct counted {
 	uint64_t ino;
-	uint64_t gen, tx, rx;
+	uint64_t gen, tx, rx, vtx, vrx, vw, vr;
 	unsigned long tick;
 };
 
@@ -636,21 +636,35 @@ static void count_flows(struct gp_sockproc *p, double t)
 		p->tot.have = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct gp_flowent *f = &p->flows[i];
-		if (f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
-			continue;
 		bool made;
 		struct counted *c = gp_keytab_put(&p->counted, f->ino, &made);
 		if (!c)
 			continue;
-		uint64_t dtx = f->tx, drx = f->rx;
+		uint64_t dtx = f->tx, drx = f->rx, dvtx = f->vtx, dvrx = f->vrx;
+		uint64_t dvw = f->vwrites, dvr = f->vreads;
 		if (!made && c->gen == f->gen) {
+			dvw = f->vwrites >= c->vw ? f->vwrites - c->vw : 0;
+			dvr = f->vreads >= c->vr ? f->vreads - c->vr : 0;
 			dtx = f->tx >= c->tx ? f->tx - c->tx : 0;
 			drx = f->rx >= c->rx ? f->rx - c->rx : 0;
+			dvtx = f->vtx >= c->vtx ? f->vtx - c->vtx : 0;
+			dvrx = f->vrx >= c->vrx ? f->vrx - c->vrx : 0;
 		}
 		c->gen = f->gen;
 		c->tx = f->tx;
 		c->rx = f->rx;
+		c->vtx = f->vtx;
+		c->vrx = f->vrx;
+		c->vw = f->vwrites;
+		c->vr = f->vreads;
 		c->tick = s->tick;
+		/* every socket's, datagrams too: io counts them all */
+		p->tot.vfs_tx += dvtx;
+		p->tot.vfs_rx += dvrx;
+		p->tot.vfs_writes += dvw;
+		p->tot.vfs_reads += dvr;
+		if (f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
+			continue;
 		bool server, internal;
 		flow_sides(s, f, &server, &internal);
 		if (internal && !server)

@@ -292,6 +292,23 @@ static void inputs_waiting(const struct gp_point *p, size_t ia, size_t ib, struc
 		      ? GP_CONF_ANY : GP_CONF_MEDIUM;
 }
 
+/* Where the server holding the inputs is instead of taking them: its
+ * main thread's wait frame in the stacks (issue 32: "the loop thread
+ * asleep in reload_model, not in its selector"). */
+static void inputs_server(const struct gp_point *l, const struct gp_stuck *stuck,
+			  struct gp_activity *a)
+{
+	a->in_pid = l->sock_wait_pid;
+	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->nproc && a->in_pid; i++) {
+		const struct gp_stuck_proc *sp = &stuck->proc[i];
+		if (sp->pid != a->in_pid || !sp->lead || sp->state == 'R')
+			continue;
+		gp_strlcpy(a->in_comm, sp->comm, sizeof a->in_comm);
+		gp_strlcpy(a->in_main_frame, sp->user_frame[0] ? sp->user_frame : sp->wait_frame,
+			   sizeof a->in_main_frame);
+	}
+}
+
 /* The first sample of the phase in which a cumulative counter of the
  * point (at byte offset off) grew, when it grew in 3 samples or more of
  * it; 0 otherwise.  A retry seen once or twice is no loop. */
@@ -460,6 +477,8 @@ void measure_activity(const struct gp_point *p, size_t n, double from,
 			k--;
 		classify_waits(&p[k], stuck, a);
 		inputs_waiting(p, ia, ib, a);
+		if (a->unanswered)
+			inputs_server(&p[ib], stuck, a);
 	}
 	else if (stuck && stuck->t >= 0) {
 		a->stuck_t = stuck->t;
@@ -469,6 +488,15 @@ void measure_activity(const struct gp_point *p, size_t n, double from,
 	}
 	gpu_judge(p, ia, ib, stuck, a);
 	deaths_in_phase(p, ia, ib, a);
+	/* Requests read and never answered while every thread sleeps, the
+	 * untimed lock and condition waiters at least as many as they, none
+	 * on a timer or a timed condition to wake and answer, no thread ended
+	 * in the trace to name: the thread that would signal them is not
+	 * among the living (a batcher that died before the trace), or waits
+	 * itself.  The requests that kept coming woke none of them. */
+	a->waiters_orphaned = a->unanswered && a->in_pending && !a->ended_tid
+			      && a->cpu_pct < BLOCKED_CPU_PCT && a->w[GP_WAIT_LOCK] >= a->in_pending
+			      && !a->w[GP_WAIT_TIMER] && !a->w[GP_WAIT_CONDVAR];
 	gp_strlcpy(a->wchan, l->common_wchan, sizeof a->wchan);
 	a->wchan_count = l->common_wchan_count;
 	a->threads = l->threads;

@@ -108,6 +108,18 @@ bool gp_counter_step(double *base, double v, double floor)
 	return true;
 }
 
+/* Connections piling up in the tree's accept queues in an interval: no
+ * one takes them.  A heap that grows by less than PILE_MEM meanwhile is
+ * the queue's and its clients' bookkeeping (node's load generator grew
+ * 110 KiB/s, its requests to a server whose loop slept never accepted:
+ * read "slow-progress"), not work answered (issue 32); a load that
+ * grows memory by more, while clients wait for it to end, still counts. */
+#define PILE_MEM ((double)(1u << 20))
+static bool piling_up(const struct gp_point *prev, const struct gp_point *p)
+{
+	return (prev->have & GP_PT_SOCK) && (p->have & GP_PT_SOCK) && p->sock_backlog > prev->sock_backlog;
+}
+
 void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *st)
 {
 	double base[GP_M_COUNT];
@@ -185,6 +197,10 @@ void find_steps(const struct gp_point *p, size_t n, double hold_s, struct step *
 			v = held[i * GP_M_COUNT + m];
 			if (v < high[i * GP_M_COUNT + m] + floor || v < b + floor)
 				continue;
+			if (m == GP_M_RSS_ANON && piling_up(&p[i - 1], &p[i]) && v - b < PILE_MEM) {
+				base[m] = v;
+				continue;
+			}
 			st[i].bytes += v - b;
 			st[i].by_metric[m] += v - b;
 			st[i].metrics |= 1u << m;

@@ -148,12 +148,11 @@ static void judge_short(const struct judging *j, struct gp_verdict *v)
 }
 
 /* ETA when what is being paged in has a known size. */
-static void add_eta(const struct judging *j, const struct group *c, double recent,
-		    struct gp_verdict *v)
+static void add_eta(const struct judging *j, int metric, double recent, struct gp_verdict *v)
 {
 	const struct gp_point *l = j->l;
 	v->eta_s = -1;
-	if (dominant_metric(c, j->st) != GP_M_RSS_FILE || l->map_bytes <= l->rss_file || recent <= 0)
+	if (metric != GP_M_RSS_FILE || l->map_bytes <= l->rss_file || recent <= 0)
 		return;
 	/* RssFile holds the libraries too: never below 0 to go */
 	v->eta_s = ((double)l->map_bytes - (double)l->rss_file) / recent;
@@ -179,6 +178,13 @@ static bool same_output_slowed(const struct judging *j, size_t split, size_t las
 	for (int k = 1; k < GP_M_COUNT; k++)
 		if (after[k] > after[m])
 			m = k;
+	/* Answers sent are the work a server does, whatever its heap does
+	 * meanwhile (issue 32: node answering 2 requests a second, 2 KiB/s,
+	 * its heap +270 KiB/s after a start-up of 5 MiB/s, read "151x
+	 * slower"): where answers went out after the split, they are the
+	 * output that did or did not slow. */
+	if (after[GP_M_SOCK_TX] > 0)
+		m = GP_M_SOCK_TX;
 	*m_after = -1;
 	if (after[m] <= 0)
 		return true; /* no bytes after: the split's own ratio says it */
@@ -258,7 +264,9 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 		recent = r_after;
 		v->rate_now = r_after;
 	}
-	add_eta(j, c, recent, v);
+	/* the ETA of what is paged in now: not of a start-up's mapping
+	 * at the rate of the answers that followed it */
+	add_eta(j, startup ? m_after : dominant_metric(c, j->st), recent, v);
 	unsigned events = 0;
 	for (size_t i = c->first; i <= c->last; i++)
 		events += j->st[i].any;

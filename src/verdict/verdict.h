@@ -202,6 +202,11 @@ struct gp_activity {
 	uint64_t in_unread;
 	uint32_t in_pending;       /* requests read and never answered, at the phase's end */
 	double in_pending_s;       /* the oldest's wait */
+	/* The process whose sockets hold them, and where its main thread
+	 * (a server's loop, as a rule) is instead of taking them. */
+	int in_pid;
+	char in_comm[16], in_main_frame[64];
+	bool waiters_orphaned;     /* and no live thread is left to answer them */
 	double inputs_since;
 	char cyc_frame[GP_WG_MEMBERS][64]; /* each cycle member's wait frame, from the stacks */
 	char holder_frame[64];

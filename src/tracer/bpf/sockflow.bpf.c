@@ -313,12 +313,22 @@ int gp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct gp_flow_val *v = flow_of(account, tgid, fd);
 	if (!v)
 		return 0;
+	bool vfs = nr == NR_WRITE || nr == NR_WRITEV || nr == NR_SENDFILE || nr == NR_READ
+		   || nr == NR_READV;
 	if (tx) {
 		__sync_fetch_and_add(&v->tx, bytes);
 		__sync_fetch_and_add(&v->sends, 1);
+		if (vfs) {
+			__sync_fetch_and_add(&v->vtx, bytes);
+			__sync_fetch_and_add(&v->vwrites, 1);
+		}
 	} else {
 		__sync_fetch_and_add(&v->rx, bytes);
 		__sync_fetch_and_add(&v->recvs, 1);
+		if (vfs) {
+			__sync_fetch_and_add(&v->vrx, bytes);
+			__sync_fetch_and_add(&v->vreads, 1);
+		}
 	}
 	__sync_fetch_and_add(&seen, 1);
 	return 0;

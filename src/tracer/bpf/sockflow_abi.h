@@ -19,6 +19,12 @@ struct gp_flow_key {
 struct gp_flow_val {
 	__u64 tx, rx;          /* bytes that its send/write calls returned, and its recv/read calls */
 	__u64 sends, recvs;    /* calls that moved bytes */
+	/* Of tx and rx, what write/writev/sendfile and read/readv moved: the
+	 * calls /proc/PID/io counts in wchar and rchar too (fs/read_write.c:
+	 * vfs_write, do_writev and do_sendfile add_wchar; the send and recv
+	 * calls do not), so that its files' bytes can be told apart. */
+	__u64 vtx, vrx;
+	__u64 vwrites, vreads;  /* those calls (syscw, syscr count them too) */
 	__u32 tgid;            /* the process that first used it */
 	__u16 family;          /* AF_INET, AF_INET6, AF_UNIX... at first use */
 	__u16 type;            /* SOCK_STREAM, SOCK_DGRAM... */
