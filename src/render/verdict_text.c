@@ -344,6 +344,18 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, " (first waiter: thread %d)", g->waiter_tid);
 		return true;
 	}
+	if (a->db_lock_tid) {
+		strbuf_addf(sb, "a database statement waits for a lock: thread %d (%s)", a->db_lock_tid,
+			    a->db_lock_comm);
+		if (a->db_lock_n > 1)
+			strbuf_addf(sb, " and %u more like it", a->db_lock_n - 1);
+		strbuf_addstr(sb, " asleep on a condition inside the storage engine's row access");
+		if (a->db_lock_frame[0])
+			strbuf_addf(sb, " (%s)", a->db_lock_frame);
+		strbuf_addstr(sb, ", a row or metadata lock another transaction holds: its client waits "
+			      "for the answer, whatever the lock's timeout");
+		return true;
+	}
 	if (a->behind_gil) {
 		strbuf_addf(sb, "%u Python thread%s of pid %d wait%s for the GIL, held by thread %d (%s) "
 			    "asleep", a->gil_waiters, a->gil_waiters == 1 ? "" : "s", a->gil_pid,

@@ -151,6 +151,11 @@ struct gp_activity {
 	/* CPython's GIL held by a thread that sleeps (a C extension's
 	 * blocking call that kept it), gil_waiters threads of its process
 	 * in take_gil behind it: that decided. */
+	/* A database statement asleep on a lock inside its engine (a row
+	 * lock, a metadata lock: waitjudge.c), db_lock_n threads like it. */
+	int db_lock_tid;
+	unsigned db_lock_n;
+	char db_lock_comm[16], db_lock_frame[64];
 	bool behind_gil;
 	int gil_tid, gil_pid;
 	unsigned gil_waiters;

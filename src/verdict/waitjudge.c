@@ -210,6 +210,53 @@ static bool judge_gil(const struct gp_stuck *stuck, struct gp_activity *a)
 	return true;
 }
 
+/* A database statement asleep on a condition inside a storage engine's
+ * row access or a metadata lock: MariaDB's and MySQL's handler API
+ * (sql/handler.h: every row read or write of a statement goes through
+ * handler::ha_*), InnoDB's lock_wait (storage/innobase/lock/lock0lock.cc:
+ * the row lock wait, a condition with innodb_lock_wait_timeout), the
+ * MDL's timed wait (sql/mdl.cc MDL_wait::timed_wait).  A statement
+ * waits there for another transaction's lock: its client waits for the
+ * answer, so it is blocked however long its timeout (issue 32: InnoDB's
+ * row lock, a timed condition, read "idle").  A row read that does I/O
+ * sleeps in the disk, not on a condition. */
+static bool db_lock_wait(const struct gp_stuck_thread *x)
+{
+	static const char *const engine[] = { "handler::ha_", "lock_wait", "MDL_wait::timed_wait",
+		"srv_suspend_mysql_thread", NULL };
+	if (x->state != 'S' || x->nframes < 2 || (!strstr(x->frames[0], "futex")
+	    && !strstr(x->frames[0], "cond_") && !strstr(x->frames[1], "cond_")))
+		return false;
+	for (unsigned k = 1; k < x->nframes; k++)
+		for (size_t i = 0; engine[i]; i++)
+			if (!strncmp(x->frames[k], engine[i], strlen(engine[i])))
+				return true;
+	return false;
+}
+
+static bool judge_db_lock(const struct gp_stuck *stuck, struct gp_activity *a)
+{
+	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n; i++) {
+		const struct gp_stuck_thread *x = &stuck->th[i];
+		if (!db_lock_wait(x))
+			continue;
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->db_lock_tid = x->tid;
+		a->db_lock_n = x->count;
+		gp_strlcpy(a->db_lock_comm, x->comm, sizeof a->db_lock_comm);
+		for (unsigned k = 1; k < x->nframes && !a->db_lock_frame[0]; k++)
+			if (strncmp(x->frames[k], "__", 2) && !strstr(x->frames[k], "cond_")
+			    && !strstr(x->frames[k], "+0x")) {
+				gp_strlcpy(a->db_lock_frame, x->frames[k], sizeof a->db_lock_frame);
+				a->db_lock_frame[strcspn(a->db_lock_frame, "(")] = '\0'; /* no arguments */
+			}
+		/* frames read, a holder not: medium */
+		a->conf_cap = GP_CONF_MEDIUM;
+		return true;
+	}
+	return false;
+}
+
 /* A flat phase with no effort: what the threads wait for decides.
  * Outside (input, a peer, a timer, a signal): idle.  Inside (locks with
  * nobody runnable or waiting outside to release them, D state, a driver
@@ -253,7 +300,7 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		return;
 	}
 	find_acquirers(stuck, a);
-	if (judge_graph(l, stuck, a) || judge_gil(stuck, a))
+	if (judge_graph(l, stuck, a) || judge_gil(stuck, a) || judge_db_lock(stuck, a))
 		return;
 	if (l->blocked_d || a->w[GP_WAIT_DRIVER] || a->w[GP_WAIT_DISK]) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
