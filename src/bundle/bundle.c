@@ -210,6 +210,36 @@ static void cmd_init(struct cmd_part *c, int (*cmd)(int, char **, const struct g
 	cmd_arg(c, "%s", name);
 }
 
+/* jvm-threads.txt: asked only with --jvm-threaddump, for it starts the
+ * JVM's attach listener (a thread and a socket that stay); otherwise,
+ * for a target whose program is java, a row that says how to ask. */
+static void jvm_part(struct bundle *b, struct row **rows, size_t *nr, struct gp_bundle_part_arg *pa)
+{
+	if (b->o->jvm_dump) {
+		rows[(*nr)++] = own_part_start(b, "jvm-threads.txt", 25, "(built in, --jvm-threaddump) "
+			"the JVM's own thread dump and deadlock report through its attach protocol, "
+			"as jstack -l: THIS STARTS THE JVM'S ATTACH LISTENER (a thread and "
+			"/tmp/.java_pidPID in the target, for its life; .attach_pidPID and SIGQUIT "
+			"when it was not running) (src/bundle/bundle_jvm.c)", gp_bundle_jvm_part, pa);
+		return;
+	}
+	char path[64], exe[4096];
+	snprintf(path, sizeof path, "/proc/%d/exe", b->o->pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	const char *base = strrchr(exe, '/');
+	if (strcmp(base ? base + 1 : exe, "java"))
+		return;
+	struct row *r = row_new(b, "jvm-threads.txt");
+	snprintf(r->status, sizeof r->status, "skipped");
+	strbuf_addstr(&r->cmd, "(gpuprobe bundle --jvm-threaddump)");
+	strbuf_addstr(&r->notes, "    gpuprobe: not asked: the JVM's own thread dump and deadlock "
+		      "report come through its attach listener, which asking starts in the target "
+		      "(a thread and a socket); --jvm-threaddump asks\n");
+}
+
 static void comm_of(int pid, char *buf, size_t cap)
 {
 	char path[64];
@@ -422,6 +452,7 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 				    gp_bundle_libs, &pa);
 	rows[nr++] = own_part_start(&b, "ras.txt", 15, "(built in) NCCL/RCCL RAS status "
 				    "(src/bundle/bundle_ras.c)", gp_bundle_ras_part, &pa);
+	jvm_part(&b, rows, &nr, &pa);
 	part_finish(&b, trace);
 	bool have_trace = trace->have;
 

@@ -29,6 +29,10 @@ struct gp_bundle_opts {
 	const char *why;
 	const char *watch_result;
 	bool say;               /* one line on standard error when it starts */
+	/* --jvm-threaddump: ask a HotSpot JVM for its own thread dump and
+	 * deadlock report through its attach protocol (bundle_jvm.c); it
+	 * starts the JVM's attach listener, so never by default. */
+	bool jvm_dump;
 };
 
 #define GP_BUNDLE_SECONDS_DEFAULT 10.0
@@ -41,5 +45,10 @@ int gp_bundle_write(const struct gp_bundle_opts *o);
 /* NCCL/RCCL RAS status of pid into out, for ras.txt (bundle_ras.c).
  * Returns 0 when it was probed, or 2 with why (cap bytes) when not. */
 int gp_bundle_ras(int pid, FILE *out, char *why, size_t cap);
+
+/* A HotSpot JVM's thread dump with its deadlock report into out, for
+ * jvm-threads.txt (bundle_jvm.c): 0 written, 1 failed, 2 not a JVM; why
+ * (cap bytes) says what failed or was not done. */
+int gp_bundle_jvm(int pid, FILE *out, char *why, size_t cap);
 
 #endif

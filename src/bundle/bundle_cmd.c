@@ -17,13 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_HANG_AFTER = 0x100, OPT_INTERVAL, OPT_WHY, OPT_WATCH_RECORD };
+enum { OPT_HANG_AFTER = 0x100, OPT_INTERVAL, OPT_WHY, OPT_WATCH_RECORD, OPT_JVM_DUMP };
 
 struct bundle_cmd_opts {
 	int pid;
 	const char *name;
 	double seconds, hang_after, interval;
 	const char *why, *watch_record;
+	bool jvm_dump;
 	struct gp_out_args out;
 	struct gp_operand_args operand;
 };
@@ -33,6 +34,10 @@ static const struct argp_option bundle_options[] = {
 	{ "seconds", 's', "SECONDS", 0, "Length of the bundle's trace (default 10)", 0 },
 	{ "hang-after", OPT_HANG_AFTER, "SECONDS", 0,
 	  "The trace's --hang-after (default: trace's, 30)", 0 },
+	{ "jvm-threaddump", OPT_JVM_DUMP, NULL, 0,
+	  "Also ask a HotSpot JVM for its own thread dump and deadlock report "
+	  "(jvm-threads.txt), as jstack -l does: this starts the JVM's attach listener "
+	  "thread, which stays", 0 },
 	/* watch's, hidden: how it makes its bundles (watch_cmd.c) */
 	{ "interval", OPT_INTERVAL, "SECONDS", OPTION_HIDDEN, "The trace's --interval", 0 },
 	{ "why", OPT_WHY, "TEXT", OPTION_HIDDEN, "Why the bundle was made, for the MANIFEST", 0 },
@@ -48,6 +53,7 @@ static const struct gp_opt_field bundle_fields[] = {
 	GP_OPT_SECONDS(OPT_INTERVAL, struct bundle_cmd_opts, interval, 50 * GP_NS_MS, 3600 * GP_NS_S),
 	GP_OPT_STRING(OPT_WHY, struct bundle_cmd_opts, why),
 	GP_OPT_STRING(OPT_WATCH_RECORD, struct bundle_cmd_opts, watch_record),
+	GP_OPT_ON(OPT_JVM_DUMP, struct bundle_cmd_opts, jvm_dump),
 	GP_OPT_END,
 };
 
@@ -82,13 +88,16 @@ static const struct argp bundle_argp = {
 	"driver and hang/lockup/OOM lines of the last 10 minutes), gpu.json (the GPU "
 	"file descriptors, DRM fdinfo, KFD, NVML), runtime-libs.json (the GPU "
 	"runtimes each process maps, with build-ids), ras.txt (NCCL/RCCL RAS), "
-	"report.md and plot.svg, and a MANIFEST: each part, its status and the "
+	"report.md and plot.svg, jvm-threads.txt with --jvm-threaddump (a HotSpot JVM's "
+	"own thread dump and deadlock report), and a MANIFEST: each part, its status and the "
 	"exact command that made it, and what was skipped and why.\v"
 	"Each part runs in a child with a deadline (info 20 s, trace --seconds + 20 s, "
 	"stacks 30 s, report 60 s, the others 10-20 s): a wedged process or driver "
 	"costs a part, never the bundle.  A part gpuprobe may not read (another "
 	"user's process, no root, no NVML) is named in the MANIFEST with why.  The "
-	"target is never signalled and never left stopped.\n\n"
+	"target is never signalled and never left stopped, but with --jvm-threaddump: "
+	"a JVM whose attach listener is not running is sent SIGQUIT with an attach "
+	"file, as jstack does, and the MANIFEST says so.\n\n"
 	"-o defaults to gpuprobe-bundle-PID-TIME.tar.gz in the current directory; "
 	"the archive is written to FILE.tmp and renamed when complete.\n\n"
 	"Exit status: 0 the bundle was written (parts may be missing: see its "
@@ -156,7 +165,8 @@ int cmd_bundle(int argc, char **argv, const struct gp_global *g)
 	}
 	struct gp_bundle_opts bo = { .pid = o.pid, .out = o.out.path, .seconds = o.seconds,
 				     .hang_after = o.hang_after, .interval = o.interval, .why = o.why,
-				     .watch_result = o.watch_record, .say = !gp_quiet };
+				     .watch_result = o.watch_record, .say = !gp_quiet,
+				     .jvm_dump = o.jvm_dump };
 	if (gp_bundle_write(&bo) < 0)
 		return GP_EXIT_ERROR;
 	printf("%s\n", o.out.path);

@@ -175,6 +175,16 @@ int gp_bundle_ras_part(void *arg)
 	return rc;
 }
 
+int gp_bundle_jvm_part(void *arg)
+{
+	const struct gp_bundle_part_arg *a = arg;
+	char why[320] = "";
+	int rc = gp_bundle_jvm(a->pid, stdout, why, sizeof why);
+	if (rc)
+		fprintf(stderr, "gpuprobe: %s\n", why);
+	return rc;
+}
+
 static void family_add(int pid, int *out, int *n, int cap)
 {
 	for (int i = 0; i < *n; i++)

@@ -16,6 +16,7 @@ int gp_bundle_kmsg(void *arg);
 int gp_bundle_gpu(void *arg);
 int gp_bundle_libs(void *arg);
 int gp_bundle_ras_part(void *arg);
+int gp_bundle_jvm_part(void *arg);
 
 /* pid and its descendants (children of every thread, recursively, from
  * /proc/PID/task/TID/children), at most cap; returns how many. */

@@ -150,6 +150,36 @@ static void wait_frame(const json_t *frames, char *buf, size_t cap)
 		gp_strlcpy(buf, lab, cap);
 }
 
+/* The thread sleeps in libjvm.so: its innermost frame outside the C
+ * runtime is the JVM's (a Java thread in accept() through libnio is not,
+ * whatever frames of libjvm lie deeper). */
+static bool waits_in_jvm(const json_t *frames)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(frames, i, f) {
+		const char *so = json_string_value(json_object_get(f, "soname"));
+		if (!so)
+			so = json_string_value(json_object_get(f, "module"));
+		if (c_runtime(so))
+			continue;
+		const char *b = so ? strrchr(so, '/') : NULL;
+		b = b ? b + 1 : so;
+		return b && !strncmp(b, "libjvm.so", 9);
+	}
+	return false;
+}
+
+/* "futex" of "futex(0x7f.., FUTEX_WAIT_BITSET_PRIVATE)" */
+static void syscall_name(const json_t *th, char *buf, size_t cap)
+{
+	const char *sc = json_string_value(json_object_get(th, "syscall"));
+	gp_strlcpy(buf, sc ? sc : "", cap);
+	char *paren = strchr(buf, '(');
+	if (paren)
+		*paren = '\0';
+}
+
 /* One thread of a `stacks` line, as the verdict keeps it. */
 static void read_thread(struct gp_stuck_thread *x, int pid, const json_t *th)
 {
@@ -181,6 +211,10 @@ static void read_thread(struct gp_stuck_thread *x, int pid, const json_t *th)
 	gp_strlcpy(x->syscall, json_string_value(json_object_get(th, "syscall")) ?: "", sizeof x->syscall);
 	const char *gil = json_string_value(json_object_get(json_object_get(th, "python"), "gil"));
 	x->gil = !gil ? 0 : !strcmp(gil, "held") ? 'h' : !strcmp(gil, "waiting") ? 'w' : 0;
+	char sc[32];
+	syscall_name(th, sc, sizeof sc);
+	gp_jvm_classify((const char (*)[64])x->frames, x->nframes, waits_in_jvm(frames), x->comm,
+			sc, &x->jvm);
 	const char *k0 = json_string_value(json_array_get(json_object_get(th, "kernel"), 0));
 	if (k0) {
 		gp_strlcpy(x->kernel, k0, sizeof x->kernel);
@@ -266,6 +300,52 @@ static void note_proc(struct gp_stuck *s, int pid, const struct gp_stuck_thread 
 	gp_strlcpy(p->user_frame, x->user_frame, sizeof p->user_frame);
 }
 
+/* A sleeping thread of a JVM into the snapshot's Java counts; the first
+ * ones asleep from user code named (jvmthreads.h). */
+static void note_java(struct gp_stuck *s, const struct gp_stuck_thread *x, const char *lead_comm)
+{
+	struct gp_stuck_java *j = &s->java;
+	const struct gp_jvm_thread *r = &x->jvm;
+	if (x->state == 'R' || r->role == GP_JVM_NONE || r->role >= GP_JVM_ROLES)
+		return;
+	/* a wait the frames do not say: its count is left as it is */
+	if (r->counted != GP_WAIT_NONE && (unsigned)r->counted < GP_WAIT_COUNT) {
+		j->counted[r->counted]++;
+		if ((unsigned)r->meant < GP_WAIT_COUNT)
+			j->meant[r->meant]++;
+	}
+	if (r->role == GP_JVM_RUNTIME) {
+		j->runtime++;
+		return;
+	}
+	j->user++;
+	j->role_n[r->role]++;
+	if (r->timed)
+		j->timed_n[r->role]++;
+	if (j->nnamed == GP_STUCK_JAVA_NAMED)
+		return;
+	struct gp_stuck_java_thread *n = &j->named[j->nnamed++];
+	n->pid = x->pid;
+	n->tid = x->tid;
+	gp_strlcpy(n->comm, x->comm, sizeof n->comm);
+	n->role = (unsigned char)r->role;
+	n->timed = r->timed;
+	/* The launcher attaches the main thread (JNI_CreateJavaVM): no
+	 * Thread.start named it, so it keeps the process's name. */
+	n->main = x->tid != x->pid && lead_comm && !strcmp(x->comm, lead_comm);
+}
+
+/* The name of the line's process: its leader's comm, NULL if absent. */
+static const char *lead_comm_of(const json_t *threads, int pid)
+{
+	size_t i;
+	json_t *th;
+	json_array_foreach(threads, i, th)
+		if (json_integer_value(json_object_get(th, "tid")) == pid)
+			return json_string_value(json_object_get(th, "comm"));
+	return NULL;
+}
+
 void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 {
 	double t = json_number_value(json_object_get(line, "t"));
@@ -278,12 +358,15 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 	int pid = (int)json_integer_value(json_object_get(line, "pid"));
 	size_t i;
 	json_t *th;
-	json_array_foreach(json_object_get(line, "threads"), i, th) {
+	const json_t *threads = json_object_get(line, "threads");
+	const char *lead = lead_comm_of(threads, pid);
+	json_array_foreach(threads, i, th) {
 		s->total++;
 		struct gp_stuck_thread x;
 		read_thread(&x, pid, th);
 		count_wait_frame(s, &x);
 		note_proc(s, pid, &x);
+		note_java(s, &x, lead);
 		/* Threads with the same stack are one entry with a count: a
 		 * 10 000-thread server's snapshot keeps every distinct stack,
 		 * not the first 32 threads in /proc order (issue 18).  The

@@ -5,6 +5,8 @@
 #ifndef GP_STUCK_H
 #define GP_STUCK_H
 
+#include "jvmthreads.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,6 +30,30 @@ struct gp_stuck_thread {
 	/* CPython's GIL (stacks.h "python":{"gil"}): 'h' this thread holds
 	 * it, 'w' it waits in take_gil, 0 neither or not Python. */
 	char gil;
+	struct gp_jvm_thread jvm; /* its part in a JVM (model/jvmthreads.h) */
+};
+
+/* A JVM's sleeping threads, counted over every thread of the snapshot
+ * (not only the distinct stacks kept above: a server's 200 handlers of
+ * 200 names overflow that table), and the first Java threads asleep from
+ * user code, named. */
+#define GP_STUCK_JAVA_NAMED 8
+struct gp_stuck_java_thread {
+	int pid, tid;
+	char comm[16];
+	unsigned char role;      /* enum gp_jvm_role */
+	bool timed;
+	bool main;               /* the Java main thread: it keeps the process's name */
+};
+struct gp_stuck_java {
+	unsigned runtime;        /* the JVM's own threads asleep */
+	unsigned user;           /* Java threads asleep from user code */
+	unsigned role_n[GP_JVM_ROLES], timed_n[GP_JVM_ROLES];
+	/* Over the threads above: their waits as the tracer counted them
+	 * and as the JVM means them (jvmthreads.h), per enum gp_wait. */
+	unsigned counted[GP_WAIT_COUNT], meant[GP_WAIT_COUNT];
+	struct gp_stuck_java_thread named[GP_STUCK_JAVA_NAMED];
+	unsigned nnamed;
 };
 
 /* Each process of the snapshot, its main thread kept whatever the table
@@ -61,6 +87,7 @@ struct gp_stuck {
 	size_t nwf;
 	struct gp_stuck_proc proc[GP_STUCK_PROCS]; /* the first processes of the snapshot */
 	size_t nproc;
+	struct gp_stuck_java java;
 };
 
 void gp_stuck_init(struct gp_stuck *s);

@@ -145,12 +145,84 @@ static void describe_siblings(struct strbuf *sb, const struct gp_activity *a)
  * ioctl(...); system dirtied 532 MiB/s ~ written back 529 MiB/s, no file
  * reclaim" */
 
+/* How a Java thread waits from user code, with the frame that says it
+ * (model/jvmthreads.c: HotSpot's Unsafe_Park, ObjectMonitor::enter,
+ * JVM_MonitorWait, JVM_Sleep). */
+static const char *java_role_words(enum gp_jvm_role r, bool timed)
+{
+	switch (r) {
+	case GP_JVM_PARK:
+		return timed ? "parked with a timeout (Unsafe_Park: LockSupport.parkNanos)"
+			     : "parked in Unsafe_Park (LockSupport.park: a ReentrantLock, "
+			       "a queue, a future)";
+	case GP_JVM_ENTER:
+		return "blocked entering a monitor (ObjectMonitor::enter: synchronized)";
+	case GP_JVM_WAIT:
+		return timed ? "in Object.wait with a timeout (JVM_MonitorWait)"
+			     : "in Object.wait (JVM_MonitorWait: a join or a wait())";
+	case GP_JVM_SLEEP:
+		return "in Thread.sleep (JVM_Sleep)";
+	default:
+		return "?";
+	}
+}
+
+/* The Java threads asleep from user code, by how they wait, named (the
+ * JVM names each thread's comm after its Java name), and the JVM's own
+ * threads said once, never named: they are the runtime at rest. */
+static void describe_java(struct strbuf *sb, const struct gp_activity *a)
+{
+	const struct gp_stuck_java *j = &a->jv;
+	unsigned timed = 0;
+	for (int r = 0; r < GP_JVM_ROLES; r++)
+		timed += j->timed_n[r];
+	strbuf_addf(sb, "; stacks at +%.1f s: %u Java thread%s wait%s from user code%s", a->stuck_t,
+		    j->user, j->user == 1 ? "" : "s", j->user == 1 ? "s" : "",
+		    timed || j->role_n[GP_JVM_SLEEP] ? "" : " with no timeout");
+	if (a->java_stuck)
+		strbuf_addstr(sb, ", and no thread is left to wake them (none runs, none waits "
+			      "outside or on a timeout)");
+	strbuf_addstr(sb, ":");
+	/* the culprits first: parks and monitor enters, then Object.wait, sleep */
+	static const enum gp_jvm_role order[] = { GP_JVM_PARK, GP_JVM_ENTER, GP_JVM_WAIT, GP_JVM_SLEEP };
+	bool first = true;
+	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+		for (int t = 0; t < 2; t++) {
+			unsigned shown = 0;
+			for (unsigned i = 0; i < j->nnamed; i++) {
+				const struct gp_stuck_java_thread *x = &j->named[i];
+				if (x->role != order[o] || x->timed != (t == 1))
+					continue;
+				strbuf_addstr(sb, !shown ? (first ? " " : "; ") : ", ");
+				if (x->main)
+					strbuf_addf(sb, "the main thread (%d)", x->tid);
+				else
+					strbuf_addf(sb, "%s (%d)", x->comm, x->tid);
+				shown++;
+			}
+			unsigned all = t ? j->timed_n[order[o]] : j->role_n[order[o]] - j->timed_n[order[o]];
+			if (all > shown && shown)
+				strbuf_addf(sb, " and %u more", all - shown);
+			else if (all > shown)
+				strbuf_addf(sb, "%s%u thread%s", first ? " " : "; ", all, all == 1 ? "" : "s");
+			if (all)
+				strbuf_addf(sb, " %s", java_role_words(order[o], t == 1));
+			first &= !all;
+		}
+	if (j->runtime)
+		strbuf_addf(sb, "; the JVM's own %u thread%s (compiler, collector, service) %s at rest "
+			    "and decide%s nothing", j->runtime, j->runtime == 1 ? "" : "s",
+			    j->runtime == 1 ? "is" : "are", j->runtime == 1 ? "s" : "");
+}
+
 /* The stacks taken at the hang: the frame most threads wait in, or, when
  * none is shared, the frames of the first few (an ABBA pair's two
  * acquire lines). */
 static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 {
-	if (a->nacq && a->kind == GP_CLASS_HANG_BLOCKED) {
+	if (a->java && a->jv.user) {
+		describe_java(sb, a);
+	} else if (a->nacq && a->kind == GP_CLASS_HANG_BLOCKED) {
 		/* the threads that acquire a lock, not those at rest on a
 		 * condition (a JVM's housekeeping, a BLAS pool) */
 		strbuf_addf(sb, "; stacks at +%.1f s: %s lock: ", a->stuck_t,
@@ -531,7 +603,9 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 		const char *scn = a->wait_sc_nr >= 0 ? gp_syscall_name_on(machine, a->wait_sc_nr) : NULL;
 		/* restart_syscall: a sleep resumed after a stop; its own
 		 * arguments are gone, so it names nothing. */
-		if (a->wait_sc_nr >= 0 && a->wait_sc_count && !(scn && !strcmp(scn, "restart_syscall"))) {
+		/* (a JVM's: its own threads' futexes are most of them) */
+		if (a->wait_sc_nr >= 0 && a->wait_sc_count && !(scn && !strcmp(scn, "restart_syscall"))
+		    && !a->java) {
 			gp_syscall_describe_on(tmp, sizeof tmp, machine, a->wait_sc_nr, a->wait_sc_args);
 			if (a->wait_sc_count > 1 && !a->same_arg0) {
 				/* Grouped by call and operation: the addresses or fds
@@ -839,6 +913,8 @@ void gp_verdict_reason(struct strbuf *sb, const struct gp_verdict *v)
 			      : v->cap_why == GP_CAP_GPU_WORK ? "; the GPU's work read without its pipes "
 				"(no GPM): from power and util.memory, or occupancy alone"
 			      : v->cap_why == GP_CAP_WAITS ? "; what the threads wait for is not certain from outside"
+			      : v->cap_why == GP_CAP_JAVA ? "; what a parked Java thread waits for "
+				"(a lock's owner, a future) is in the JVM's heap, not read from outside"
 			      : "");
 		return;
 	case GP_STORY_SHORT:

@@ -120,7 +120,9 @@ static void judge_hang(const struct judging *j, struct gp_verdict *v)
 			     : act->kind == GP_CLASS_HANG_GPU_SPIN ? GP_CAP_GPU_WORK
 			     : act->kind == GP_CLASS_WAITING_GPU && act->gw_n[GP_GW_WORK] == 0
 			       && act->gw_n[GP_GW_BUSY] ? GP_CAP_GPU_WORK
-			     : act->kind == GP_CLASS_WAITING_GPU ? GP_CAP_GPU : GP_CAP_WAITS;
+			     : act->kind == GP_CLASS_WAITING_GPU ? GP_CAP_GPU
+			     : act->java && act->jv.user && act->kind == GP_CLASS_HANG_BLOCKED ? GP_CAP_JAVA
+			     : GP_CAP_WAITS;
 	}
 	v->confidence = level;
 	if (j->o->stuck && j->o->stuck->t >= 0)

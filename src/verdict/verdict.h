@@ -215,6 +215,15 @@ struct gp_activity {
 	double inputs_since;
 	char cyc_frame[GP_WG_MEMBERS][64]; /* each cycle member's wait frame, from the stacks */
 	char holder_frame[64];
+	/* A JVM's threads (model/jvmthreads.h), read from the stacks: java
+	 * when the counts w[] above are the program's own -- the JVM's own
+	 * threads taken out, each user wait as the JVM means it (applied
+	 * only where the sample's counts hold the snapshot's).  java_stuck:
+	 * hang-blocked, and every Java thread of the program that sleeps
+	 * waits inside with no timeout while none waits outside: nothing is
+	 * left to wake them. */
+	bool java, java_stuck;
+	struct gp_stuck_java jv;
 	/* Threads whose stacks acquire a lock (not those waiting on a
 	 * condition): the culprits named instead of the crowd. */
 	unsigned nacq;
@@ -296,6 +305,8 @@ enum gp_story {
 
 /* Why a hang's confidence was capped below what the flatness gives. */
 enum gp_cap_why { GP_CAP_NONE, GP_CAP_BUSY_USER, GP_CAP_GPU, GP_CAP_WAITS,
+		  GP_CAP_JAVA /* Java threads parked or blocked on monitors: their
+		                 locks' owners are in the JVM's heap, not read */,
 		  GP_CAP_GPU_WORK /* the GPU's work read from power and util.memory,
 		                     or occupancy alone: no GPM pipes */ };
 

@@ -13,7 +13,7 @@ void stuck_waits(const struct gp_stuck *stuck, struct gp_activity *a)
 	a->nwaits3 = 0;
 	for (size_t i = 0; i < stuck->n && a->nwaits3 < 3; i++) {
 		const char *w = stuck->th[i].wait_frame;
-		if (!*w || stuck->th[i].state == 'R')
+		if (!*w || stuck->th[i].state == 'R' || stuck->th[i].jvm.role == GP_JVM_RUNTIME)
 			continue;
 		bool seen = false;
 		for (unsigned k = 0; k < a->nwaits3; k++)
@@ -85,7 +85,7 @@ static void find_acquirers(const struct gp_stuck *stuck, struct gp_activity *a)
 	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n && a->nacq < 3; i++) {
 		const struct gp_stuck_thread *x = &stuck->th[i];
 		bool py = strstr(x->wait_frame, ".py:") != NULL;  /* "fn (file.py:12)" */
-		if (x->state == 'R' || (py && wait_frame_word(x->wait_frame)
+		if (x->state == 'R' || x->jvm.role == GP_JVM_RUNTIME || (py && wait_frame_word(x->wait_frame)
 					&& !acquire_frame(x->wait_frame)))
 			continue;
 		int acq = -1;
@@ -246,7 +246,7 @@ static bool judge_db_lock(const struct gp_stuck *stuck, struct gp_activity *a)
 		gp_strlcpy(a->db_lock_comm, x->comm, sizeof a->db_lock_comm);
 		for (unsigned k = 1; k < x->nframes && !a->db_lock_frame[0]; k++)
 			if (strncmp(x->frames[k], "__", 2) && !strstr(x->frames[k], "cond_")
-			    && !strstr(x->frames[k], "+0x")) {
+			    && !strstr(x->frames[k], "+0x") && !strstr(x->frames[k], "+?")) {
 				gp_strlcpy(a->db_lock_frame, x->frames[k], sizeof a->db_lock_frame);
 				a->db_lock_frame[strcspn(a->db_lock_frame, "(")] = '\0'; /* no arguments */
 			}
@@ -255,6 +255,40 @@ static bool judge_db_lock(const struct gp_stuck *stuck, struct gp_activity *a)
 		return true;
 	}
 	return false;
+}
+
+/* A JVM's waits as the program means them (model/jvmthreads.h): the
+ * JVM's own threads -- compiler, GC, VM thread, service threads, the
+ * JDK's Finalizer and Cleaner -- are the runtime at rest and are taken out
+ * of the counts (issue 32: 11 of 22 threads in PlatformMonitor::wait
+ * decided a deadlock's words); a monitor enter parked with HotSpot's
+ * recheck timeout is a lock, Thread.sleep a timer.  Only where the
+ * sample's counts hold the snapshot's (it may be a few ticks older). */
+static void java_waits(const struct gp_stuck *stuck, struct gp_activity *a)
+{
+	if (!stuck || stuck->t < 0 || !(stuck->java.runtime + stuck->java.user))
+		return;
+	const struct gp_stuck_java *j = &stuck->java;
+	for (int w = 1; w < GP_WAIT_COUNT; w++)
+		if (j->counted[w] > a->w[w])
+			return;
+	for (int w = 1; w < GP_WAIT_COUNT; w++)
+		a->w[w] = a->w[w] - j->counted[w] + j->meant[w];
+	a->java = true;
+	a->jv = *j;
+}
+
+/* Every Java thread of the program that sleeps waits inside with no
+ * timeout, and no thread waits outside or on a timeout: nothing left in
+ * the process can wake them (LockSupport.unpark, a monitor's exit and
+ * notify all come from a thread that runs). */
+static bool java_stuck(const struct gp_activity *a)
+{
+	unsigned timed = 0;
+	for (int r = 0; r < GP_JVM_ROLES; r++)
+		timed += a->jv.timed_n[r];
+	return a->java && a->kind == GP_CLASS_HANG_BLOCKED && a->jv.user && !timed
+	       && !a->jv.role_n[GP_JVM_SLEEP] && !a->outside && !a->unclear && !a->child;
 }
 
 /* A flat phase with no effort: what the threads wait for decides.
@@ -267,14 +301,17 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 {
 	for (int w = 0; w < GP_WAIT_COUNT; w++) {
 		a->w[w] = l->wait_n[w];
-		if (w == GP_WAIT_NONE || !l->wait_n[w])
+		a->waits_known |= w != GP_WAIT_NONE && l->wait_n[w];
+	}
+	java_waits(stuck, a);
+	for (int w = 0; w < GP_WAIT_COUNT; w++) {
+		if (w == GP_WAIT_NONE || !a->w[w])
 			continue;
-		a->waits_known = true;
 		switch (gp_wait_group((enum gp_wait)w)) {
-		case GP_WG_OUTSIDE: a->outside += l->wait_n[w]; break;
-		case GP_WG_UNCLEAR: a->unclear += l->wait_n[w]; break;
-		case GP_WG_INSIDE: a->inside += l->wait_n[w]; break;
-		case GP_WG_CHILD: a->child += l->wait_n[w]; break;
+		case GP_WG_OUTSIDE: a->outside += a->w[w]; break;
+		case GP_WG_UNCLEAR: a->unclear += a->w[w]; break;
+		case GP_WG_INSIDE: a->inside += a->w[w]; break;
+		case GP_WG_CHILD: a->child += a->w[w]; break;
 		default: break;
 		}
 	}
@@ -291,7 +328,8 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		stuck_waits(stuck, a);
 		for (size_t i = 0; i < stuck->n && !a->lockish; i++)
 			for (unsigned k = 0; k < stuck->th[i].nframes; k++)
-				if (stuck->th[i].state != 'R' && lockish_frame(stuck->th[i].frames[k]))
+				if (stuck->th[i].state != 'R' && stuck->th[i].jvm.role != GP_JVM_RUNTIME
+				    && lockish_frame(stuck->th[i].frames[k]))
 					a->lockish = true;
 	}
 	if (!a->waits_known) {
@@ -337,4 +375,11 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		a->kind = GP_CLASS_UNDECIDED; /* its child decides, and is not followed */
 		a->conf_cap = GP_CONF_LOW;
 	}
+	a->java_stuck = java_stuck(a);
+	/* Parked and monitor waits are read from the stacks, not their
+	 * owners: who holds a Java lock is in the heap (the bundle's JVM
+	 * thread dump names it). */
+	if (a->java && a->jv.user && a->kind == GP_CLASS_HANG_BLOCKED
+	    && (a->conf_cap == GP_CONF_ANY || a->conf_cap > GP_CONF_MEDIUM))
+		a->conf_cap = GP_CONF_MEDIUM;
 }

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Servers' traces, recorded (issue 32): tests/real/serving's programs
+# under mariadbd 10.11, node 18 and CPython 3.11, traced by gpuprobe
+# (`trace --seconds 10 --hang-after 3`, the kernel counting socket calls),
+# each line kept but the vm block and the frames' addresses.  The
+# verdict, judged again from them, must hold the class and the words that
+# name the cause -- in CI, where no mariadbd or node runs:
+#   innodb-rowlock   an UPDATE waits for a row lock (InnoDB: a condition
+#                    with a timeout of an hour): hang-blocked, the
+#                    statement named (read "idle" before);
+#   rest-mariadb     the same server at rest: idle;
+#   loop-node-...    node's loop asleep in Atomics.wait inside a handler,
+#                    its load generator's requests piling up unaccepted:
+#                    hang-blocked naming the builtin (read "slow-progress"
+#                    from the load generator's heap, then "progress" from
+#                    its requests, written with write() to the server);
+#   answer-node      the same server answering 2 requests a second:
+#                    progress, its answers the output (read "151x slower"
+#                    against its start-up's heap);
+#   rest-node        at rest: idle;
+#   batcher-py-...   handlers wait on futures of a batcher that died
+#                    before the trace: hang-blocked, "no live thread".
+# Regenerate: REAL_KEEP=DIR with tests/real/run.sh (serving-cases.tsv),
+# then on each kept file, and zstd -19:
+#   jq -c 'select(.type != "verdict") | if .type == "sample" then del(.vm)
+#     elif .type == "stacks" then (.threads |= map((.frames |= map(if .jit
+#     then {"jit": .jit, "pc": .pc} else {"symbol": .symbol, "soname":
+#     .soname, "module": .module} + (if .python then {"python": .python}
+#     else {} end) end)) | del(.regs_from))) | del(.modules, .cost)
+#     else . end'
+. "${0%/*}/lib.sh"
+FX=$top_srcdir/tests/fixtures/traces/serving
+
+# fixture | class | summary must contain (grep -E) | must not (grep -E)
+while IFS='|' read -r fx class words never; do
+	[ -z "$fx" ] && continue
+	out=$(timeout 20 "$GPUPROBE" report --hang-after 3 --format json "$FX/$fx.jsonl.zst") || {
+		echo "FAIL: $fx: report exited $?"; failed=1; continue; }
+	c=$(echo "$out" | jq -r '.results[0].verdict.class')
+	summary=$(echo "$out" | jq -r '.results[0].verdict.summary')
+	if [ "$c" != "$class" ]; then
+		echo "FAIL: $fx: class $c, expected $class ($summary)"; failed=1; continue
+	fi
+	if ! echo "$summary" | grep -Eq -- "$words"; then
+		echo "FAIL: $fx: summary lacks /$words/: $summary"; failed=1; continue
+	fi
+	if [ -n "$never" ] && echo "$summary" | grep -Eq -- "$never"; then
+		echo "FAIL: $fx: summary holds /$never/: $summary"; failed=1; continue
+	fi
+	echo "ok: $fx: $c"
+done <<'TABLE'
+innodb-rowlock|hang-blocked|a database statement waits for a lock: thread [0-9]+ \(mariadbd\).*\(handler::ha_index_read_map\)|
+rest-mariadb|idle|threads asleep|database statement
+loop-node-sync-sleep|hang-blocked|[0-9]+ connections not accepted; the main thread of pid [0-9]+ \(node\), which holds them, waits in Builtin_AtomicsWait \(V8\)|
+answer-node|progress|sent on sockets|ETA|slower
+rest-node|idle|threads asleep|
+batcher-py-dead-before|hang-blocked|requests read and never answered.*no live thread is left to answer them|
+TABLE
+exit $failed
