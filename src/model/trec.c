@@ -97,6 +97,8 @@ static void edge_from(const json_t *v, struct gp_wait_edge *on)
 	on->how = (uint8_t)gp_edge_from_name(json_string_value(json_object_get(v, "how")));
 	json_int_t id = json_integer_value(json_object_get(v, "id"));
 	on->id = id > 0 && id <= INT32_MAX ? (int32_t)id : 0;
+	json_int_t of = json_integer_value(json_object_get(v, "of"));
+	on->of = of > 0 && of <= INT32_MAX ? (int32_t)of : 0;
 	on->shared = json_is_true(json_object_get(v, "shared"));
 	const char *c = json_string_value(json_object_get(v, "comm"));
 	snprintf(on->comm, sizeof on->comm, "%s", c ? c : "");

@@ -279,6 +279,11 @@ static bool edge_obj(struct sc *s, struct gp_wait_edge *on)
 			if (!integer(s, &id))
 				return false;
 			on->id = id > 0 && id <= INT32_MAX ? (int32_t)id : 0;
+		} else if (KEY("of")) {
+			int64_t of;
+			if (!integer(s, &of))
+				return false;
+			on->of = of > 0 && of <= INT32_MAX ? (int32_t)of : 0;
 		} else if (KEY("comm")) {
 			if (!str_into(s, on->comm, sizeof on->comm))
 				return false;

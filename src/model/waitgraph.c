@@ -10,7 +10,7 @@
 static const char *const names[GP_EDGE_COUNT] = {
 	[GP_EDGE_JOIN] = "join", [GP_EDGE_MUTEX] = "mutex", [GP_EDGE_FUTEX] = "futex",
 	[GP_EDGE_PIPE] = "pipe", [GP_EDGE_FLOCK] = "flock", [GP_EDGE_POSIX] = "posix",
-	[GP_EDGE_STOPPED] = "stopped", [GP_EDGE_SOCKET] = "socket",
+	[GP_EDGE_STOPPED] = "stopped", [GP_EDGE_SOCKET] = "socket", [GP_EDGE_ORPHAN] = "orphan",
 };
 
 const char *gp_edge_name(enum gp_edge_how h)
@@ -234,6 +234,8 @@ static enum gp_chain_end edge_step(struct walk *w, const struct gp_wg_node *x, s
 		return x->on.id ? peer_end(w, x, next) : GP_END_UNKNOWN;
 	case GP_EDGE_FUTEX:
 		return GP_END_UNKNOWN;
+	case GP_EDGE_ORPHAN:
+		return GP_END_ORPHAN; /* no thread of its process will unlock it */
 	default:
 		break;
 	}
@@ -391,6 +393,14 @@ void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
 		const struct gp_wg_node *x = &nodes[i];
 		if (w.end[i] == GP_END_STOPPED && !stopped(x->state))
 			out->behind++;
+		if (x->on.how == GP_EDGE_ORPHAN && out->orphan_waiters++ == 0) {
+			out->orphan_waiter = x->tid;
+			out->orphan_pid = x->pid;
+			out->orphan_owner = x->on.id;
+			out->orphan_of = x->on.of;
+			gp_strlcpy(out->orphan_comm, x->pcomm ? x->pcomm : "", sizeof out->orphan_comm);
+			gp_strlcpy(out->orphan_of_comm, x->on.comm, sizeof out->orphan_of_comm);
+		}
 		int hp = 0, ht = 0;
 		if ((x->on.how == GP_EDGE_FLOCK || x->on.how == GP_EDGE_POSIX) && x->on.id)
 			hp = x->on.id;

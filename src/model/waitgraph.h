@@ -33,6 +33,11 @@ enum gp_edge_how {
 	GP_EDGE_POSIX,    /* id: the lock's holder (pid), 0 none found */
 	GP_EDGE_STOPPED,  /* the thread is stopped; id: the tracer's pid, 0 a signal */
 	GP_EDGE_SOCKET,   /* id: a process holding the unix socket's peer, 0 none found */
+	/* id: the tid a locked mutex names as its owner, which is no thread
+	 * of the waiter's process (a lock inherited held across fork: the
+	 * owner is its parent's thread; or an owner that exited holding
+	 * it); of: the process that tid is a thread of now, 0 none found */
+	GP_EDGE_ORPHAN,
 	GP_EDGE_COUNT
 };
 
@@ -40,6 +45,7 @@ struct gp_wait_edge {
 	uint8_t how;      /* enum gp_edge_how */
 	bool shared;      /* GP_EDGE_FUTEX: a process-shared futex (no FUTEX_PRIVATE_FLAG) */
 	int32_t id;
+	int32_t of;       /* GP_EDGE_ORPHAN: the process its owner tid belongs to, 0 none */
 	char comm[16];    /* id's name when id is a process (a peer, a holder, a tracer), else "" */
 };
 
@@ -57,6 +63,7 @@ enum gp_chain_end {
 	GP_END_CYCLE,      /* a deadlock */
 	GP_END_UNKNOWN,    /* an unknown edge, or a wait the outside look cannot tell */
 	GP_END_HOLDER,     /* a lock held by a process that waits on nothing known */
+	GP_END_ORPHAN,     /* a mutex whose owner is no thread of its process */
 };
 
 #define GP_WG_MEMBERS 4
@@ -93,6 +100,13 @@ struct gp_wg_pt {
 	char holder_comm[16];
 	uint16_t holder_waiters;
 	int32_t waiter_tid;        /* the first of them */
+	/* A mutex whose owner is no thread of the waiter's process
+	 * (GP_EDGE_ORPHAN): the first such waiter, the owner tid it names,
+	 * the process that tid is a thread of (0 none) and its name, and
+	 * how many wait so. */
+	int32_t orphan_waiter, orphan_pid, orphan_owner, orphan_of;
+	char orphan_comm[16], orphan_of_comm[16];
+	uint16_t orphan_waiters;
 };
 
 /* One thread as the graph sees it. */

@@ -400,6 +400,22 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 			    "sockets, locks or joins)", g->behind, g->behind == 1 ? "" : "s", g->behind == 1 ? "s" : "");
 		return true;
 	}
+	if (a->orphan_lock) {
+		strbuf_addf(sb, "thread %d of pid %d (%s) waits on a mutex held by tid %d, ",
+			    g->orphan_waiter, g->orphan_pid, g->orphan_comm, g->orphan_owner);
+		if (g->orphan_of)
+			strbuf_addf(sb, "a thread of its parent, pid %d (%s): a lock inherited held "
+				    "across fork, whose holder does not exist in pid %d", g->orphan_of,
+				    g->orphan_of_comm, g->orphan_pid);
+		else
+			strbuf_addf(sb, "which is no thread of pid %d: its holder does not exist in that "
+				    "process (it exited holding it, or the lock was inherited held "
+				    "across fork)", g->orphan_pid);
+		strbuf_addstr(sb, "; no thread there will unlock it");
+		if (g->orphan_waiters > 1)
+			strbuf_addf(sb, " (%u threads wait so)", g->orphan_waiters);
+		return true;
+	}
 	if (a->behind_holder) {
 		const char *what = g->holder_how == GP_EDGE_FLOCK ? "flock"
 				   : g->holder_how == GP_EDGE_POSIX ? "POSIX lock" : "mutex";

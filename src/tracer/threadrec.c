@@ -104,6 +104,8 @@ static void edge_write(struct gp_jsonw *w, const struct gp_wait_edge *on)
 	gp_jw_kstr(w, "how", gp_edge_name((enum gp_edge_how)on->how));
 	if (on->id)
 		gp_jw_kint(w, "id", on->id);
+	if (on->of)
+		gp_jw_kint(w, "of", on->of);
 	if (on->comm[0])
 		gp_jw_kstr(w, "comm", on->comm);
 	if (on->how == GP_EDGE_FUTEX && on->shared)

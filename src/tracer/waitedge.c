@@ -127,6 +127,33 @@ static bool read_mem(int pid, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
+/* A locked mutex whose owner field names no thread of the process: a
+ * lock inherited held across fork (fork(2): "the child process is
+ * created with a single thread"; the mutex's memory, owner tid and all,
+ * is copied -- POSIX leaves its state to pthread_atfork handlers), or an
+ * owner that exited holding it.  Read again after the owner was looked
+ * for: an owner that unlocked and exited between the two reads changed
+ * the word, and is no orphan.  The owner's process, where it still runs:
+ * the parent's (the fork case). */
+static void orphan_edge(struct gp_waitedge *e, uint64_t addr, const uint32_t w[3], int owner,
+			bool ours, struct gp_wait_edge *out)
+{
+	uint32_t again[3];
+	if (!read_mem(e->pid, addr, again, sizeof again) || again[0] != w[0] || again[2] != w[2])
+		return;
+	out->how = GP_EDGE_ORPHAN;
+	out->id = owner;
+	if (ours && e->ppid > 1 && is_task(e->root, e->ppid, owner)) {
+		out->of = e->ppid;
+		char p[64], buf[64];
+		snprintf(p, sizeof p, "proc/%d/comm", e->ppid);
+		if (gp_read_file(e->root, p, buf, sizeof buf) > 0) {
+			buf[strcspn(buf, "\n")] = '\0';
+			gp_strlcpy(out->comm, buf, sizeof out->comm);
+		}
+	}
+}
+
 /* futex(2): FUTEX_PRIVATE_FLAG is 128; FUTEX_LOCK_PI (6) and
  * FUTEX_LOCK_PI2 (13) keep the owner's tid in the word itself, under
  * FUTEX_TID_MASK (0x3fffffff).
@@ -176,12 +203,20 @@ static void futex_edge(struct gp_waitedge *e, const struct gp_thread *th, struct
 		out->id = joined;
 		return;
 	}
-	int owner = (w[0] == 1 || w[0] == 2) && (int)w[2] > 0 ? gp_nstids_ours(&e->ns, (int)w[2]) : 0;
+	int raw = (w[0] == 1 || w[0] == 2) && (int)w[2] > 0 ? (int)w[2] : 0;
+	int owner = raw ? gp_nstids_ours(&e->ns, raw) : 0;
 	if (owner > 0 && owner != th->tid
 	    && is_task(e->root, e->pid, owner)) {
 		out->how = GP_EDGE_MUTEX;
 		out->id = owner;
+		return;
 	}
+	/* ours: in a pid namespace of its own, an id no task of it has
+	 * cannot be turned into ours (nsinfo.h); the raw id is then named as
+	 * its own, and not looked for in its parent */
+	bool own_ns = e->ns.other == 1;
+	if (raw && owner != th->tid)
+		orphan_edge(e, a[0], w, owner > 0 ? owner : raw, !own_ns || owner > 0, out);
 }
 
 /* ---- file locks: /proc/locks ---------------------------------------- */

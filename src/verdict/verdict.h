@@ -148,6 +148,7 @@ struct gp_activity {
 	bool deadlock;             /* wg's cycle decided: blocked, the members named */
 	bool stalled;              /* wg's stopped process decided: stopped, the waiters behind it */
 	bool behind_holder;        /* wg's lock holder decided: blocked behind it */
+	bool orphan_lock;          /* wg's mutex with no owner in its process decided */
 	/* CPython's GIL held by a thread that sleeps (a C extension's
 	 * blocking call that kept it), gil_waiters threads of its process
 	 * in take_gil behind it: that decided. */

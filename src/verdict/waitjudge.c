@@ -153,6 +153,14 @@ static bool judge_graph(const struct gp_point *l, const struct gp_stuck *stuck,
 		a->conf_cap = GP_CONF_ANY;
 		return true;
 	}
+	/* A mutex whose owner is no thread of its process: nothing there
+	 * will unlock it (read twice, the word unchanged: waitedge.c). */
+	if (g->orphan_waiters) {
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->orphan_lock = true;
+		a->conf_cap = GP_CONF_ANY;
+		return true;
+	}
 	if (g->stopped_pid && g->behind) {
 		a->kind = GP_CLASS_STOPPED;
 		a->stalled = true;
