@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -201,8 +202,39 @@ static void test_long_chains(void **st)
 	free(n);
 }
 
+/* A worker forked while its parent's logger held a mutex: its lock names
+ * the logger (tid 41) as owner, no thread of pid 42 -- the chain ends in
+ * an orphan, named with where the owner lives; the parent's main thread
+ * waits for its child, the logger sleeps: no holder, no cycle. */
+static void test_orphan(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = {
+		node(40, 40, "fork-held", 'S', GP_WAIT_CHILD, GP_EDGE_NONE, 0),
+		node(40, 41, "logger", 'S', GP_WAIT_TIMER, GP_EDGE_NONE, 0),
+		node(42, 42, "worker", 'S', GP_WAIT_LOCK, GP_EDGE_ORPHAN, 41),
+	};
+	n[2].on.of = 40;
+	snprintf(n[2].on.comm, sizeof n[2].on.comm, "fork-held");
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 3, 40, &g);
+	assert_int_equal(g.orphan_waiters, 1);
+	assert_int_equal(g.orphan_waiter, 42);
+	assert_int_equal(g.orphan_pid, 42);
+	assert_int_equal(g.orphan_owner, 41);
+	assert_int_equal(g.orphan_of, 40);
+	assert_string_equal(g.orphan_of_comm, "fork-held");
+	assert_string_equal(g.orphan_comm, "worker");
+	assert_int_equal(g.holder_pid, 0);
+	assert_int_equal(g.ncycle, 0);
+	assert_int_equal(g.main_blocked_pid, 42);
+	assert_string_equal(gp_edge_name(GP_EDGE_ORPHAN), "orphan");
+	assert_int_equal(gp_edge_from_name("orphan"), GP_EDGE_ORPHAN);
+}
+
 UNIT_MAIN(
 	cmocka_unit_test(test_cycle),
+	cmocka_unit_test(test_orphan),
 	cmocka_unit_test(test_long_chains),
 	cmocka_unit_test(test_stopped_pipeline),
 	cmocka_unit_test(test_pipe_outside),
