@@ -165,6 +165,8 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 		pv->have_sock = true;
 		pv->sock_tx = get_u64(sock, "tx");
 		pv->sock_rx = get_u64(sock, "rx");
+		pv->sock_io_tx = get_u64(sock, "io_tx");
+		pv->sock_io_rx = get_u64(sock, "io_rx");
 		pv->sock_backlog = (uint32_t)get_u64(sock, "backlog");
 		pv->sock_unread = get_u64(sock, "unread");
 		pv->sock_pending = (uint32_t)get_u64(sock, "pending");

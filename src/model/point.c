@@ -20,6 +20,7 @@ struct proc_entry {
 	uint64_t offset[IO_N];     /* inherited from reaped children */
 	uint64_t own_out;          /* own rchar + wchar (+ socket bytes) at the previous sample */
 	uint64_t sock[4];          /* its socket bytes out and in, failed connects, refused locks, as last read */
+	uint64_t sockio[2];        /* of its socket bytes, those its write()/read() moved, as last read */
 	double utime, stime;       /* CPU seconds as last read */
 	double children_cpu;       /* reaped children's, as last read */
 	bool have_prev;
@@ -199,7 +200,16 @@ static bool remember_proc(struct gp_point_builder *b, struct gp_point *pt, const
 	 * reaped one in this interval (its children's CPU grew) may owe
 	 * any io jump to it: the kernel adds the child's io at the reap.
 	 * Count none of this interval's io as its own. */
-	const uint64_t now[IO_N] = { p->io_rchar, p->io_wchar, p->io_read_bytes,
+	/* A socket's bytes count once, as the socket's (sockets.c decides
+	 * which are output: a traced client's requests to a traced server
+	 * are not).  Those moved by write()/read() are in rchar/wchar too,
+	 * so they leave them here; both counts only grow. */
+	if (p->have_sock) {
+		e->sockio[0] = p->sock_io_rx > e->sockio[0] ? p->sock_io_rx : e->sockio[0];
+		e->sockio[1] = p->sock_io_tx > e->sockio[1] ? p->sock_io_tx : e->sockio[1];
+	}
+	const uint64_t now[IO_N] = { gp_sat_sub(p->io_rchar, e->sockio[0]),
+		gp_sat_sub(p->io_wchar, e->sockio[1]), p->io_read_bytes,
 		p->io_write_bytes, p->io_syscr, p->io_syscw };   /* in IO_* order */
 	if (p->have_io && e->have_prev && !p->children_followed
 	    && p->children_cpu > e->children_cpu + 1e-9) {

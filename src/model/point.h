@@ -50,6 +50,7 @@ struct gp_pview {
 	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
 	bool have_sock;             /* proc.sock: its sockets (tracer/sockets.h) */
 	uint64_t sock_tx, sock_rx;  /* cumulative; between two traced processes only tx */
+	uint64_t sock_io_tx, sock_io_rx; /* of its sockets' bytes, those in io_wchar/io_rchar too */
 	uint32_t sock_backlog;
 	uint64_t sock_unread;
 	uint32_t sock_pending;      /* requests read and not answered (tracer/sockets.h) */

@@ -278,6 +278,10 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 		"tx", (json_int_t)st.tx, "rx", (json_int_t)st.rx, "conns", (int)st.conns,
 		"listen", (int)st.listeners, "backlog", (int)st.backlog,
 		"unread", (json_int_t)st.unread, "unsent", (json_int_t)st.unsent);
+	if (st.io_tx || st.io_rx) {
+		json_object_set_new(sock, "io_tx", json_integer((json_int_t)st.io_tx));
+		json_object_set_new(sock, "io_rx", json_integer((json_int_t)st.io_rx));
+	}
 	if (st.pending) {
 		json_object_set_new(sock, "pending", json_integer(st.pending));
 		json_object_set_new(sock, "pending_s", json_real(st.pending_s));
@@ -290,6 +294,8 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 	pv->have_sock = true;
 	pv->sock_tx = st.tx;
 	pv->sock_rx = st.rx;
+	pv->sock_io_tx = st.io_tx;
+	pv->sock_io_rx = st.io_rx;
 	pv->sock_backlog = st.backlog;
 	pv->sock_unread = st.unread;
 	pv->sock_pending = st.pending;

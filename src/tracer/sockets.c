@@ -91,7 +91,7 @@ struct stamp {
  * when last added to the process's totals. */
 struct counted {
 	uint64_t ino;
-	uint64_t gen, tx, rx;
+	uint64_t gen, tx, rx, io_tx, io_rx;
 	unsigned long tick;
 };
 
@@ -642,15 +642,30 @@ static void count_flows(struct gp_sockproc *p, double t)
 		struct counted *c = gp_keytab_put(&p->counted, f->ino, &made);
 		if (!c)
 			continue;
-		uint64_t dtx = f->tx, drx = f->rx;
+		uint64_t dtx = f->tx, drx = f->rx, diotx = f->io_tx, diorx = f->io_rx;
 		if (!made && c->gen == f->gen) {
 			dtx = f->tx >= c->tx ? f->tx - c->tx : 0;
 			drx = f->rx >= c->rx ? f->rx - c->rx : 0;
+			diotx = f->io_tx >= c->io_tx ? f->io_tx - c->io_tx : 0;
+			diorx = f->io_rx >= c->io_rx ? f->io_rx - c->io_rx : 0;
 		}
 		c->gen = f->gen;
 		c->tx = f->tx;
 		c->rx = f->rx;
+		c->io_tx = f->io_tx;
+		c->io_rx = f->io_rx;
 		c->tick = s->tick;
+		/* Its write()/read() bytes are in its own /proc/PID/io too,
+		 * internal or not: the model takes them out of rchar/wchar,
+		 * so that a socket's bytes count once, by the rules below (a
+		 * traced Go client's requests, written with write(2), were
+		 * output: go-hung read "write() +217 B/s", issue 32).  Only
+		 * the process's own calls: a child forked since the last
+		 * read is counted under it, its io is not. */
+		if (f->tgid == p->pid) {
+			p->tot.io_tx += diotx;
+			p->tot.io_rx += diorx;
+		}
 		bool server, internal;
 		flow_sides(s, f, &server, &internal);
 		if (internal && !server)

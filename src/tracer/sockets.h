@@ -40,6 +40,8 @@
 struct gp_sock_totals {
 	bool have;            /* at least one of its sockets was found in the dump */
 	uint64_t tx, rx;      /* bytes sent (acked) and received on TCP; between two traced processes only the server's tx */
+	uint64_t io_tx, io_rx; /* of its stream sockets' bytes, those its write()/read() moved (also
+				* in /proc/PID/io's wchar/rchar), cumulative; where the kernel counts calls */
 	uint32_t conns;       /* connected stream sockets (TCP, unix) */
 	uint32_t listeners;   /* listening sockets */
 	uint32_t backlog;     /* connections waiting in its listeners' accept queues */

@@ -24,6 +24,7 @@ struct gp_flowent {
 	int account;           /* the watched process it counts under */
 	int tgid;              /* the process that first used it (a forked child's own pid) */
 	uint64_t tx, rx;
+	uint64_t io_tx, io_rx; /* of them, by write/read (also in /proc/PID/io) */
 	uint64_t gen;
 	uint16_t family, type; /* AF_*, SOCK_* */
 	uint16_t lport, rport; /* inet: local and remote port, host order */

@@ -313,12 +313,18 @@ int gp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct gp_flow_val *v = flow_of(account, tgid, fd);
 	if (!v)
 		return 0;
+	bool io = nr == NR_WRITE || nr == NR_WRITEV || nr == NR_SENDFILE || nr == NR_READ
+		  || nr == NR_READV;
 	if (tx) {
 		__sync_fetch_and_add(&v->tx, bytes);
 		__sync_fetch_and_add(&v->sends, 1);
+		if (io)
+			__sync_fetch_and_add(&v->io_tx, bytes);
 	} else {
 		__sync_fetch_and_add(&v->rx, bytes);
 		__sync_fetch_and_add(&v->recvs, 1);
+		if (io)
+			__sync_fetch_and_add(&v->io_rx, bytes);
 	}
 	__sync_fetch_and_add(&seen, 1);
 	return 0;

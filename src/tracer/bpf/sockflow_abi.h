@@ -19,6 +19,12 @@ struct gp_flow_key {
 struct gp_flow_val {
 	__u64 tx, rx;          /* bytes that its send/write calls returned, and its recv/read calls */
 	__u64 sends, recvs;    /* calls that moved bytes */
+	/* Of tx and rx, what went through write/writev/sendfile and
+	 * read/readv: the calls /proc/PID/io counts in wchar and rchar too
+	 * (fs/read_write.c: add_wchar/add_rchar in vfs_write, vfs_read,
+	 * do_sendfile), so that a socket's bytes are counted once, as the
+	 * socket's (Go's net package writes sockets with write(2)). */
+	__u64 io_tx, io_rx;
 	__u32 tgid;            /* the process that first used it */
 	__u16 family;          /* AF_INET, AF_INET6, AF_UNIX... at first use */
 	__u16 type;            /* SOCK_STREAM, SOCK_DGRAM... */
