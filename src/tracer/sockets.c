@@ -107,6 +107,9 @@ struct gp_sockets {
 	/* socks: this tick's sockets; the rest are kept across ticks */
 	struct gp_keytab socks, tuples, owners, known, lports;
 	struct gp_keytab held, tlports; /* struct stamp */
+	/* pipes whose read end / write end a traced process holds (struct
+	 * stamp, by inode): both held, what goes through stays inside */
+	struct gp_keytab pipe_r, pipe_w;
 };
 
 struct gp_sockproc {
@@ -121,6 +124,15 @@ struct gp_sockproc {
 	struct gp_flowent *flows;
 	size_t flowcap;
 	struct gp_keytab counted; /* struct counted, by inode */
+	struct gp_keytab pipefds; /* struct pipefd: its pipes' fds, which end each is */
+};
+
+/* A pipe fd of one process, by pipe_key(inode, fd): which end, read
+ * once from /proc/PID/fdinfo (an fd's access mode does not change). */
+struct pipefd {
+	uint64_t key;
+	bool wr;
+	unsigned long tick;
 };
 
 struct gp_sockets *gp_sockets_new(void)
@@ -136,6 +148,8 @@ struct gp_sockets *gp_sockets_new(void)
 	gp_keytab_init(&s->lports, sizeof(struct lport));
 	gp_keytab_init(&s->held, sizeof(struct stamp));
 	gp_keytab_init(&s->tlports, sizeof(struct stamp));
+	gp_keytab_init(&s->pipe_r, sizeof(struct stamp));
+	gp_keytab_init(&s->pipe_w, sizeof(struct stamp));
 	s->flow = gp_sockflow_get();
 	return s;
 }
@@ -153,6 +167,8 @@ void gp_sockets_free(struct gp_sockets *s)
 	gp_keytab_free(&s->lports);
 	gp_keytab_free(&s->held);
 	gp_keytab_free(&s->tlports);
+	gp_keytab_free(&s->pipe_r);
+	gp_keytab_free(&s->pipe_w);
 	free(s);
 }
 
@@ -382,6 +398,8 @@ static void prune(struct gp_sockets *s)
 	}
 	prune_stamps(&s->held, s->tick);
 	prune_stamps(&s->tlports, s->tick);
+	prune_stamps(&s->pipe_r, s->tick);
+	prune_stamps(&s->pipe_w, s->tick);
 	gp_keytab_free(&s->owners);
 	gp_keytab_free(&s->known);
 	gp_keytab_free(&s->tuples);
@@ -467,6 +485,7 @@ struct gp_sockproc *gp_sockproc_new(struct gp_sockets *s, const struct gp_root *
 	p->pid = pid;
 	p->first = true;
 	gp_keytab_init(&p->counted, sizeof(struct counted));
+	gp_keytab_init(&p->pipefds, sizeof(struct pipefd));
 	/* pids are the kernel's own only in the host's pid namespace */
 	p->watched = s->flow && root->live && gp_sockflow_watch(s->flow, pid);
 	return p;
@@ -479,12 +498,40 @@ void gp_sockproc_free(struct gp_sockproc *p)
 	if (p->watched)
 		gp_sockflow_unwatch(p->s->flow, p->pid);
 	gp_keytab_free(&p->counted);
+	gp_keytab_free(&p->pipefds);
 	free(p->flows);
 	free(p->inos);
 	free(p);
 }
 
 /* Its socket inodes, from the links of /proc/PID/fd ("socket:[123]"). */
+static uint64_t pipe_key(uint64_t ino, long fd)
+{
+	return ((ino << 20) ^ (uint64_t)fd) + 1; /* 0 is the table's empty key */
+}
+
+/* A pipe at fd: which end it is, from its fdinfo's flags (octal, the
+ * access mode in the low bits, proc(5)), read once per fd; the tree's
+ * ends, stamped. */
+static void note_pipe(struct gp_sockproc *p, const char *fdname, uint64_t ino)
+{
+	long fd = strtol(fdname, NULL, 10);
+	bool made;
+	struct pipefd *e = gp_keytab_put(&p->pipefds, pipe_key(ino, fd), &made);
+	if (!e)
+		return;
+	if (made) {
+		char path[64], buf[512];
+		snprintf(path, sizeof path, "/proc/%d/fdinfo/%ld", p->pid, fd);
+		ssize_t n = gp_read_file(p->root, path, buf, sizeof buf);
+		const char *f = n > 0 ? strstr(buf, "flags:") : NULL;
+		unsigned long flags = f ? strtoul(f + 6, NULL, 8) : 0;
+		e->wr = (flags & O_ACCMODE) != O_RDONLY;
+	}
+	e->tick = p->s->tick;
+	stamp(e->wr ? &p->s->pipe_w : &p->s->pipe_r, ino, p->s->tick);
+}
+
 static bool list_inodes(struct gp_sockproc *p)
 {
 	char path[64];
@@ -504,6 +551,13 @@ static bool list_inodes(struct gp_sockproc *p)
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		ssize_t len = readlinkat(dfd, de->d_name, link, sizeof link - 1);
+		if (len > 6 && !memcmp(link, "pipe:[", 6) && p->s->flow) {
+			link[len] = 0;
+			uint64_t ino = strtoull(link + 6, NULL, 10);
+			if (ino)
+				note_pipe(p, de->d_name, ino);
+			continue;
+		}
 		if (len < 9 || memcmp(link, "socket:[", 8))
 			continue;
 		link[len] = 0;
@@ -623,6 +677,22 @@ static void flow_sides(const struct gp_sockets *s, const struct gp_flowent *f, b
 		    || (!*server && gp_keytab_find(&s->tlports, rp) != NULL);
 }
 
+/* Its closed pipes' fds go (an fd number is used again). */
+static void prune_pipefds(struct gp_sockproc *p)
+{
+	bool made;
+	struct gp_keytab kept;
+	gp_keytab_init(&kept, sizeof(struct pipefd));
+	for (size_t i = 0; i < p->pipefds.cap; i++) {
+		const struct pipefd *o = gp_keytab_slot(&p->pipefds, i);
+		struct pipefd *k;
+		if (o->key && o->tick + 8 >= p->s->tick && (k = gp_keytab_put(&kept, o->key, &made)))
+			*k = *o;
+	}
+	gp_keytab_free(&p->pipefds);
+	p->pipefds = kept;
+}
+
 /* Every byte the kernel counted on the process's stream sockets since
  * the last read, live or closed since (datagrams are left out: a
  * resolver's lookups are no answers), added as count_bytes adds
@@ -636,8 +706,10 @@ static void count_flows(struct gp_sockproc *p, double t)
 		p->tot.have = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct gp_flowent *f = &p->flows[i];
-		if (f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
-			continue;
+		bool inner_pipe = f->pipe && gp_keytab_find(&s->pipe_r, f->ino)
+				  && gp_keytab_find(&s->pipe_w, f->ino);
+		if (!inner_pipe && f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
+			continue; /* a pipe to the outside stays in rchar/wchar: output */
 		bool made;
 		struct counted *c = gp_keytab_put(&p->counted, f->ino, &made);
 		if (!c)
@@ -666,6 +738,8 @@ static void count_flows(struct gp_sockproc *p, double t)
 			p->tot.io_tx += diotx;
 			p->tot.io_rx += diorx;
 		}
+		if (inner_pipe)
+			continue; /* both its ends in the tree: its bytes stay inside */
 		bool server, internal;
 		flow_sides(s, f, &server, &internal);
 		if (internal && !server)
@@ -686,6 +760,7 @@ static void count_flows(struct gp_sockproc *p, double t)
 		}
 		gp_keytab_free(&p->counted);
 		p->counted = kept;
+		prune_pipefds(p);
 	}
 	struct gp_connects cn;
 	if (gp_sockflow_connects(s->flow, p->pid, &cn)) {

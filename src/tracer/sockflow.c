@@ -201,7 +201,7 @@ static void keep_entry(struct gp_sockflow *f, struct gp_keytab *next, const stru
 		.ino = k->ino, .account = (int)k->account, .tgid = (int)v->tgid,
 		.tx = v->tx, .rx = v->rx, .io_tx = v->io_tx, .io_rx = v->io_rx, .gen = s->gen,
 		.family = v->family, .type = v->type, .lport = v->lport, .rport = v->rport,
-		.named = v->named != 0,
+		.named = v->named != 0, .pipe = v->pipe != 0,
 	};
 }
 

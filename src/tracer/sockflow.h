@@ -29,6 +29,7 @@ struct gp_flowent {
 	uint16_t family, type; /* AF_*, SOCK_* */
 	uint16_t lport, rport; /* inet: local and remote port, host order */
 	bool named;            /* unix: the side with an address (accepted from a listener) */
+	bool pipe;             /* a pipe or FIFO: its read()/write() bytes, no socket */
 };
 
 /* A watched process's connects (and its forked children's, until each

@@ -32,6 +32,7 @@
 #include "stopcut.h"
 #include "tfile.h"
 #include "pyframes.h"
+#include "goroutines.h"
 #include "result.h"
 #include "syscalls.h"
 #include "timeutil.h"
@@ -197,6 +198,7 @@ struct gp_stacks {
 	struct gp_stacks_totals tot;
 
 	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
+	struct gp_go *go;     /* Go's goroutines (goroutines.h); NULL with GP_STACKS_NO_PYTHON */
 	struct gp_xmaps xm;   /* executable mappings at this snapshot: JIT pcs */
 };
 
@@ -283,6 +285,10 @@ static void session_end(struct gp_stacks *s)
 	if (s->py) { /* its module and addresses were the old process's */
 		gp_py_close(s->py);
 		s->py = gp_py_open(s->pid);
+	}
+	if (s->go) {
+		gp_go_close(s->go);
+		s->go = gp_go_open(s->pid);
 	}
 }
 
@@ -433,6 +439,7 @@ static int session_refresh(struct gp_stacks *s)
 		s->xm.n = 0;
 	dwfl_getmodules(s->dwfl, warm_module_cb, s, 0);
 	gp_py_refresh(s->py, s->dwfl);
+	gp_go_refresh(s->go, s->dwfl);
 	if (!s->attached && !(s->flags & GP_STACKS_NO_PTRACE)) {
 		/* Our own registers and memory (regstate.h): a thread that must
 		 * not be stopped is unwound too.  Elsewhere libdwfl's, with
@@ -1264,10 +1271,13 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 		return NULL;
 	s->pid = pid;
 	s->flags = flags;
-	if (!(flags & (GP_STACKS_NO_PYTHON | GP_STACKS_NO_PTRACE)))
+	if (!(flags & (GP_STACKS_NO_PYTHON | GP_STACKS_NO_PTRACE))) {
 		s->py = gp_py_open(pid);
+		s->go = gp_go_open(pid);
+	}
 	if (gp_root_open(&s->root, "/") < 0) {
 		gp_py_close(s->py);
+		gp_go_close(s->go);
 		free(s);
 		return NULL;
 	}
@@ -1285,6 +1295,7 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 		int e = errno == ENOENT ? ESRCH : errno;
 		gp_root_close(&s->root);
 		gp_py_close(s->py);
+		gp_go_close(s->go);
 		gp_tfile_close(s->tf);
 		free(s->debuginfo_path);
 		free(s);
@@ -1431,6 +1442,11 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 	json_t *pyinfo = gp_py_info_json(s->py);
 	if (pyinfo)
 		json_object_set_new(o, "python", pyinfo);
+	/* Read with every thread running: a parked goroutine holds still
+	 * (goroutines.c). */
+	json_t *goinfo = gp_go_read_json(s->go);
+	if (goinfo)
+		json_object_set_new(o, "goroutines", goinfo);
 	s->tot.snapshots++;
 	double w_end = now_us();
 	json_object_set_new(o, "cost", json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
@@ -1463,6 +1479,7 @@ void gp_stacks_close(struct gp_stacks *s)
 		nap(5000000);
 	session_end(s);
 	gp_py_close(s->py);
+	gp_go_close(s->go);
 	for (size_t i = 0; i < s->nnotes; i++)
 		free(s->notes[i]);
 	free(s->notes);

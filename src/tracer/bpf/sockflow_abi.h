@@ -30,7 +30,8 @@ struct gp_flow_val {
 	__u16 type;            /* SOCK_STREAM, SOCK_DGRAM... */
 	__u16 lport, rport;    /* inet: local and remote port (host order) at first use */
 	__u8 named;            /* unix: it has an address (the side a listener accepted) */
-	__u8 pad2[3];
+	__u8 pipe;             /* not a socket: a pipe or FIFO (only io_tx, io_rx mean anything) */
+	__u8 pad2[2];
 };
 
 /* A watched process's connects: what failed, last how, and to what. */

@@ -1,0 +1,644 @@
+/* Goroutines of a live Go process; see goroutines.h.
+ *
+ * What is relied on, from the Go runtime's source (go1.19.8 as installed
+ * here, /usr/lib/go-1.19/src/runtime; the same names hold from go1.12 to
+ * go1.23):
+ *   - proc.go: `allgs []*g`, every g ever made, dead ones included (a
+ *     slice: pointer, length, capacity; appended under allglock, so a read
+ *     without the lock sees an older length, never a longer one);
+ *   - runtime2.go `type g struct`: `stack` (lo, hi), `sched` (a gobuf:
+ *     sp, pc, bp saved when the goroutine parked: asm_amd64.s mcall),
+ *     `atomicstatus` (_Gidle 0, _Grunnable 1, _Grunning 2, _Gsyscall 3,
+ *     _Gwaiting 4, _Gdead 6, _Gcopystack 8, _Gpreempted 9, with _Gscan
+ *     0x1000 or'ed in while the GC scans it; an atomic.Uint32 struct from
+ *     go1.20, whose value is its first member), `goid`, `waitreason` (a
+ *     uint8 index), `startpc` (the function the go statement started);
+ *   - runtime2.go `waitReasonStrings`: an array of strings the
+ *     waitreason indexes ("chan receive", "semacquire", from go1.20
+ *     "sync.Mutex.Lock"), read from the target, so each Go version names
+ *     its own reasons;
+ *   - traceback.go isSystemGoroutine: the runtime's own goroutines are
+ *     those started in package runtime (runtime.main excepted);
+ *   - extern.go / the linker: runtime.buildVersion, a string ("go1.19.8").
+ * The members' offsets are never assumed: they come from the DWARF of
+ * the binary (DW_TAG_structure_type "runtime.g", "runtime.gobuf",
+ * "runtime.stack"), each with its size checked, so another Go version or
+ * architecture lays them out as it does.
+ *
+ * Everything read from the target is untrusted, as in pyframes.c:
+ *   - every pointer is read with process_vm_readv (a bad one fails the
+ *     read, never faults us);
+ *   - every member offset is checked against the struct's DWARF size and
+ *     our buffer when the layout is taken (layout_ok), and again where a
+ *     field is copied (field());
+ *   - allgs' length is bounded (GO_MAX_G), the waitReasonStrings count
+ *     by the symbol's size and WAIT_MAX, each string's length by WAIT_LEN;
+ *   - a goroutine's frame walk follows saved frame pointers (Go keeps
+ *     them on amd64 and arm64) only upwards inside the goroutine's own
+ *     stack [stack.lo, stack.hi): each step's frame strictly above the
+ *     last, so no cycle, and at most FRAME_MAX frames.
+ * Nothing is stopped: a parked goroutine's g does not change while it
+ * waits; a running one may be read half-updated, and is only counted. */
+#include "config.h"
+#include "goroutines.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+/* Bounds on what a target may make us read. */
+#define GO_MAX_G (1u << 20)   /* goroutines listed (a server with a million is rare) */
+#define GO_WALK_MAX 4096      /* goroutines whose frames are walked in one read */
+#define FRAME_MAX 48          /* frames walked in one goroutine */
+#define WAIT_MAX 64           /* go1.19 has 27 wait reasons, go1.22 41 */
+#define WAIT_LEN 40           /* the longest is 27 characters */
+#define G_BUF 2048            /* runtime.g is 440 bytes in go1.19 on amd64 */
+#define GROUPS_MAX 12
+#define GROUPS_SEEN 256      /* distinct groups told apart */
+
+#define G_SCAN 0x1000u
+enum { G_IDLE = 0, G_RUNNABLE = 1, G_RUNNING = 2, G_SYSCALL = 3, G_WAITING = 4, G_DEAD = 6,
+       G_COPYSTACK = 8, G_PREEMPTED = 9 };
+
+struct field {
+	uint64_t off, size;
+	bool ok;
+};
+
+struct golayout {
+	uint64_t g_size;
+	struct field status, goid, waitreason, startpc, sched, stack;
+	struct field sched_sp, sched_pc, sched_bp; /* within gobuf */
+	struct field stack_lo, stack_hi;           /* within stack */
+};
+
+struct gp_go {
+	int pid;
+	bool looked;              /* the modules were searched since the last change */
+	bool is_go;               /* a Go module was found */
+	Dwfl_Module *mod;
+	char *module;             /* its path */
+	uint64_t mod_low;         /* its start, to find it again after a refresh */
+	char error[96];           /* why its goroutines are not read, "" when they are */
+	char version[32];
+	uint64_t allgs, wrs, wrs_size;
+	struct golayout l;
+	char wait[WAIT_MAX][WAIT_LEN];
+	size_t nwait;
+};
+
+static int rd(const struct gp_go *go, uint64_t addr, void *buf, size_t len)
+{
+	if (!addr)
+		return -1;
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(go->pid, &l, 1, &r, 1, 0);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* off + width <= size, without overflow. */
+static bool fits(uint64_t off, uint64_t width, uint64_t size)
+{
+	return off <= size && width <= size - off;
+}
+
+static bool field(const unsigned char *buf, size_t len, struct field f, void *out, size_t width)
+{
+	if (!f.ok || f.size != width || !fits(f.off, width, len))
+		return false;
+	memcpy(out, buf + f.off, width);
+	return true;
+}
+
+struct gp_go *gp_go_open(int pid)
+{
+	struct gp_go *go = calloc(1, sizeof *go);
+	if (go)
+		go->pid = pid;
+	return go;
+}
+
+static void forget(struct gp_go *go)
+{
+	int pid = go->pid;
+	free(go->module);
+	memset(go, 0, sizeof *go);
+	go->pid = pid;
+}
+
+void gp_go_close(struct gp_go *go)
+{
+	if (!go)
+		return;
+	forget(go);
+	free(go);
+}
+
+/* ---- finding the runtime ------------------------------------------------ */
+
+/* A Go binary keeps these sections even when stripped (the linker's
+ * buildinfo for `go version -m`, and the build id note). */
+static bool go_sections(Elf *elf)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return false;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name))
+		    && (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid")))
+			return true;
+	}
+	return false;
+}
+
+/* runtime.allgs, runtime.waitReasonStrings (with its size) and
+ * runtime.buildVersion from the module's symbol table. */
+static bool find_syms(Dwfl_Module *mod, uint64_t *allgs, uint64_t *wrs, uint64_t *wrs_size,
+		      uint64_t *version)
+{
+	*allgs = *wrs = *wrs_size = *version = 0;
+	int n = dwfl_module_getsymtab(mod);
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (!name || strncmp(name, "runtime.", 8))
+			continue;
+		if (!strcmp(name + 8, "allgs"))
+			*allgs = addr;
+		else if (!strcmp(name + 8, "waitReasonStrings")) {
+			*wrs = addr;
+			*wrs_size = sym.st_size;
+		} else if (!strcmp(name + 8, "buildVersion"))
+			*version = addr;
+	}
+	return *allgs != 0;
+}
+
+/* A struct member's offset and its type's size. */
+static struct field member(Dwarf_Die *st, const char *name)
+{
+	struct field f = { 0, 0, false };
+	Dwarf_Die m, type;
+	if (dwarf_child(st, &m) != 0)
+		return f;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member || !dwarf_diename(&m) || strcmp(dwarf_diename(&m), name))
+			continue;
+		Dwarf_Attribute at;
+		Dwarf_Word off, size;
+		if (!dwarf_attr(&m, DW_AT_data_member_location, &at) || dwarf_formudata(&at, &off) != 0
+		    || !dwarf_attr_integrate(&m, DW_AT_type, &at) || !dwarf_formref_die(&at, &type)
+		    || dwarf_aggregate_size(&type, &size) != 0)
+			return f;
+		f.off = off;
+		f.size = size;
+		f.ok = true;
+		return f;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return f;
+}
+
+/* runtime.g, runtime.gobuf and runtime.stack, among the top-level DIEs of
+ * the binary's units (Go's linker puts type DIEs there). */
+static bool find_types(Dwarf *dw, Dwarf_Die *g, Dwarf_Die *gobuf, Dwarf_Die *stk)
+{
+	bool fg = false, fb = false, fs = false;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (!(fg && fb && fs) && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, d;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &d) == 0) {
+			do {
+				if (dwarf_tag(&d) != DW_TAG_structure_type || !dwarf_diename(&d))
+					continue;
+				const char *n = dwarf_diename(&d);
+				if (!fg && !strcmp(n, "runtime.g"))
+					*g = d, fg = true;
+				else if (!fb && !strcmp(n, "runtime.gobuf"))
+					*gobuf = d, fb = true;
+				else if (!fs && !strcmp(n, "runtime.stack"))
+					*stk = d, fs = true;
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+		off = next;
+	}
+	return fg;
+}
+
+/* Every member we read lies inside runtime.g as DWARF sizes it, and the
+ * struct inside our buffer; the scalar members have the sizes we copy. */
+static bool layout_ok(const struct golayout *l, char *why, size_t cap)
+{
+	if (!l->g_size || l->g_size > G_BUF) {
+		snprintf(why, cap, "runtime.g of %llu bytes", (unsigned long long)l->g_size);
+		return false;
+	}
+	const struct { const struct field *f; uint64_t width; const char *name; } need[] = {
+		{ &l->status, 4, "atomicstatus" }, { &l->goid, 8, "goid" },
+		{ &l->waitreason, 1, "waitreason" }, { &l->startpc, 8, "startpc" },
+	};
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+		const struct field *f = need[i].f;
+		if (!f->ok || f->size != need[i].width || !fits(f->off, f->size, l->g_size)) {
+			snprintf(why, cap, "runtime.g.%s not as expected", need[i].name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The frame walk's members: optional (no walk without them). */
+static void walk_layout(struct golayout *l, Dwarf_Die *gobuf, Dwarf_Die *stk, bool fb, bool fs)
+{
+	struct field *inner[] = { &l->sched_sp, &l->sched_pc, &l->sched_bp, &l->stack_lo, &l->stack_hi };
+	if (fb) {
+		l->sched_sp = member(gobuf, "sp");
+		l->sched_pc = member(gobuf, "pc");
+		l->sched_bp = member(gobuf, "bp");
+	}
+	if (fs) {
+		l->stack_lo = member(stk, "lo");
+		l->stack_hi = member(stk, "hi");
+	}
+	for (size_t i = 0; i < sizeof inner / sizeof inner[0]; i++) {
+		const struct field *outer = i < 3 ? &l->sched : &l->stack;
+		struct field *f = inner[i];
+		if (!f->ok || !outer->ok || f->size != 8 || !fits(f->off, 8, outer->size)
+		    || !fits(outer->off + f->off, 8, l->g_size)) {
+			f->ok = false;
+			continue;
+		}
+		f->off += outer->off; /* relative to the g from here on */
+	}
+}
+
+static bool take_layout(struct gp_go *go)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(go->mod, &bias);
+	Dwarf_Die g, gobuf, stk;
+	memset(&gobuf, 0, sizeof gobuf);
+	memset(&stk, 0, sizeof stk);
+	if (!dw) {
+		snprintf(go->error, sizeof go->error, "no DWARF (stripped: -ldflags=-s -w)");
+		return false;
+	}
+	if (!find_types(dw, &g, &gobuf, &stk)) {
+		snprintf(go->error, sizeof go->error, "no runtime.g in its DWARF");
+		return false;
+	}
+	struct golayout *l = &go->l;
+	Dwarf_Word size = 0;
+	l->g_size = dwarf_aggregate_size(&g, &size) == 0 ? size : 0;
+	l->status = member(&g, "atomicstatus");
+	if (l->status.ok && l->status.size != 4)
+		l->status.ok = false; /* go1.20's atomic.Uint32 is {noCopy, value}: 4 bytes too */
+	l->goid = member(&g, "goid");
+	l->waitreason = member(&g, "waitreason");
+	l->startpc = member(&g, "startpc");
+	l->sched = member(&g, "sched");
+	l->stack = member(&g, "stack");
+	walk_layout(l, &gobuf, &stk, dwarf_diename(&gobuf) != NULL, dwarf_diename(&stk) != NULL);
+	return layout_ok(l, go->error, sizeof go->error);
+}
+
+/* The wait reasons' names, from the target (a Go string is {ptr, len}). */
+static void read_wait_reasons(struct gp_go *go)
+{
+	go->nwait = 0;
+	size_t n = go->wrs_size / 16;
+	for (size_t i = 0; i < n && i < WAIT_MAX; i++) {
+		uint64_t s[2];
+		char *dst = go->wait[i];
+		dst[0] = 0;
+		if (rd(go, go->wrs + 16 * i, s, sizeof s) == 0 && s[1] < WAIT_LEN
+		    && (s[1] == 0 || rd(go, s[0], dst, (size_t)s[1]) == 0))
+			dst[s[1]] = 0;
+		go->nwait = i + 1;
+	}
+}
+
+static void read_version(struct gp_go *go, uint64_t addr)
+{
+	uint64_t s[2];
+	char buf[sizeof go->version];
+	go->version[0] = 0;
+	if (addr && rd(go, addr, s, sizeof s) == 0 && s[1] < sizeof buf && rd(go, s[0], buf, (size_t)s[1]) == 0) {
+		buf[s[1]] = 0;
+		for (size_t i = 0; i < s[1]; i++)
+			if (buf[i] < 0x21 || buf[i] > 0x7e)
+				return;
+		memcpy(go->version, buf, s[1] + 1);
+	}
+}
+
+struct find_arg {
+	struct gp_go *go;
+	bool again;               /* looking for the module found before */
+};
+
+static int find_cb(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)ud;
+	struct find_arg *fa = arg;
+	struct gp_go *go = fa->go;
+	if (fa->again) {
+		if (start == go->mod_low && name && go->module && !strcmp(name, go->module)) {
+			go->mod = mod;
+			return DWARF_CB_ABORT;
+		}
+		return DWARF_CB_OK;
+	}
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	uint64_t allgs, wrs, wrs_size, version;
+	bool syms = elf && find_syms(mod, &allgs, &wrs, &wrs_size, &version);
+	if (!syms && !go_sections(elf))
+		return DWARF_CB_OK;
+	go->is_go = true;
+	go->mod = mod;
+	go->module = strdup(name ? name : "");
+	go->mod_low = start;
+	if (!syms) {
+		snprintf(go->error, sizeof go->error, "no symbols (stripped: -ldflags=-s -w)");
+		return DWARF_CB_ABORT;
+	}
+	go->allgs = allgs;
+	go->wrs = wrs;
+	go->wrs_size = wrs_size;
+	read_version(go, version);
+	if (take_layout(go))
+		read_wait_reasons(go);
+	return DWARF_CB_ABORT;
+}
+
+void gp_go_refresh(struct gp_go *go, Dwfl *dwfl)
+{
+	if (!go || !dwfl)
+		return;
+	if (go->looked && go->is_go) {
+		struct find_arg fa = { go, true };
+		go->mod = NULL;
+		dwfl_getmodules(dwfl, find_cb, &fa, 0);
+		if (go->mod)
+			return;
+		forget(go); /* its module is gone (an exec): look again */
+	}
+	if (go->looked && !go->is_go)
+		return; /* not Go: a process does not become Go without an exec */
+	struct find_arg fa = { go, false };
+	dwfl_getmodules(dwfl, find_cb, &fa, 0);
+	go->looked = true;
+}
+
+/* ---- reading the goroutines --------------------------------------------- */
+
+static bool name_of(const struct gp_go *go, uint64_t pc, char *buf, size_t cap)
+{
+	const char *n = pc ? dwfl_module_addrname(go->mod, pc) : NULL;
+	if (!n)
+		return false;
+	snprintf(buf, cap, "%s", n);
+	return true;
+}
+
+/* Where a parked goroutine waits: its frames from the pc and frame
+ * pointer it saved when it parked, up its own stack. */
+static void walk_at(const struct gp_go *go, const unsigned char *gb, struct gp_goraw *r)
+{
+	const struct golayout *l = &go->l;
+	uint64_t pc, bp, lo, hi;
+	if (!field(gb, G_BUF, l->sched_pc, &pc, 8) || !field(gb, G_BUF, l->sched_bp, &bp, 8)
+	    || !field(gb, G_BUF, l->stack_lo, &lo, 8) || !field(gb, G_BUF, l->stack_hi, &hi, 8))
+		return;
+	char names[FRAME_MAX][GP_GO_NAME];
+	const char *fr[FRAME_MAX];
+	size_t n = 0;
+	while (n < FRAME_MAX) {
+		if (!name_of(go, n ? pc - 1 : pc, names[n], sizeof names[n]))
+			break;
+		fr[n] = names[n];
+		n++;
+		uint64_t up[2]; /* the caller's frame pointer, the return address */
+		if (!bp || bp < lo || !fits(bp - lo, sizeof up, hi - lo) || rd(go, bp, up, sizeof up) < 0)
+			break;
+		if (up[0] <= bp) /* frames only go up the stack: no cycle */
+			break;
+		bp = up[0];
+		pc = up[1];
+	}
+	const char *at = gp_go_pick_at(fr, n);
+	if (at)
+		snprintf(r->at, sizeof r->at, "%s", at);
+	const char *sw = strcmp(r->wait, "semacquire") ? NULL : gp_go_sync_wait(fr, n);
+	if (sw)
+		snprintf(r->wait, sizeof r->wait, "%s", sw);
+}
+
+static const char *status_words(uint32_t st)
+{
+	switch (st) {
+	case G_RUNNABLE: return "runnable";
+	case G_RUNNING: return "running";
+	case G_SYSCALL: return "syscall";
+	case G_COPYSTACK: return "running"; /* its stack grows: it ran */
+	case G_PREEMPTED: return "preempted";
+	default: return NULL;
+	}
+}
+
+/* One g: false when it is not a live goroutine (dead, idle, unreadable). */
+static bool read_g(const struct gp_go *go, uint64_t gaddr, bool walk, struct gp_goraw *r)
+{
+	unsigned char gb[G_BUF];
+	const struct golayout *l = &go->l;
+	uint32_t st;
+	uint8_t wr;
+	uint64_t startpc;
+	memset(r, 0, sizeof *r);
+	if (rd(go, gaddr, gb, (size_t)l->g_size) < 0 || !field(gb, l->g_size, l->status, &st, 4)
+	    || !field(gb, l->g_size, l->waitreason, &wr, 1) || !field(gb, l->g_size, l->startpc, &startpc, 8))
+		return false;
+	st &= ~G_SCAN;
+	if (st == G_DEAD || st == G_IDLE)
+		return false;
+	if (!name_of(go, startpc, r->start, sizeof r->start))
+		snprintf(r->start, sizeof r->start, "0x%llx", (unsigned long long)startpc);
+	const char *w = status_words(st);
+	if (st == G_WAITING)
+		w = wr < go->nwait && go->wait[wr][0] ? go->wait[wr] : "waiting";
+	snprintf(r->wait, sizeof r->wait, "%s", w ? w : "unknown state");
+	if (walk && (st == G_WAITING || st == G_PREEMPTED))
+		walk_at(go, gb, r);
+	return true;
+}
+
+/* The info part of the line: the module, the version, or why not read. */
+static json_t *info_json(const struct gp_go *go)
+{
+	json_t *o = json_object();
+	if (go->version[0])
+		json_object_set_new(o, "go", json_string(go->version));
+	json_object_set_new(o, "module", json_string(go->module ? go->module : ""));
+	if (go->error[0])
+		json_object_set_new(o, "error", json_string(go->error));
+	return o;
+}
+
+json_t *gp_go_read_json(struct gp_go *go)
+{
+	if (!go || !go->is_go || !go->mod)
+		return NULL;
+	json_t *o = info_json(go);
+	if (go->error[0])
+		return o;
+	uint64_t sl[2]; /* allgs: pointer, length */
+	if (rd(go, go->allgs, sl, sizeof sl) < 0 || sl[1] > GO_MAX_G) {
+		json_object_set_new(o, "error", json_string("runtime.allgs unreadable"));
+		return o;
+	}
+	size_t n = (size_t)sl[1];
+	uint64_t *gp = n ? malloc(n * sizeof *gp) : NULL;
+	struct gp_goraw *raw = n ? malloc(n * sizeof *raw) : NULL;
+	if (n && (!gp || !raw || rd(go, sl[0], gp, n * sizeof *gp) < 0)) {
+		free(gp);
+		free(raw);
+		json_object_set_new(o, "error", json_string("runtime.allgs unreadable"));
+		return o;
+	}
+	size_t live = 0, sys = 0, walked = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct gp_goraw *r = &raw[live];
+		if (!read_g(go, gp[i], walked < GO_WALK_MAX, r))
+			continue;
+		if (gp_go_is_system(r->start)) {
+			sys++;
+			continue;
+		}
+		walked += r->at[0] != 0;
+		live++;
+	}
+	size_t more = 0;
+	json_object_set_new(o, "n", json_integer((json_int_t)live));
+	json_object_set_new(o, "system", json_integer((json_int_t)sys));
+	json_object_set_new(o, "groups", gp_go_groups_json(raw, live, GROUPS_MAX, &more));
+	if (more)
+		json_object_set_new(o, "more", json_integer((json_int_t)more));
+	free(gp);
+	free(raw);
+	return o;
+}
+
+/* ---- pure parts ------------------------------------------------------------ */
+
+bool gp_go_is_system(const char *start)
+{
+	return !strncmp(start, "runtime.", 8) && strcmp(start, "runtime.main") != 0;
+}
+
+/* The program's own code: package main, or an import path whose first
+ * element has a dot (the standard library's never do: "net/http"). */
+static bool own_code(const char *fn)
+{
+	if (!strncmp(fn, "main.", 5))
+		return true;
+	const char *slash = strchr(fn, '/'), *dot = strchr(fn, '.');
+	return slash && dot && dot < slash;
+}
+
+static bool plumbing(const char *fn)
+{
+	return !strncmp(fn, "runtime.", 8) || !strncmp(fn, "sync.", 5) || !strncmp(fn, "sync/", 5)
+	       || !strncmp(fn, "internal/", 9);
+}
+
+const char *gp_go_pick_at(const char *const *frames, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (own_code(frames[i]))
+			return frames[i];
+	for (size_t i = 0; i < n; i++)
+		if (!plumbing(frames[i]))
+			return frames[i];
+	return NULL;
+}
+
+const char *gp_go_sync_wait(const char *const *frames, size_t n)
+{
+	/* go1.20 named these waits itself (runtime2.go waitReasonSyncMutexLock,
+	 * waitReasonSyncRWMutexRLock, waitReasonSyncRWMutexLock; go1.22
+	 * waitReasonSyncWaitGroupWait); before, all were "semacquire". */
+	static const struct { const char *fn, *wait; } sync_fns[] = {
+		{ "sync.(*Mutex).Lock", "sync.Mutex.Lock" },
+		{ "sync.(*Mutex).lockSlow", "sync.Mutex.Lock" },
+		{ "sync.(*RWMutex).RLock", "sync.RWMutex.RLock" },
+		{ "sync.(*RWMutex).Lock", "sync.RWMutex.Lock" },
+		{ "sync.(*WaitGroup).Wait", "sync.WaitGroup.Wait" },
+	};
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof sync_fns / sizeof sync_fns[0]; k++)
+			if (!strcmp(frames[i], sync_fns[k].fn))
+				return sync_fns[k].wait;
+	return NULL;
+}
+
+struct group {
+	const struct gp_goraw *g;
+	size_t n;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	return (x->n < y->n) - (x->n > y->n);
+}
+
+static bool same(const struct gp_goraw *a, const struct gp_goraw *b)
+{
+	return !strcmp(a->start, b->start) && !strcmp(a->at, b->at) && !strcmp(a->wait, b->wait);
+}
+
+json_t *gp_go_groups_json(const struct gp_goraw *g, size_t n, size_t max, size_t *more)
+{
+	json_t *arr = json_array();
+	struct group *gr = n ? calloc(n, sizeof *gr) : NULL;
+	size_t ng = 0;
+	*more = 0;
+	if (n && !gr)
+		return arr;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < ng && !same(gr[k].g, &g[i]))
+			k++;
+		if (k == ng && ng == GROUPS_SEEN) {
+			(*more)++; /* a bound on the quadratic grouping */
+			continue;
+		}
+		if (k == ng)
+			gr[ng++].g = &g[i];
+		gr[k].n++;
+	}
+	qsort(gr, ng, sizeof *gr, by_count);
+	for (size_t k = 0; k < ng; k++) {
+		if (k >= max) {
+			*more += gr[k].n;
+			continue;
+		}
+		json_t *o = json_pack("{s:s, s:s, s:I}", "start", gr[k].g->start, "wait", gr[k].g->wait,
+				      "n", (json_int_t)gr[k].n);
+		if (gr[k].g->at[0])
+			json_object_set_new(o, "at", json_string(gr[k].g->at));
+		json_array_append_new(arr, o);
+	}
+	free(gr);
+	return arr;
+}
