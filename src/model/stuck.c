@@ -245,6 +245,34 @@ static void note_proc(struct gp_stuck *s, int pid, const struct gp_stuck_thread 
 	gp_strlcpy(p->user_frame, x->user_frame, sizeof p->user_frame);
 }
 
+/* Where a goroutine waits, by the Go runtime's own names for it
+ * (runtime2.go waitReasonStrings; tracer/goroutines.c names go1.19's
+ * "semacquire" from its frames): what the verdict weighs (stuck.h). */
+enum gp_go_where gp_go_where_of(const char *wait)
+{
+	static const char *const lock[] = { "sync.Mutex.Lock", "sync.RWMutex.Lock",
+		"sync.RWMutex.RLock", "semacquire", NULL };
+	/* waits on another goroutine of the program: a channel nobody
+	 * sends on, a condition, a group of goroutines (go1.24's
+	 * "(durable)" forms of them too) */
+	static const char *const chan[] = { "chan receive", "chan send", "chan receive (nil chan)",
+		"chan send (nil chan)", "select (no cases)", "sync.Cond.Wait", "sync.WaitGroup.Wait",
+		"chan receive (durable)", "chan send (durable)", "sync.WaitGroup.Wait (durable)", NULL };
+	static const char *const run[] = { "running", "runnable", "syscall", "preempted", NULL };
+	for (size_t i = 0; lock[i]; i++)
+		if (!strcmp(wait, lock[i]))
+			return GP_GO_LOCK;
+	for (size_t i = 0; chan[i]; i++)
+		if (!strcmp(wait, chan[i]))
+			return GP_GO_CHAN;
+	for (size_t i = 0; run[i]; i++)
+		if (!strcmp(wait, run[i]))
+			return GP_GO_RUN;
+	/* IO wait (the netpoller: input from outside), sleep, a select
+	 * (on channels and timers: which cannot be told), the GC's */
+	return GP_GO_OUTSIDE;
+}
+
 static unsigned small_count(const json_t *v)
 {
 	json_int_t n = json_integer_value(v);
@@ -284,6 +312,7 @@ static void note_go(struct gp_stuck *s, int pid, const json_t *gj)
 		gp_strlcpy(x->start, st, sizeof x->start);
 		gp_strlcpy(x->at, at ? at : "", sizeof x->at);
 		gp_strlcpy(x->wait, w, sizeof x->wait);
+		x->where = gp_go_where_of(w);
 		x->n = small_count(json_object_get(o, "n"));
 	}
 }

@@ -46,6 +46,13 @@ struct gp_stuck_proc {
 /* A Go process's goroutines as its `stacks` line read them (tracer/
  * goroutines.h): the program's own, in groups of the same start
  * function, frame and wait reason, the largest first. */
+/* Where a goroutine waits, as the verdict weighs it: on a lock, on
+ * another goroutine (a channel, a condition, a group), for the outside
+ * (input, a timer, a select), or not waiting (running, runnable, in a
+ * system call). */
+enum gp_go_where { GP_GO_OUTSIDE, GP_GO_LOCK, GP_GO_CHAN, GP_GO_RUN };
+enum gp_go_where gp_go_where_of(const char *wait);
+
 #define GP_STUCK_GO_PROCS 4
 #define GP_STUCK_GO_GROUPS 6
 struct gp_stuck_go {
@@ -57,6 +64,7 @@ struct gp_stuck_go {
 	struct gp_stuck_gogroup {
 		char start[64], at[64], wait[32];
 		unsigned n;
+		enum gp_go_where where;
 	} g[GP_STUCK_GO_GROUPS];
 	size_t ng;
 };

@@ -410,6 +410,8 @@ static void describe_goroutines(struct strbuf *sb, const struct gp_activity *a)
  * blocked on a lock, a pool at rest, a join that ends outside. */
 static void describe_rest(struct strbuf *sb, const struct gp_activity *a)
 {
+	if (a->go.pid && a->go.error[0])
+		return; /* the threads are the Go runtime's: nothing to read in them (describe_goroutines) */
 	if (a->main_lock_pid) {
 		strbuf_addf(sb, "; the main thread of pid %d waits on a lock with no timeout",
 		    a->main_lock_pid);

@@ -289,7 +289,7 @@ static bool take_layout(struct gp_go *go)
 	memset(&gobuf, 0, sizeof gobuf);
 	memset(&stk, 0, sizeof stk);
 	if (!dw) {
-		snprintf(go->error, sizeof go->error, "no DWARF (stripped: -ldflags=-s -w)");
+		snprintf(go->error, sizeof go->error, "no DWARF: stripped, or linked with -ldflags=-w");
 		return false;
 	}
 	if (!find_types(dw, &g, &gobuf, &stk)) {
@@ -369,7 +369,7 @@ static int find_cb(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr sta
 	go->module = strdup(name ? name : "");
 	go->mod_low = start;
 	if (!syms) {
-		snprintf(go->error, sizeof go->error, "no symbols (stripped: -ldflags=-s -w)");
+		snprintf(go->error, sizeof go->error, "no symbols: stripped, or linked with -ldflags=-s");
 		return DWARF_CB_ABORT;
 	}
 	go->allgs = allgs;

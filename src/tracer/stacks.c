@@ -1336,6 +1336,19 @@ static bool traced_elsewhere(struct gp_stacks *s, struct rawthread *r)
 	return true;
 }
 
+/* The line's language runtimes: CPython's state, Go's goroutines (read
+ * with every thread running: a parked goroutine holds still,
+ * goroutines.c). */
+static void runtimes_json(struct gp_stacks *s, json_t *o)
+{
+	json_t *pyinfo = gp_py_info_json(s->py);
+	if (pyinfo)
+		json_object_set_new(o, "python", pyinfo);
+	json_t *goinfo = gp_go_read_json(s->go);
+	if (goinfo)
+		json_object_set_new(o, "goroutines", goinfo);
+}
+
 int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		       json_t **line)
 {
@@ -1439,14 +1452,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		json_array_append(marr, v);
 	json_decref(mods);
 	json_object_set_new(o, "modules", marr);
-	json_t *pyinfo = gp_py_info_json(s->py);
-	if (pyinfo)
-		json_object_set_new(o, "python", pyinfo);
-	/* Read with every thread running: a parked goroutine holds still
-	 * (goroutines.c). */
-	json_t *goinfo = gp_go_read_json(s->go);
-	if (goinfo)
-		json_object_set_new(o, "goroutines", goinfo);
+	runtimes_json(s, o);
 	s->tot.snapshots++;
 	double w_end = now_us();
 	json_object_set_new(o, "cost", json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",

@@ -176,36 +176,6 @@ static bool judge_graph(const struct gp_point *l, const struct gp_stuck *stuck,
 	return false;
 }
 
-/* Where a goroutine waits, by the Go runtime's own names for it
- * (runtime2.go waitReasonStrings; tracer/goroutines.c names go1.19's
- * "semacquire" from its frames). */
-enum go_where { GO_LOCK, GO_CHAN, GO_OUTSIDE, GO_RUN };
-
-static enum go_where go_where(const char *wait)
-{
-	static const char *const lock[] = { "sync.Mutex.Lock", "sync.RWMutex.Lock",
-		"sync.RWMutex.RLock", "semacquire", NULL };
-	/* waits on another goroutine of the program: a channel nobody
-	 * sends on, a condition, a group of goroutines (go1.24's
-	 * "(durable)" forms of them too) */
-	static const char *const chan[] = { "chan receive", "chan send", "chan receive (nil chan)",
-		"chan send (nil chan)", "select (no cases)", "sync.Cond.Wait", "sync.WaitGroup.Wait",
-		"chan receive (durable)", "chan send (durable)", "sync.WaitGroup.Wait (durable)", NULL };
-	static const char *const run[] = { "running", "runnable", "syscall", "preempted", NULL };
-	for (size_t i = 0; lock[i]; i++)
-		if (!strcmp(wait, lock[i]))
-			return GO_LOCK;
-	for (size_t i = 0; chan[i]; i++)
-		if (!strcmp(wait, chan[i]))
-			return GO_CHAN;
-	for (size_t i = 0; run[i]; i++)
-		if (!strcmp(wait, run[i]))
-			return GO_RUN;
-	/* IO wait (the netpoller: input from outside), sleep, a select
-	 * (on channels and timers: which cannot be told), the GC's */
-	return GO_OUTSIDE;
-}
-
 static bool is_go_pid(const struct gp_stuck *stuck, int pid)
 {
 	for (size_t i = 0; stuck && pid && i < stuck->ngo; i++)
@@ -232,11 +202,11 @@ static size_t count_goroutines(const struct gp_stuck *stuck, struct gp_activity 
 		read++;
 		unsigned lock = 0;
 		for (size_t k = 0; k < g->ng; k++) {
-			enum go_where w = go_where(g->g[k].wait);
-			unsigned *c = w == GO_LOCK ? &a->go_lock : w == GO_CHAN ? &a->go_chan
-				    : w == GO_RUN ? &a->go_run : &a->go_outside;
+			enum gp_go_where w = g->g[k].where;
+			unsigned *c = w == GP_GO_LOCK ? &a->go_lock : w == GP_GO_CHAN ? &a->go_chan
+				    : w == GP_GO_RUN ? &a->go_run : &a->go_outside;
 			*c += g->g[k].n;
-			lock += w == GO_LOCK ? g->g[k].n : 0;
+			lock += w == GP_GO_LOCK ? g->g[k].n : 0;
 		}
 		a->go_outside += g->more; /* not told apart: never a hang's evidence */
 		if (!a->go.pid || a->go.error[0] || lock > best_lock
@@ -247,8 +217,8 @@ static size_t count_goroutines(const struct gp_stuck *stuck, struct gp_activity 
 		}
 	}
 	for (size_t k = 0; k < a->go.ng; k++) {
-		enum go_where w = go_where(a->go.g[k].wait);
-		a->go_inside[k] = w == GO_LOCK || w == GO_CHAN;
+		enum gp_go_where w = a->go.g[k].where;
+		a->go_inside[k] = w == GP_GO_LOCK || w == GP_GO_CHAN;
 	}
 	return read;
 }
@@ -289,8 +259,8 @@ static bool judge_goroutines(const struct gp_stuck *stuck, struct gp_activity *a
  * nobody runnable or waiting outside to release them, D state, a driver
  * call): blocked.  An eventfd or a timed condition cannot be told from
  * outside: the stacks taken at the hang lean it, at low confidence. */
-void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
-			   struct gp_activity *a)
+static void classify_threads(const struct gp_point *l, const struct gp_stuck *stuck,
+			     struct gp_activity *a)
 {
 	for (int w = 0; w < GP_WAIT_COUNT; w++) {
 		a->w[w] = l->wait_n[w];
@@ -369,4 +339,16 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		a->kind = GP_CLASS_UNDECIDED; /* its child decides, and is not followed */
 		a->conf_cap = GP_CONF_LOW;
 	}
+}
+
+void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
+			   struct gp_activity *a)
+{
+	classify_threads(l, stuck, a);
+	/* A Go program whose goroutines are out of sight (stripped): its
+	 * threads are the runtime's, whose waits look the same whether the
+	 * program rests or hangs (issue 32): what they lean to is said at
+	 * low confidence at most. */
+	if (!a->go_decided && a->go.pid && a->go.error[0] && a->conf_cap > GP_CONF_LOW)
+		a->conf_cap = GP_CONF_LOW;
 }
