@@ -107,9 +107,6 @@ struct gp_sockets {
 	/* socks: this tick's sockets; the rest are kept across ticks */
 	struct gp_keytab socks, tuples, owners, known, lports;
 	struct gp_keytab held, tlports; /* struct stamp */
-	/* pipes whose read end / write end a traced process holds (struct
-	 * stamp, by inode): both held, what goes through stays inside */
-	struct gp_keytab pipe_r, pipe_w;
 };
 
 struct gp_sockproc {
@@ -125,6 +122,7 @@ struct gp_sockproc {
 	size_t flowcap;
 	struct gp_keytab counted; /* struct counted, by inode */
 	struct gp_keytab pipefds; /* struct pipefd: its pipes' fds, which end each is */
+	struct gp_keytab pipeends; /* struct pipeend: its pipes, which ends it holds */
 };
 
 /* A pipe fd of one process, by pipe_key(inode, fd): which end, read
@@ -132,6 +130,14 @@ struct gp_sockproc {
 struct pipefd {
 	uint64_t key;
 	bool wr;
+	unsigned long tick;
+};
+
+/* A pipe of one process, by inode: the ends it held at its last read
+ * (1 read, 2 write). */
+struct pipeend {
+	uint64_t ino;
+	unsigned ends;
 	unsigned long tick;
 };
 
@@ -148,8 +154,6 @@ struct gp_sockets *gp_sockets_new(void)
 	gp_keytab_init(&s->lports, sizeof(struct lport));
 	gp_keytab_init(&s->held, sizeof(struct stamp));
 	gp_keytab_init(&s->tlports, sizeof(struct stamp));
-	gp_keytab_init(&s->pipe_r, sizeof(struct stamp));
-	gp_keytab_init(&s->pipe_w, sizeof(struct stamp));
 	s->flow = gp_sockflow_get();
 	return s;
 }
@@ -167,8 +171,6 @@ void gp_sockets_free(struct gp_sockets *s)
 	gp_keytab_free(&s->lports);
 	gp_keytab_free(&s->held);
 	gp_keytab_free(&s->tlports);
-	gp_keytab_free(&s->pipe_r);
-	gp_keytab_free(&s->pipe_w);
 	free(s);
 }
 
@@ -398,8 +400,6 @@ static void prune(struct gp_sockets *s)
 	}
 	prune_stamps(&s->held, s->tick);
 	prune_stamps(&s->tlports, s->tick);
-	prune_stamps(&s->pipe_r, s->tick);
-	prune_stamps(&s->pipe_w, s->tick);
 	gp_keytab_free(&s->owners);
 	gp_keytab_free(&s->known);
 	gp_keytab_free(&s->tuples);
@@ -486,6 +486,7 @@ struct gp_sockproc *gp_sockproc_new(struct gp_sockets *s, const struct gp_root *
 	p->first = true;
 	gp_keytab_init(&p->counted, sizeof(struct counted));
 	gp_keytab_init(&p->pipefds, sizeof(struct pipefd));
+	gp_keytab_init(&p->pipeends, sizeof(struct pipeend));
 	/* pids are the kernel's own only in the host's pid namespace */
 	p->watched = s->flow && root->live && gp_sockflow_watch(s->flow, pid);
 	return p;
@@ -499,6 +500,7 @@ void gp_sockproc_free(struct gp_sockproc *p)
 		gp_sockflow_unwatch(p->s->flow, p->pid);
 	gp_keytab_free(&p->counted);
 	gp_keytab_free(&p->pipefds);
+	gp_keytab_free(&p->pipeends);
 	free(p->flows);
 	free(p->inos);
 	free(p);
@@ -511,8 +513,8 @@ static uint64_t pipe_key(uint64_t ino, long fd)
 }
 
 /* A pipe at fd: which end it is, from its fdinfo's flags (octal, the
- * access mode in the low bits, proc(5)), read once per fd; the tree's
- * ends, stamped. */
+ * access mode in the low bits, proc(5)), read once per fd; the ends the
+ * process holds, by the pipe's inode. */
 static void note_pipe(struct gp_sockproc *p, const char *fdname, uint64_t ino)
 {
 	long fd = strtol(fdname, NULL, 10);
@@ -529,7 +531,13 @@ static void note_pipe(struct gp_sockproc *p, const char *fdname, uint64_t ino)
 		e->wr = (flags & O_ACCMODE) != O_RDONLY;
 	}
 	e->tick = p->s->tick;
-	stamp(e->wr ? &p->s->pipe_w : &p->s->pipe_r, ino, p->s->tick);
+	struct pipeend *pe = gp_keytab_put(&p->pipeends, ino, &made);
+	if (!pe)
+		return;
+	if (made || pe->tick != p->s->tick)
+		pe->ends = 0; /* this read's ends only */
+	pe->ends |= e->wr ? 2 : 1;
+	pe->tick = p->s->tick;
 }
 
 static bool list_inodes(struct gp_sockproc *p)
@@ -691,6 +699,15 @@ static void prune_pipefds(struct gp_sockproc *p)
 	}
 	gp_keytab_free(&p->pipefds);
 	p->pipefds = kept;
+	gp_keytab_init(&kept, sizeof(struct pipeend));
+	for (size_t i = 0; i < p->pipeends.cap; i++) {
+		const struct pipeend *o = gp_keytab_slot(&p->pipeends, i);
+		struct pipeend *k;
+		if (o->ino && o->tick + 8 >= p->s->tick && (k = gp_keytab_put(&kept, o->ino, &made)))
+			*k = *o;
+	}
+	gp_keytab_free(&p->pipeends);
+	p->pipeends = kept;
 }
 
 /* Every byte the kernel counted on the process's stream sockets since
@@ -706,10 +723,10 @@ static void count_flows(struct gp_sockproc *p, double t)
 		p->tot.have = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct gp_flowent *f = &p->flows[i];
-		bool inner_pipe = f->pipe && gp_keytab_find(&s->pipe_r, f->ino)
-				  && gp_keytab_find(&s->pipe_w, f->ino);
-		if (!inner_pipe && f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
-			continue; /* a pipe to the outside stays in rchar/wchar: output */
+		const struct pipeend *pe = f->pipe ? gp_keytab_find(&p->pipeends, f->ino) : NULL;
+		bool self_pipe = pe && pe->ends == 3 && pe->tick == s->tick;
+		if (!self_pipe && f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
+			continue; /* any other pipe stays in rchar/wchar: a pipeline's bytes are work */
 		bool made;
 		struct counted *c = gp_keytab_put(&p->counted, f->ino, &made);
 		if (!c)
@@ -731,15 +748,19 @@ static void count_flows(struct gp_sockproc *p, double t)
 		 * internal or not: the model takes them out of rchar/wchar,
 		 * so that a socket's bytes count once, by the rules below (a
 		 * traced Go client's requests, written with write(2), were
-		 * output: go-hung read "write() +217 B/s", issue 32).  Only
-		 * the process's own calls: a child forked since the last
-		 * read is counted under it, its io is not. */
+		 * output: go-hung read "write() +217 B/s", issue 32).  So do
+		 * those of a pipe whose both ends the process holds itself: a
+		 * runtime waking its own poller (Go's netpollBreak writes one
+		 * byte, go1.19 runtime/netpoll_epoll.go) is no output; a
+		 * pipeline's pipes between processes stay in: their bytes
+		 * are its work.  Only the process's own calls: a child forked
+		 * since the last read is counted under it, its io is not. */
 		if (f->tgid == p->pid) {
 			p->tot.io_tx += diotx;
 			p->tot.io_rx += diorx;
 		}
-		if (inner_pipe)
-			continue; /* both its ends in the tree: its bytes stay inside */
+		if (self_pipe)
+			continue;
 		bool server, internal;
 		flow_sides(s, f, &server, &internal);
 		if (internal && !server)

@@ -129,8 +129,8 @@ static struct gp_flow_val *new_flow(const struct gp_flow_key *k, const struct gp
 	return v;
 }
 
-/* A pipe's bytes by read/write: where both its ends are in the traced
- * tree (sockets.c decides, from the fds), they never leave it -- the Go
+/* A pipe's bytes by read/write: where the process holds both its ends
+ * (sockets.c decides, from its fds), they never leave it -- the Go
  * runtime's netpoller wakes itself with one byte through a pipe of its
  * own (go1.19 runtime/netpoll_epoll.go netpollBreak). */
 static struct gp_flow_val *pipe_flow(__u32 account, __u32 tgid, int fd)
