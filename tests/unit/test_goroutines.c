@@ -11,6 +11,7 @@
 #include "stuck.h"
 #include "verdict.h"
 #include "verdict_text.h"
+#include "stacks_text.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -273,6 +274,49 @@ static void test_verdict_goroutines_out_of_sight(void **st)
 	assert_null(strstr(w, "the program's own flow"));
 }
 
+static char *render(json_t *line, enum gp_stacks_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	struct gp_stacks_render_opts o = { .format = fmt };
+	gp_render_stacks(m, line, &o);
+	fclose(m);
+	return buf;
+}
+
+/* `gpuprobe stacks` and `report` show the groups under the threads; a
+ * stranger's line (wrong types, a control character) prints as text. */
+static void test_stacks_text(void **st)
+{
+	(void)st;
+	json_t *line = go_line(700, hung_goroutines());
+	char *t = render(line, GP_STACKS_TEXT);
+	assert_non_null(strstr(t, "goroutines (go1.19.8): 14 of the program's, 4 of the runtime's own"));
+	assert_non_null(strstr(t, "  12  [sync.Mutex.Lock] net/http.(*conn).serve at main.main.func1"));
+	free(t);
+	t = render(line, GP_STACKS_MARKDOWN);
+	assert_non_null(strstr(t, "| 1 | chan receive | `main.main.func2` | `main.reloadModel` |"));
+	free(t);
+	json_decref(line);
+	json_t *bad = json_pack("{s:s, s:s, s:[o, s]}", "go", "go\x1b[2J", "n", "many", "groups",
+				json_pack("{s:i, s:s}", "start", 3, "wait", "x\ny"), "junk");
+	line = go_line(701, bad);
+	t = render(line, GP_STACKS_TEXT);
+	assert_null(strchr(t, '\x1b'));
+	assert_non_null(strstr(t, "0 of the program's"));
+	assert_non_null(strstr(t, "[?] ?"));
+	assert_null(strstr(t, "[x\ny]")); /* a name's newline starts no line of its own */
+	free(t);
+	json_decref(line);
+	line = go_line(702, json_pack("{s:s, s:s}", "module", "/x", "error", "no DWARF: stripped"));
+	t = render(line, GP_STACKS_TEXT);
+	assert_non_null(strstr(t, "goroutines: out of sight (no DWARF: stripped)"));
+	free(t);
+	json_decref(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_hung_goroutines),
 		cmocka_unit_test(test_verdict_resting_goroutines),
 		cmocka_unit_test(test_verdict_goroutines_out_of_sight),
+		cmocka_unit_test(test_stacks_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
