@@ -357,15 +357,25 @@ static void trailer(FILE *f, const json_t *line, bool md)
 			json_number_value(json_object_get(cost, "wall_ms")));
 }
 
-/* A Go process's goroutines (tracer/goroutines.h): its OS threads above
- * are the runtime's; these are the program's units of work, in groups,
- * as `goroutine N [wait reason]:` heads a Go traceback. */
-static void goroutine_lines(FILE *f, const json_t *line, bool md)
+/* s one line and safe, with no '|' or '`' to break a Markdown table
+ * cell. */
+static const char *cell(const char *s, char *buf, size_t cap)
+{
+	gp_safe_str(s ? s : "?", buf, cap);
+	for (char *p = buf; *p; p++)
+		if (*p == '|' || *p == '`')
+			*p = '\'';
+	return buf;
+}
+
+void gp_stacks_goroutine_lines(FILE *f, const json_t *line, bool md)
 {
 	const json_t *go = json_object_get(line, "goroutines");
 	if (!json_is_object(go))
 		return;
-	const char *v = str(go, "go"), *err = str(go, "error");
+	char vb[32], eb[128];
+	const char *v = str(go, "go") ? cell(str(go, "go"), vb, sizeof vb) : NULL;
+	const char *err = str(go, "error") ? cell(str(go, "error"), eb, sizeof eb) : NULL;
 	fprintf(f, md ? "Goroutines%s%s%s: " : "goroutines%s%s%s: ", v ? " (" : "", v ? v : "",
 		v ? ")" : "");
 	if (err) {
@@ -382,9 +392,9 @@ static void goroutine_lines(FILE *f, const json_t *line, bool md)
 	json_array_foreach(json_object_get(go, "groups"), i, g) {
 		/* one line each, whatever a file holds (a '\n' in a name) */
 		char start[160], wait[96], atb[160];
-		gp_safe_str(str(g, "start") ? str(g, "start") : "?", start, sizeof start);
-		gp_safe_str(str(g, "wait") ? str(g, "wait") : "?", wait, sizeof wait);
-		const char *at = str(g, "at") ? gp_safe_str(str(g, "at"), atb, sizeof atb) : NULL;
+		cell(str(g, "start"), start, sizeof start);
+		cell(str(g, "wait"), wait, sizeof wait);
+		const char *at = str(g, "at") ? cell(str(g, "at"), atb, sizeof atb) : NULL;
 		if (at && !strcmp(at, start))
 			at = NULL; /* it waits in its start function itself */
 		long long n = (long long)json_integer_value(json_object_get(g, "n"));
@@ -483,7 +493,7 @@ static void render_stacks(FILE *f, const json_t *line, const struct gp_stacks_re
 	}
 	free(g);
 
-	goroutine_lines(f, line, md);
+	gp_stacks_goroutine_lines(f, line, md);
 	trailer(f, line, md);
 }
 
