@@ -141,8 +141,9 @@ void gp_go_close(struct gp_go *go)
 
 /* ---- finding the runtime ------------------------------------------------ */
 
-/* A Go binary keeps these sections even when stripped (the linker's
- * buildinfo for `go version -m`, and the build id note). */
+/* A Go binary keeps these sections even when stripped: the linker's
+ * buildinfo for `go version -m` (cmd/link since go1.13), and the build
+ * id note (ELF since go1.5). */
 static bool go_sections(Elf *elf)
 {
 	size_t shstrndx;
@@ -360,10 +361,12 @@ static int find_cb(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr sta
 	}
 	Dwarf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
-	uint64_t allgs, wrs, wrs_size, version;
-	bool syms = elf && find_syms(mod, &allgs, &wrs, &wrs_size, &version);
-	if (!syms && !go_sections(elf))
+	/* The section headers first: a C++ library's symbol table can hold
+	 * half a million names, and only a Go module is worth reading. */
+	if (!go_sections(elf))
 		return DWARF_CB_OK;
+	uint64_t allgs, wrs, wrs_size, version;
+	bool syms = find_syms(mod, &allgs, &wrs, &wrs_size, &version);
 	go->is_go = true;
 	go->mod = mod;
 	go->module = strdup(name ? name : "");

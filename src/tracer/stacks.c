@@ -198,7 +198,7 @@ struct gp_stacks {
 	struct gp_stacks_totals tot;
 
 	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
-	struct gp_go *go;     /* Go's goroutines (goroutines.h); NULL with GP_STACKS_NO_PYTHON */
+	struct gp_go *go;     /* Go's goroutines (goroutines.h); NULL with GP_STACKS_NO_PTRACE */
 	struct gp_xmaps xm;   /* executable mappings at this snapshot: JIT pcs */
 };
 
@@ -1271,10 +1271,10 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 		return NULL;
 	s->pid = pid;
 	s->flags = flags;
-	if (!(flags & (GP_STACKS_NO_PYTHON | GP_STACKS_NO_PTRACE))) {
+	if (!(flags & (GP_STACKS_NO_PYTHON | GP_STACKS_NO_PTRACE)))
 		s->py = gp_py_open(pid);
+	if (!(flags & GP_STACKS_NO_PTRACE))
 		s->go = gp_go_open(pid);
-	}
 	if (gp_root_open(&s->root, "/") < 0) {
 		gp_py_close(s->py);
 		gp_go_close(s->go);
