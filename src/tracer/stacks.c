@@ -1338,15 +1338,18 @@ static bool traced_elsewhere(struct gp_stacks *s, struct rawthread *r)
 
 /* The line's language runtimes: CPython's state, Go's goroutines (read
  * with every thread running: a parked goroutine holds still,
- * goroutines.c). */
-static void runtimes_json(struct gp_stacks *s, json_t *o)
+ * goroutines.c); how long the goroutines took, -1 none. */
+static double runtimes_json(struct gp_stacks *s, json_t *o)
 {
 	json_t *pyinfo = gp_py_info_json(s->py);
 	if (pyinfo)
 		json_object_set_new(o, "python", pyinfo);
+	double t0 = now_us();
 	json_t *goinfo = gp_go_read_json(s->go);
-	if (goinfo)
-		json_object_set_new(o, "goroutines", goinfo);
+	if (!goinfo)
+		return -1;
+	json_object_set_new(o, "goroutines", goinfo);
+	return now_us() - t0;
 }
 
 int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
@@ -1452,7 +1455,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		json_array_append(marr, v);
 	json_decref(mods);
 	json_object_set_new(o, "modules", marr);
-	runtimes_json(s, o);
+	double go_us = runtimes_json(s, o);
 	s->tot.snapshots++;
 	double w_end = now_us();
 	json_object_set_new(o, "cost", json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
@@ -1463,6 +1466,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		"symbolize_ms", (w_end - w_unwound) / 1000.0,
 		"wall_ms", (w_end - w0) / 1000.0,
 		"python_us_max", py_max));
+	if (go_us >= 0) /* the goroutines' read: every g, and the parked ones' frames */
+		json_object_set_new(json_object_get(o, "cost"), "goroutines_us", json_real(go_us));
 	free(th);
 	free(all);
 	*line = o;
