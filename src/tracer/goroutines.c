@@ -588,8 +588,15 @@ json_t *gp_go_read_json(struct gp_go *go)
 	if (go->error[0])
 		return o;
 	uint64_t sl[2]; /* allgs: pointer, length */
-	if (rd(go, go->allgs, sl, sizeof sl) < 0 || sl[1] > GO_MAX_G) {
+	if (rd(go, go->allgs, sl, sizeof sl) < 0) {
 		json_object_set_new(o, "error", json_string("runtime.allgs unreadable"));
+		return o;
+	}
+	if (sl[1] > GO_MAX_G) {
+		char why[96];
+		snprintf(why, sizeof why, "runtime.allgs holds %llu goroutines, more than %u: not read",
+			 (unsigned long long)sl[1], GO_MAX_G);
+		json_object_set_new(o, "error", json_string(why));
 		return o;
 	}
 	size_t n = (size_t)sl[1];
