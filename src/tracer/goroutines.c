@@ -61,6 +61,7 @@
 #define G_BUF 2048            /* runtime.g is 440 bytes in go1.19 on amd64 */
 #define GROUPS_MAX 12
 #define GROUPS_SEEN 256      /* distinct groups told apart */
+#define G_CHUNK 4096          /* g pointers read at once */
 
 #define G_SCAN 0x1000u
 enum { G_IDLE = 0, G_RUNNABLE = 1, G_RUNNING = 2, G_SYSCALL = 3, G_WAITING = 4, G_DEAD = 6,
@@ -438,6 +439,112 @@ void gp_go_refresh(struct gp_go *go, Dwfl *dwfl)
 	go->looked = true;
 }
 
+/* ---- groups ------------------------------------------------------------------ */
+
+/* Goroutines in groups as they are read: the distinct groups (at most
+ * GROUPS_SEEN, found by a hash of their strings, so a million goroutines
+ * cost a million lookups, not a quadratic search), and how many fell
+ * outside them. */
+struct groups {
+	struct gp_goraw g[GROUPS_SEEN];
+	size_t n[GROUPS_SEEN];
+	size_t ng, over;
+	struct gp_keytab idx;     /* struct groupidx, by hash */
+};
+
+struct groupidx {
+	uint64_t key;
+	size_t k;
+};
+
+static bool same(const struct gp_goraw *a, const struct gp_goraw *b)
+{
+	return !strcmp(a->start, b->start) && !strcmp(a->at, b->at) && !strcmp(a->wait, b->wait);
+}
+
+/* FNV-1a over the three strings, each with its terminator. */
+static uint64_t group_hash(const struct gp_goraw *r)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *parts[] = { r->start, r->at, r->wait };
+	for (size_t i = 0; i < 3; i++)
+		for (const char *c = parts[i];; c++) {
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+			if (!*c)
+				break;
+		}
+	return h ? h : 1;
+}
+
+static struct groups *groups_new(void)
+{
+	struct groups *a = calloc(1, sizeof *a);
+	if (a)
+		gp_keytab_init(&a->idx, sizeof(struct groupidx));
+	return a;
+}
+
+static void groups_free(struct groups *a)
+{
+	if (a)
+		gp_keytab_free(&a->idx);
+	free(a);
+}
+
+static void groups_add(struct groups *a, const struct gp_goraw *r)
+{
+	bool made;
+	struct groupidx *e = gp_keytab_put(&a->idx, group_hash(r), &made);
+	if (!e || (made && a->ng == GROUPS_SEEN)) {
+		if (e)
+			e->k = SIZE_MAX; /* a group beyond the bound: counted over */
+		a->over++;
+		return;
+	}
+	if (made) {
+		e->k = a->ng++;
+		a->g[e->k] = *r;
+	}
+	if (e->k == SIZE_MAX || !same(&a->g[e->k], r)) {
+		a->over++; /* beyond the bound, or a hash collision */
+		return;
+	}
+	a->n[e->k]++;
+}
+
+static const struct groups *sort_groups;
+static int by_count(const void *x, const void *y)
+{
+	size_t a = sort_groups->n[*(const size_t *)x], b = sort_groups->n[*(const size_t *)y];
+	return (a < b) - (a > b);
+}
+
+/* The largest max groups as JSON; the rest, and those over, in *more. */
+static json_t *groups_json(const struct groups *a, size_t max, size_t *more)
+{
+	json_t *arr = json_array();
+	size_t order[GROUPS_SEEN];
+	for (size_t k = 0; k < a->ng; k++)
+		order[k] = k;
+	sort_groups = a;
+	qsort(order, a->ng, sizeof order[0], by_count);
+	*more = a->over;
+	for (size_t i = 0; i < a->ng; i++) {
+		const struct gp_goraw *g = &a->g[order[i]];
+		size_t n = a->n[order[i]];
+		if (i >= max) {
+			*more += n;
+			continue;
+		}
+		json_t *o = json_pack("{s:s, s:s, s:I}", "start", g->start, "wait", g->wait,
+				      "n", (json_int_t)n);
+		if (g->at[0])
+			json_object_set_new(o, "at", json_string(g->at));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 /* ---- reading the goroutines --------------------------------------------- */
 
 static bool name_of(struct gp_go *go, uint64_t pc, char *buf, size_t cap)
@@ -599,34 +706,40 @@ json_t *gp_go_read_json(struct gp_go *go)
 		json_object_set_new(o, "error", json_string(why));
 		return o;
 	}
-	size_t n = (size_t)sl[1];
-	uint64_t *gp = n ? malloc(n * sizeof *gp) : NULL;
-	struct gp_goraw *raw = n ? malloc(n * sizeof *raw) : NULL;
-	if (n && (!gp || !raw || rd(go, sl[0], gp, n * sizeof *gp) < 0)) {
-		free(gp);
-		free(raw);
-		json_object_set_new(o, "error", json_string("runtime.allgs unreadable"));
+	struct groups *acc = groups_new();
+	if (!acc) {
+		json_object_set_new(o, "error", json_string("out of memory"));
 		return o;
 	}
-	size_t live = 0, sys = 0, walked = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct gp_goraw *r = &raw[live];
-		if (!read_g(go, gp[i], &walked, r))
-			continue;
-		if (gp_go_is_system(r->start)) {
-			sys++;
-			continue;
+	/* The g pointers a chunk at a time: a bounded buffer whatever
+	 * allgs' length (a slice header's length is the target's word). */
+	size_t n = (size_t)sl[1], live = 0, sys = 0, walked = 0;
+	uint64_t gp[G_CHUNK];
+	for (size_t i = 0; i < n; i += G_CHUNK) {
+		size_t c = n - i < G_CHUNK ? n - i : G_CHUNK;
+		if (rd(go, sl[0] + i * sizeof gp[0], gp, c * sizeof gp[0]) < 0) {
+			json_object_set_new(o, "error", json_string("runtime.allgs unreadable"));
+			break;
 		}
-		live++;
+		for (size_t k = 0; k < c; k++) {
+			struct gp_goraw r;
+			if (!read_g(go, gp[k], &walked, &r))
+				continue;
+			if (gp_go_is_system(r.start)) {
+				sys++;
+				continue;
+			}
+			live++;
+			groups_add(acc, &r);
+		}
 	}
 	size_t more = 0;
 	json_object_set_new(o, "n", json_integer((json_int_t)live));
 	json_object_set_new(o, "system", json_integer((json_int_t)sys));
-	json_object_set_new(o, "groups", gp_go_groups_json(raw, live, GROUPS_MAX, &more));
+	json_object_set_new(o, "groups", groups_json(acc, GROUPS_MAX, &more));
 	if (more)
 		json_object_set_new(o, "more", json_integer((json_int_t)more));
-	free(gp);
-	free(raw);
+	groups_free(acc);
 	return o;
 }
 
@@ -683,54 +796,15 @@ const char *gp_go_sync_wait(const char *const *frames, size_t n)
 	return NULL;
 }
 
-struct group {
-	const struct gp_goraw *g;
-	size_t n;
-};
-
-static int by_count(const void *a, const void *b)
-{
-	const struct group *x = a, *y = b;
-	return (x->n < y->n) - (x->n > y->n);
-}
-
-static bool same(const struct gp_goraw *a, const struct gp_goraw *b)
-{
-	return !strcmp(a->start, b->start) && !strcmp(a->at, b->at) && !strcmp(a->wait, b->wait);
-}
-
 json_t *gp_go_groups_json(const struct gp_goraw *g, size_t n, size_t max, size_t *more)
 {
-	json_t *arr = json_array();
-	struct group *gr = n ? calloc(n, sizeof *gr) : NULL;
-	size_t ng = 0;
+	struct groups *a = groups_new();
 	*more = 0;
-	if (n && !gr)
-		return arr;
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-		while (k < ng && !same(gr[k].g, &g[i]))
-			k++;
-		if (k == ng && ng == GROUPS_SEEN) {
-			(*more)++; /* a bound on the quadratic grouping */
-			continue;
-		}
-		if (k == ng)
-			gr[ng++].g = &g[i];
-		gr[k].n++;
-	}
-	qsort(gr, ng, sizeof *gr, by_count);
-	for (size_t k = 0; k < ng; k++) {
-		if (k >= max) {
-			*more += gr[k].n;
-			continue;
-		}
-		json_t *o = json_pack("{s:s, s:s, s:I}", "start", gr[k].g->start, "wait", gr[k].g->wait,
-				      "n", (json_int_t)gr[k].n);
-		if (gr[k].g->at[0])
-			json_object_set_new(o, "at", json_string(gr[k].g->at));
-		json_array_append_new(arr, o);
-	}
-	free(gr);
+	if (!a)
+		return json_array();
+	for (size_t i = 0; i < n; i++)
+		groups_add(a, &g[i]);
+	json_t *arr = groups_json(a, max, more);
+	groups_free(a);
 	return arr;
 }
