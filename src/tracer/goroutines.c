@@ -493,45 +493,42 @@ static void groups_free(struct groups *a)
 
 static void groups_add(struct groups *a, const struct gp_goraw *r)
 {
+	uint64_t h = group_hash(r);
+	struct groupidx *e = gp_keytab_find(&a->idx, h);
 	bool made;
-	struct groupidx *e = gp_keytab_put(&a->idx, group_hash(r), &made);
-	if (!e || (made && a->ng == GROUPS_SEEN)) {
-		if (e)
-			e->k = SIZE_MAX; /* a group beyond the bound: counted over */
-		a->over++;
-		return;
-	}
-	if (made) {
+	if (!e && a->ng < GROUPS_SEEN && (e = gp_keytab_put(&a->idx, h, &made))) {
 		e->k = a->ng++;
 		a->g[e->k] = *r;
 	}
-	if (e->k == SIZE_MAX || !same(&a->g[e->k], r)) {
-		a->over++; /* beyond the bound, or a hash collision */
+	if (!e || !same(&a->g[e->k], r)) {
+		a->over++; /* beyond the bound (the table stays small), or a hash collision */
 		return;
 	}
 	a->n[e->k]++;
 }
 
-static const struct groups *sort_groups;
+struct ranked {
+	size_t n, k;
+};
+
 static int by_count(const void *x, const void *y)
 {
-	size_t a = sort_groups->n[*(const size_t *)x], b = sort_groups->n[*(const size_t *)y];
-	return (a < b) - (a > b);
+	const struct ranked *a = x, *b = y;
+	return (a->n < b->n) - (a->n > b->n);
 }
 
 /* The largest max groups as JSON; the rest, and those over, in *more. */
 static json_t *groups_json(const struct groups *a, size_t max, size_t *more)
 {
 	json_t *arr = json_array();
-	size_t order[GROUPS_SEEN];
+	struct ranked order[GROUPS_SEEN];
 	for (size_t k = 0; k < a->ng; k++)
-		order[k] = k;
-	sort_groups = a;
+		order[k] = (struct ranked){ a->n[k], k };
 	qsort(order, a->ng, sizeof order[0], by_count);
 	*more = a->over;
 	for (size_t i = 0; i < a->ng; i++) {
-		const struct gp_goraw *g = &a->g[order[i]];
-		size_t n = a->n[order[i]];
+		const struct gp_goraw *g = &a->g[order[i].k];
+		size_t n = order[i].n;
 		if (i >= max) {
 			*more += n;
 			continue;
