@@ -11,7 +11,8 @@ static inline uint64_t gp_sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* a - b, or 0 where b is more: a part read apart from its whole */
+/* a - b, or 0 where b is larger (two counters read at slightly
+ * different moments). */
 static inline uint64_t gp_sat_sub(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;

@@ -168,10 +168,10 @@ static void proc_view(const json_t *proc, struct gp_pview *pv)
 		pv->have_sock = true;
 		pv->sock_tx = get_u64(sock, "tx");
 		pv->sock_rx = get_u64(sock, "rx");
-		pv->sock_vfs_tx = get_u64(sock, "vfs_tx");
-		pv->sock_vfs_rx = get_u64(sock, "vfs_rx");
-		pv->sock_vfs_writes = get_u64(sock, "vfs_writes");
-		pv->sock_vfs_reads = get_u64(sock, "vfs_reads");
+		pv->sock_io_tx = get_u64(sock, "io_tx");
+		pv->sock_io_rx = get_u64(sock, "io_rx");
+		pv->sock_io_writes = get_u64(sock, "io_writes");
+		pv->sock_io_reads = get_u64(sock, "io_reads");
 		pv->sock_backlog = (uint32_t)get_u64(sock, "backlog");
 		pv->sock_unread = get_u64(sock, "unread");
 		pv->sock_pending = (uint32_t)get_u64(sock, "pending");

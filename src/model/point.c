@@ -20,6 +20,8 @@ struct proc_entry {
 	uint64_t offset[IO_N];     /* inherited from reaped children */
 	uint64_t own_out;          /* own rchar + wchar (+ socket bytes) at the previous sample */
 	uint64_t sock[4];          /* its socket bytes out and in, failed connects, refused locks, as last read */
+	uint64_t sockio[4];        /* of its socket bytes, those its write()/read() moved, as last
+				      read: rx and tx bytes, read and write calls */
 	double utime, stime;       /* CPU seconds as last read */
 	double children_cpu;       /* reaped children's, as last read */
 	bool have_prev;
@@ -199,16 +201,22 @@ static bool remember_proc(struct gp_point_builder *b, struct gp_point *pt, const
 	 * reaped one in this interval (its children's CPU grew) may owe
 	 * any io jump to it: the kernel adds the child's io at the reap.
 	 * Count none of this interval's io as its own. */
-	/* Bytes its sockets moved by read() and write() are in rchar and
-	 * wchar too; the socket counters carry them, with who is on the
-	 * other side (a traced load generator's requests, written with
-	 * write() to a server in the tree, read as the tree's output:
-	 * issue 32); the calls too (syscr, syscw).  io here is files,
-	 * pipes and ttys. */
-	const uint64_t now[IO_N] = { gp_sat_sub(p->io_rchar, p->sock_vfs_rx),
-		gp_sat_sub(p->io_wchar, p->sock_vfs_tx), p->io_read_bytes,
-		p->io_write_bytes, gp_sat_sub(p->io_syscr, p->sock_vfs_reads),
-		gp_sat_sub(p->io_syscw, p->sock_vfs_writes) };   /* in IO_* order */
+	/* A socket's bytes count once, as the socket's (sockets.c decides
+	 * which are output: a traced client's requests to a traced server
+	 * are not).  Those moved by write()/read() are in rchar/wchar too,
+	 * so they leave them here, their calls syscr/syscw (a small write's
+	 * bytes per call are judged on the rest: steps.c); the counts only
+	 * grow. */
+	if (p->have_sock) {
+		e->sockio[0] = p->sock_io_rx > e->sockio[0] ? p->sock_io_rx : e->sockio[0];
+		e->sockio[1] = p->sock_io_tx > e->sockio[1] ? p->sock_io_tx : e->sockio[1];
+		e->sockio[2] = p->sock_io_reads > e->sockio[2] ? p->sock_io_reads : e->sockio[2];
+		e->sockio[3] = p->sock_io_writes > e->sockio[3] ? p->sock_io_writes : e->sockio[3];
+	}
+	const uint64_t now[IO_N] = { gp_sat_sub(p->io_rchar, e->sockio[0]),
+		gp_sat_sub(p->io_wchar, e->sockio[1]), p->io_read_bytes,
+		p->io_write_bytes, gp_sat_sub(p->io_syscr, e->sockio[2]),
+		gp_sat_sub(p->io_syscw, e->sockio[3]) };   /* in IO_* order */
 	if (p->have_io && e->have_prev && !p->children_followed
 	    && p->children_cpu > e->children_cpu + 1e-9) {
 		for (int k = 0; k < IO_N; k++)

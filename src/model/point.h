@@ -50,8 +50,8 @@ struct gp_pview {
 	uint64_t io_rchar, io_wchar, io_read_bytes, io_write_bytes, io_syscr, io_syscw;
 	bool have_sock;             /* proc.sock: its sockets (tracer/sockets.h) */
 	uint64_t sock_tx, sock_rx;  /* cumulative; between two traced processes only tx */
-	uint64_t sock_vfs_tx, sock_vfs_rx; /* of io_wchar, io_rchar: its sockets' (sockets.h vfs_*) */
-	uint64_t sock_vfs_writes, sock_vfs_reads; /* of io_syscw, io_syscr */
+	uint64_t sock_io_tx, sock_io_rx; /* of its sockets' bytes, those in io_wchar/io_rchar too */
+	uint64_t sock_io_writes, sock_io_reads; /* and their calls, in io_syscw/io_syscr too */
 	uint32_t sock_backlog;
 	uint64_t sock_unread;
 	uint32_t sock_pending;      /* requests read and not answered (tracer/sockets.h) */

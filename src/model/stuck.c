@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 void gp_stuck_init(struct gp_stuck *s)
@@ -346,6 +347,78 @@ static const char *lead_comm_of(const json_t *threads, int pid)
 	return NULL;
 }
 
+/* Where a goroutine waits, by the Go runtime's own names for it
+ * (runtime2.go waitReasonStrings; tracer/goroutines.c names go1.19's
+ * "semacquire" from its frames): what the verdict weighs (stuck.h). */
+enum gp_go_where gp_go_where_of(const char *wait)
+{
+	static const char *const lock[] = { "sync.Mutex.Lock", "sync.RWMutex.Lock",
+		"sync.RWMutex.RLock", "semacquire", NULL };
+	/* waits on another goroutine of the program: a channel nobody
+	 * sends on, a condition, a group of goroutines (go1.24's
+	 * "(durable)" forms of them too) */
+	static const char *const chan[] = { "chan receive", "chan send", "chan receive (nil chan)",
+		"chan send (nil chan)", "select (no cases)", "sync.Cond.Wait", "sync.WaitGroup.Wait",
+		"chan receive (durable)", "chan send (durable)", "sync.WaitGroup.Wait (durable)", NULL };
+	static const char *const run[] = { "running", "runnable", "syscall", "preempted", NULL };
+	for (size_t i = 0; lock[i]; i++)
+		if (!strcmp(wait, lock[i]))
+			return GP_GO_LOCK;
+	for (size_t i = 0; chan[i]; i++)
+		if (!strcmp(wait, chan[i]))
+			return GP_GO_CHAN;
+	for (size_t i = 0; run[i]; i++)
+		if (!strcmp(wait, run[i]))
+			return GP_GO_RUN;
+	/* IO wait (the netpoller: input from outside), sleep, a select
+	 * (on channels and timers: which cannot be told), the GC's */
+	return GP_GO_OUTSIDE;
+}
+
+static unsigned small_count(const json_t *v)
+{
+	json_int_t n = json_integer_value(v);
+	return n < 0 ? 0 : n > (json_int_t)UINT32_MAX ? UINT32_MAX : (unsigned)n;
+}
+
+/* The line's "goroutines" (a Go process), kept when there is room.  A
+ * result file is input like any other: strings are copied bounded,
+ * counts clamped, and anything not of its type is left out. */
+static void note_go(struct gp_stuck *s, int pid, const json_t *gj)
+{
+	if (!json_is_object(gj) || s->ngo == GP_STUCK_GO_PROCS)
+		return;
+	struct gp_stuck_go *g = &s->go[s->ngo++];
+	memset(g, 0, sizeof *g);
+	g->pid = pid;
+	const char *v = json_string_value(json_object_get(gj, "go"));
+	const char *e = json_string_value(json_object_get(gj, "error"));
+	gp_strlcpy(g->version, v ? v : "", sizeof g->version);
+	gp_strlcpy(g->error, e ? e : "", sizeof g->error);
+	g->n = small_count(json_object_get(gj, "n"));
+	g->system = small_count(json_object_get(gj, "system"));
+	g->more = small_count(json_object_get(gj, "more"));
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(gj, "groups"), i, o) {
+		const char *st = json_string_value(json_object_get(o, "start"));
+		const char *at = json_string_value(json_object_get(o, "at"));
+		const char *w = json_string_value(json_object_get(o, "wait"));
+		if (!st || !w)
+			continue;
+		if (g->ng == GP_STUCK_GO_GROUPS) {
+			g->more += small_count(json_object_get(o, "n"));
+			continue;
+		}
+		struct gp_stuck_gogroup *x = &g->g[g->ng++];
+		gp_strlcpy(x->start, st, sizeof x->start);
+		gp_strlcpy(x->at, at ? at : "", sizeof x->at);
+		gp_strlcpy(x->wait, w, sizeof x->wait);
+		x->where = gp_go_where_of(w);
+		x->n = small_count(json_object_get(o, "n"));
+	}
+}
+
 void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 {
 	double t = json_number_value(json_object_get(line, "t"));
@@ -356,6 +429,7 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 		gp_strlcpy(s->why, why ? why : "", sizeof s->why);
 	}
 	int pid = (int)json_integer_value(json_object_get(line, "pid"));
+	note_go(s, pid, json_object_get(line, "goroutines"));
 	size_t i;
 	json_t *th;
 	const json_t *threads = json_object_get(line, "threads");

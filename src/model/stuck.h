@@ -73,6 +73,32 @@ struct gp_stuck_proc {
 				    threads: gp_stuck_dist_frame) */
 };
 
+/* A Go process's goroutines as its `stacks` line read them (tracer/
+ * goroutines.h): the program's own, in groups of the same start
+ * function, frame and wait reason, the largest first. */
+/* Where a goroutine waits, as the verdict weighs it: on a lock, on
+ * another goroutine (a channel, a condition, a group), for the outside
+ * (input, a timer, a select), or not waiting (running, runnable, in a
+ * system call). */
+enum gp_go_where { GP_GO_OUTSIDE, GP_GO_LOCK, GP_GO_CHAN, GP_GO_RUN };
+enum gp_go_where gp_go_where_of(const char *wait);
+
+#define GP_STUCK_GO_PROCS 4
+#define GP_STUCK_GO_GROUPS 6
+struct gp_stuck_go {
+	int pid;
+	char version[16];        /* "go1.19.8", "" unknown */
+	char error[64];          /* why they are out of sight; "" when read */
+	unsigned n, system;      /* the program's goroutines, the runtime's own */
+	unsigned more;           /* the program's in groups beyond those kept */
+	struct gp_stuck_gogroup {
+		char start[64], at[64], wait[32];
+		unsigned n;
+		enum gp_go_where where;
+	} g[GP_STUCK_GO_GROUPS];
+	size_t ng;
+};
+
 struct gp_stuck {
 	double t;                /* the snapshot's time, < 0 none */
 	char why[8];             /* "hang", "end" */
@@ -88,6 +114,8 @@ struct gp_stuck {
 	struct gp_stuck_proc proc[GP_STUCK_PROCS]; /* the first processes of the snapshot */
 	size_t nproc;
 	struct gp_stuck_java java;
+	struct gp_stuck_go go[GP_STUCK_GO_PROCS]; /* its first Go processes */
+	size_t ngo;
 };
 
 void gp_stuck_init(struct gp_stuck *s);

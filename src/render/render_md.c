@@ -651,6 +651,15 @@ static void md_stacks(FILE *out, const struct gp_doc *d)
 		fputs("```\n\n", out);
 		free(g[k].text);
 	}
+	/* A Go process's goroutines: its threads above are the runtime's */
+	size_t li;
+	const json_t *ln;
+	json_array_foreach(d->stacks, li, ln)
+		if (json_number_value(json_object_get(ln, "t")) == t /* the last snapshot */
+		    && json_object_get(ln, "goroutines")) {
+			fprintf(out, "Pid %lld. ", (long long)json_integer_value(json_object_get(ln, "pid")));
+			gp_stacks_goroutine_lines(out, ln, true);
+		}
 	fputs("</details>\n\n", out);
 	free(g);
 }

@@ -357,6 +357,60 @@ static void trailer(FILE *f, const json_t *line, bool md)
 			json_number_value(json_object_get(cost, "wall_ms")));
 }
 
+/* s one line and safe, with no '|' or '`' to break a Markdown table
+ * cell. */
+static const char *cell(const char *s, char *buf, size_t cap)
+{
+	gp_safe_str(s ? s : "?", buf, cap);
+	for (char *p = buf; *p; p++)
+		if (*p == '|' || *p == '`')
+			*p = '\'';
+	return buf;
+}
+
+void gp_stacks_goroutine_lines(FILE *f, const json_t *line, bool md)
+{
+	const json_t *go = json_object_get(line, "goroutines");
+	if (!json_is_object(go))
+		return;
+	char vb[32], eb[128];
+	const char *v = str(go, "go") ? cell(str(go, "go"), vb, sizeof vb) : NULL;
+	const char *err = str(go, "error") ? cell(str(go, "error"), eb, sizeof eb) : NULL;
+	fprintf(f, md ? "Goroutines%s%s%s: " : "goroutines%s%s%s: ", v ? " (" : "", v ? v : "",
+		v ? ")" : "");
+	if (err) {
+		fprintf(f, "out of sight (%s)%s", err, md ? ".\n\n" : "\n\n");
+		return;
+	}
+	fprintf(f, "%lld of the program's, %lld of the runtime's own%s",
+		(long long)json_integer_value(json_object_get(go, "n")),
+		(long long)json_integer_value(json_object_get(go, "system")), md ? "\n\n" : "\n");
+	if (md)
+		fprintf(f, "| goroutines | wait | started in | at |\n|---:|---|---|---|\n");
+	size_t i;
+	const json_t *g;
+	json_array_foreach(json_object_get(go, "groups"), i, g) {
+		/* one line each, whatever a file holds (a '\n' in a name) */
+		char start[160], wait[96], atb[160];
+		cell(str(g, "start"), start, sizeof start);
+		cell(str(g, "wait"), wait, sizeof wait);
+		const char *at = str(g, "at") ? cell(str(g, "at"), atb, sizeof atb) : NULL;
+		if (at && !strcmp(at, start))
+			at = NULL; /* it waits in its start function itself */
+		long long n = (long long)json_integer_value(json_object_get(g, "n"));
+		if (md)
+			fprintf(f, "| %lld | %s | `%s` | %s%s%s |\n", n, wait, start, at ? "`" : "",
+				at ? at : "", at ? "`" : "");
+		else
+			fprintf(f, "  %4lld  [%s] %s%s%s\n", n, wait, start, at ? " at " : "", at ? at : "");
+	}
+	json_int_t more = json_integer_value(json_object_get(go, "more"));
+	if (more)
+		fprintf(f, md ? "\nand %lld more in smaller groups\n" : "  and %lld more in smaller groups\n",
+			(long long)more);
+	fputc('\n', f);
+}
+
 static void render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o)
 {
 	const json_t *threads = json_object_get(line, "threads");
@@ -439,6 +493,7 @@ static void render_stacks(FILE *f, const json_t *line, const struct gp_stacks_re
 	}
 	free(g);
 
+	gp_stacks_goroutine_lines(f, line, md);
 	trailer(f, line, md);
 }
 

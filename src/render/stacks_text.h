@@ -6,6 +6,7 @@
 #define GP_STACKS_TEXT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 enum gp_stacks_format { GP_STACKS_TEXT, GP_STACKS_MARKDOWN };
@@ -18,6 +19,12 @@ struct gp_stacks_render_opts {
 	unsigned max_frames;  /* frames shown per group (0: 16) */
 	const char *where;    /* its namespaces and container (gp_target_where), or NULL */
 };
+
+/* A Go process's goroutines, the line's "goroutines" (tracer/
+ * goroutines.h): its OS threads are the runtime's; these are the
+ * program's units of work, in groups, as `goroutine N [wait reason]:`
+ * heads a Go traceback.  Nothing when the line has none. */
+void gp_stacks_goroutine_lines(FILE *f, const json_t *line, bool md);
 
 /* Threads may carry "cpu_pct" (added by the caller). */
 void gp_render_stacks(FILE *f, const json_t *line, const struct gp_stacks_render_opts *o);

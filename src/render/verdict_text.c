@@ -461,10 +461,71 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 	return false;
 }
 
+/* One group of goroutines: "12 in START wait on WAIT (at FRAME)". */
+static void goroutine_group(struct strbuf *sb, const struct gp_stuck_gogroup *g)
+{
+	bool one = g->n == 1;
+	strbuf_addf(sb, "%u in %s ", g->n, g->start);
+	if (!strcmp(g->wait, "running") || !strcmp(g->wait, "runnable"))
+		strbuf_addf(sb, "%s", g->wait);
+	else if (!strcmp(g->wait, "syscall"))
+		strbuf_addf(sb, "in a system call");
+	else if (!strcmp(g->wait, "IO wait"))
+		strbuf_addf(sb, "wait%s for input (IO wait)", one ? "s" : "");
+	else if (!strcmp(g->wait, "sleep"))
+		strbuf_addf(sb, "sleep%s", one ? "s" : "");
+	else
+		strbuf_addf(sb, "wait%s on %s", one ? "s" : "", g->wait);
+	if (g->at[0] && strcmp(g->at, g->start))
+		strbuf_addf(sb, " at %s", g->at);
+}
+
+/* A Go program: its goroutines, those on a lock or on another goroutine
+ * first, or why they are out of sight; and that the runtime's own
+ * threads are not what is judged (issue 32). */
+static void describe_goroutines(struct strbuf *sb, const struct gp_activity *a)
+{
+	const struct gp_stuck_go *g = &a->go;
+	if (!g->pid)
+		return;
+	if (g->error[0]) {
+		strbuf_addf(sb, "; pid %d is a Go program: the Go runtime's threads are at rest; "
+			    "the program's goroutines are out of sight (%s)", g->pid, g->error);
+		return;
+	}
+	strbuf_addf(sb, "; goroutines of pid %d", g->pid);
+	if (g->version[0])
+		strbuf_addf(sb, " (%s)", g->version);
+	strbuf_addf(sb, ", %u of the program's: ", g->n);
+	unsigned said = 0, left = g->more;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < g->ng; k++) {
+			if (a->go_inside[k] != (pass == 0))
+				continue;
+			if (said == 4) {
+				left += g->g[k].n;
+				continue;
+			}
+			strbuf_addstr(sb, said++ ? ", " : "");
+			goroutine_group(sb, &g->g[k]);
+		}
+	if (left)
+		strbuf_addf(sb, ", %u more", left);
+	if (a->go_lock)
+		strbuf_addf(sb, ": %u wait%s on a lock whose holder waits itself", a->go_lock,
+			    a->go_lock == 1 ? "s" : "");
+	else if (a->go_chan && !a->go_outside)
+		strbuf_addf(sb, ": every goroutine waits on another one");
+	strbuf_addf(sb, "; the Go runtime's own threads (netpoller, sysmon, idle Ms on futexes) "
+		    "wait as they do at rest and do not decide");
+}
+
 /* What the waits of a flat phase with no effort mean: the program's flow
  * blocked on a lock, a pool at rest, a join that ends outside. */
 static void describe_rest(struct strbuf *sb, const struct gp_activity *a)
 {
+	if (a->go.pid && a->go.error[0])
+		return; /* the threads are the Go runtime's: nothing to read in them (describe_goroutines) */
 	if (a->main_lock_pid) {
 		strbuf_addf(sb, "; the main thread of pid %d waits on a lock with no timeout",
 		    a->main_lock_pid);
@@ -608,6 +669,14 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 		strbuf_addf(sb, "; %.1f%% CPU", a->cpu_pct);
 		return;
 	}
+	if (!busy && a->go_decided) {
+		/* the goroutines decided: the runtime's threads on futexes and
+		 * in epoll are not the culprits (issue 32) */
+		strbuf_addf(sb, "threads asleep, %.1f%% CPU", a->cpu_pct);
+		describe_goroutines(sb, a);
+		describe_siblings(sb, a);
+		return;
+	}
 	if (!busy) {
 		strbuf_addf(sb, "threads asleep, %.1f%% CPU", a->cpu_pct);
 		if (a->waits_known) {
@@ -648,6 +717,7 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 			    a->outside_comm);
 		describe_stuck(sb, a);
 		describe_rest(sb, a);
+		describe_goroutines(sb, a);
 		return;
 	}
 	bool kernel = a->kind == GP_CLASS_HANG_BUSY_KERNEL;

@@ -296,11 +296,11 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 		"tx", (json_int_t)st.tx, "rx", (json_int_t)st.rx, "conns", (int)st.conns,
 		"listen", (int)st.listeners, "backlog", (int)st.backlog,
 		"unread", (json_int_t)st.unread, "unsent", (json_int_t)st.unsent);
-	if (st.vfs_tx || st.vfs_rx) {
-		json_object_set_new(sock, "vfs_tx", json_integer((json_int_t)st.vfs_tx));
-		json_object_set_new(sock, "vfs_rx", json_integer((json_int_t)st.vfs_rx));
-		json_object_set_new(sock, "vfs_writes", json_integer((json_int_t)st.vfs_writes));
-		json_object_set_new(sock, "vfs_reads", json_integer((json_int_t)st.vfs_reads));
+	if (st.io_tx || st.io_rx) {
+		json_object_set_new(sock, "io_tx", json_integer((json_int_t)st.io_tx));
+		json_object_set_new(sock, "io_rx", json_integer((json_int_t)st.io_rx));
+		json_object_set_new(sock, "io_writes", json_integer((json_int_t)st.io_writes));
+		json_object_set_new(sock, "io_reads", json_integer((json_int_t)st.io_reads));
 	}
 	if (st.pending) {
 		json_object_set_new(sock, "pending", json_integer(st.pending));
@@ -314,10 +314,10 @@ static void sockets_part(struct gp_sampler *s, double t, json_t *proc, struct gp
 	pv->have_sock = true;
 	pv->sock_tx = st.tx;
 	pv->sock_rx = st.rx;
-	pv->sock_vfs_tx = st.vfs_tx;
-	pv->sock_vfs_rx = st.vfs_rx;
-	pv->sock_vfs_writes = st.vfs_writes;
-	pv->sock_vfs_reads = st.vfs_reads;
+	pv->sock_io_tx = st.io_tx;
+	pv->sock_io_rx = st.io_rx;
+	pv->sock_io_writes = st.io_writes;
+	pv->sock_io_reads = st.io_reads;
 	pv->sock_backlog = st.backlog;
 	pv->sock_unread = st.unread;
 	pv->sock_pending = st.pending;

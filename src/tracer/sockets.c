@@ -91,7 +91,7 @@ struct stamp {
  * when last added to the process's totals. */
 struct counted {
 	uint64_t ino;
-	uint64_t gen, tx, rx, vtx, vrx, vw, vr;
+	uint64_t gen, tx, rx, io_tx, io_rx, io_w, io_r;
 	unsigned long tick;
 };
 
@@ -121,6 +121,24 @@ struct gp_sockproc {
 	struct gp_flowent *flows;
 	size_t flowcap;
 	struct gp_keytab counted; /* struct counted, by inode */
+	struct gp_keytab pipefds; /* struct pipefd: its pipes' fds, which end each is */
+	struct gp_keytab pipeends; /* struct pipeend: its pipes, which ends it holds */
+};
+
+/* A pipe fd of one process, by pipe_key(inode, fd): which end, read
+ * once from /proc/PID/fdinfo (an fd's access mode does not change). */
+struct pipefd {
+	uint64_t key;
+	bool wr;
+	unsigned long tick;
+};
+
+/* A pipe of one process, by inode: the ends it held at its last read
+ * (1 read, 2 write). */
+struct pipeend {
+	uint64_t ino;
+	unsigned ends;
+	unsigned long tick;
 };
 
 struct gp_sockets *gp_sockets_new(void)
@@ -467,6 +485,8 @@ struct gp_sockproc *gp_sockproc_new(struct gp_sockets *s, const struct gp_root *
 	p->pid = pid;
 	p->first = true;
 	gp_keytab_init(&p->counted, sizeof(struct counted));
+	gp_keytab_init(&p->pipefds, sizeof(struct pipefd));
+	gp_keytab_init(&p->pipeends, sizeof(struct pipeend));
 	/* pids are the kernel's own only in the host's pid namespace */
 	p->watched = s->flow && root->live && gp_sockflow_watch(s->flow, pid);
 	return p;
@@ -479,12 +499,47 @@ void gp_sockproc_free(struct gp_sockproc *p)
 	if (p->watched)
 		gp_sockflow_unwatch(p->s->flow, p->pid);
 	gp_keytab_free(&p->counted);
+	gp_keytab_free(&p->pipefds);
+	gp_keytab_free(&p->pipeends);
 	free(p->flows);
 	free(p->inos);
 	free(p);
 }
 
 /* Its socket inodes, from the links of /proc/PID/fd ("socket:[123]"). */
+static uint64_t pipe_key(uint64_t ino, long fd)
+{
+	return ((ino << 20) ^ (uint64_t)fd) + 1; /* 0 is the table's empty key */
+}
+
+/* A pipe at fd: which end it is, from its fdinfo's flags (octal, the
+ * access mode in the low bits, proc(5)), read once per fd; the ends the
+ * process holds, by the pipe's inode. */
+static void note_pipe(struct gp_sockproc *p, const char *fdname, uint64_t ino)
+{
+	long fd = strtol(fdname, NULL, 10);
+	bool made;
+	struct pipefd *e = gp_keytab_put(&p->pipefds, pipe_key(ino, fd), &made);
+	if (!e)
+		return;
+	if (made) {
+		char path[64], buf[512];
+		snprintf(path, sizeof path, "/proc/%d/fdinfo/%ld", p->pid, fd);
+		ssize_t n = gp_read_file(p->root, path, buf, sizeof buf);
+		const char *f = n > 0 ? strstr(buf, "flags:") : NULL;
+		unsigned long flags = f ? strtoul(f + 6, NULL, 8) : 0;
+		e->wr = (flags & O_ACCMODE) != O_RDONLY;
+	}
+	e->tick = p->s->tick;
+	struct pipeend *pe = gp_keytab_put(&p->pipeends, ino, &made);
+	if (!pe)
+		return;
+	if (made || pe->tick != p->s->tick)
+		pe->ends = 0; /* this read's ends only */
+	pe->ends |= e->wr ? 2 : 1;
+	pe->tick = p->s->tick;
+}
+
 static bool list_inodes(struct gp_sockproc *p)
 {
 	char path[64];
@@ -504,6 +559,13 @@ static bool list_inodes(struct gp_sockproc *p)
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		ssize_t len = readlinkat(dfd, de->d_name, link, sizeof link - 1);
+		if (len > 6 && !memcmp(link, "pipe:[", 6) && p->s->flow) {
+			link[len] = 0;
+			uint64_t ino = strtoull(link + 6, NULL, 10);
+			if (ino)
+				note_pipe(p, de->d_name, ino);
+			continue;
+		}
 		if (len < 9 || memcmp(link, "socket:[", 8))
 			continue;
 		link[len] = 0;
@@ -623,6 +685,31 @@ static void flow_sides(const struct gp_sockets *s, const struct gp_flowent *f, b
 		    || (!*server && gp_keytab_find(&s->tlports, rp) != NULL);
 }
 
+/* Its closed pipes' fds go (an fd number is used again). */
+static void prune_pipefds(struct gp_sockproc *p)
+{
+	bool made;
+	struct gp_keytab kept;
+	gp_keytab_init(&kept, sizeof(struct pipefd));
+	for (size_t i = 0; i < p->pipefds.cap; i++) {
+		const struct pipefd *o = gp_keytab_slot(&p->pipefds, i);
+		struct pipefd *k;
+		if (o->key && o->tick + 8 >= p->s->tick && (k = gp_keytab_put(&kept, o->key, &made)))
+			*k = *o;
+	}
+	gp_keytab_free(&p->pipefds);
+	p->pipefds = kept;
+	gp_keytab_init(&kept, sizeof(struct pipeend));
+	for (size_t i = 0; i < p->pipeends.cap; i++) {
+		const struct pipeend *o = gp_keytab_slot(&p->pipeends, i);
+		struct pipeend *k;
+		if (o->ino && o->tick + 8 >= p->s->tick && (k = gp_keytab_put(&kept, o->ino, &made)))
+			*k = *o;
+	}
+	gp_keytab_free(&p->pipeends);
+	p->pipeends = kept;
+}
+
 /* Every byte the kernel counted on the process's stream sockets since
  * the last read, live or closed since (datagrams are left out: a
  * resolver's lookups are no answers), added as count_bytes adds
@@ -636,34 +723,50 @@ static void count_flows(struct gp_sockproc *p, double t)
 		p->tot.have = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct gp_flowent *f = &p->flows[i];
+		const struct pipeend *pe = f->pipe ? gp_keytab_find(&p->pipeends, f->ino) : NULL;
+		bool self_pipe = pe && pe->ends == 3 && pe->tick == s->tick;
+		if (!self_pipe && f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
+			continue; /* any other pipe stays in rchar/wchar: a pipeline's bytes are work */
 		bool made;
 		struct counted *c = gp_keytab_put(&p->counted, f->ino, &made);
 		if (!c)
 			continue;
-		uint64_t dtx = f->tx, drx = f->rx, dvtx = f->vtx, dvrx = f->vrx;
-		uint64_t dvw = f->vwrites, dvr = f->vreads;
+		uint64_t dtx = f->tx, drx = f->rx, diotx = f->io_tx, diorx = f->io_rx;
+		uint64_t diow = f->io_writes, dior = f->io_reads;
 		if (!made && c->gen == f->gen) {
-			dvw = f->vwrites >= c->vw ? f->vwrites - c->vw : 0;
-			dvr = f->vreads >= c->vr ? f->vreads - c->vr : 0;
+			diow = f->io_writes >= c->io_w ? f->io_writes - c->io_w : 0;
+			dior = f->io_reads >= c->io_r ? f->io_reads - c->io_r : 0;
 			dtx = f->tx >= c->tx ? f->tx - c->tx : 0;
 			drx = f->rx >= c->rx ? f->rx - c->rx : 0;
-			dvtx = f->vtx >= c->vtx ? f->vtx - c->vtx : 0;
-			dvrx = f->vrx >= c->vrx ? f->vrx - c->vrx : 0;
+			diotx = f->io_tx >= c->io_tx ? f->io_tx - c->io_tx : 0;
+			diorx = f->io_rx >= c->io_rx ? f->io_rx - c->io_rx : 0;
 		}
 		c->gen = f->gen;
 		c->tx = f->tx;
 		c->rx = f->rx;
-		c->vtx = f->vtx;
-		c->vrx = f->vrx;
-		c->vw = f->vwrites;
-		c->vr = f->vreads;
+		c->io_tx = f->io_tx;
+		c->io_rx = f->io_rx;
+		c->io_w = f->io_writes;
+		c->io_r = f->io_reads;
 		c->tick = s->tick;
-		/* every socket's, datagrams too: io counts them all */
-		p->tot.vfs_tx += dvtx;
-		p->tot.vfs_rx += dvrx;
-		p->tot.vfs_writes += dvw;
-		p->tot.vfs_reads += dvr;
-		if (f->type != SOCK_STREAM && f->type != SOCK_SEQPACKET)
+		/* Its write()/read() bytes are in its own /proc/PID/io too,
+		 * internal or not: the model takes them out of rchar/wchar,
+		 * so that a socket's bytes count once, by the rules below (a
+		 * traced Go client's requests, written with write(2), were
+		 * output: go-hung read "write() +217 B/s", issue 32).  So do
+		 * those of a pipe whose both ends the process holds itself: a
+		 * runtime waking its own poller (Go's netpollBreak writes one
+		 * byte, go1.19 runtime/netpoll_epoll.go) is no output; a
+		 * pipeline's pipes between processes stay in: their bytes
+		 * are its work.  Only the process's own calls: a child forked
+		 * since the last read is counted under it, its io is not. */
+		if (f->tgid == p->pid) {
+			p->tot.io_tx += diotx;
+			p->tot.io_rx += diorx;
+			p->tot.io_writes += diow;
+			p->tot.io_reads += dior;
+		}
+		if (self_pipe)
 			continue;
 		bool server, internal;
 		flow_sides(s, f, &server, &internal);
@@ -685,6 +788,7 @@ static void count_flows(struct gp_sockproc *p, double t)
 		}
 		gp_keytab_free(&p->counted);
 		p->counted = kept;
+		prune_pipefds(p);
 	}
 	struct gp_connects cn;
 	if (gp_sockflow_connects(s->flow, p->pid, &cn)) {

@@ -40,12 +40,9 @@
 struct gp_sock_totals {
 	bool have;            /* at least one of its sockets was found in the dump */
 	uint64_t tx, rx;      /* bytes sent (acked) and received on TCP; between two traced processes only the server's tx */
-	/* Where the kernel counts every call (sockflow.h): bytes its
-	 * sockets moved by read/write/readv/writev/sendfile, every socket,
-	 * inside the tree or not, cumulative -- the part of /proc/PID/io's
-	 * rchar and wchar that is sockets' (tx and rx above carry them). */
-	uint64_t vfs_tx, vfs_rx;
-	uint64_t vfs_writes, vfs_reads; /* in how many calls (io's syscw, syscr) */
+	uint64_t io_tx, io_rx; /* of its stream sockets' bytes, those its write()/read() moved (also
+				* in /proc/PID/io's wchar/rchar), cumulative; where the kernel counts calls */
+	uint64_t io_writes, io_reads; /* and in how many calls (io's syscw, syscr) */
 	uint32_t conns;       /* connected stream sockets (TCP, unix) */
 	uint32_t listeners;   /* listening sockets */
 	uint32_t backlog;     /* connections waiting in its listeners' accept queues */

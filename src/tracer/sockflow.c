@@ -199,10 +199,10 @@ static void keep_entry(struct gp_sockflow *f, struct gp_keytab *next, const stru
 	}
 	f->ents[f->n++] = (struct gp_flowent){
 		.ino = k->ino, .account = (int)k->account, .tgid = (int)v->tgid,
-		.tx = v->tx, .rx = v->rx, .vtx = v->vtx, .vrx = v->vrx, .vwrites = v->vwrites,
-		.vreads = v->vreads, .gen = s->gen,
+		.tx = v->tx, .rx = v->rx, .io_tx = v->io_tx, .io_rx = v->io_rx,
+		.io_writes = v->io_writes, .io_reads = v->io_reads, .gen = s->gen,
 		.family = v->family, .type = v->type, .lport = v->lport, .rport = v->rport,
-		.named = v->named != 0,
+		.named = v->named != 0, .pipe = v->pipe != 0,
 	};
 }
 

@@ -24,13 +24,13 @@ struct gp_flowent {
 	int account;           /* the watched process it counts under */
 	int tgid;              /* the process that first used it (a forked child's own pid) */
 	uint64_t tx, rx;
-	uint64_t vtx, vrx;     /* of tx, rx: what read/write/readv/writev/sendfile moved
-				  (counted in /proc/PID/io's rchar/wchar too) */
-	uint64_t vwrites, vreads; /* and in how many calls (syscw, syscr) */
+	uint64_t io_tx, io_rx; /* of them, by write/read (also in /proc/PID/io) */
+	uint64_t io_writes, io_reads; /* and in how many calls (syscw, syscr) */
 	uint64_t gen;
 	uint16_t family, type; /* AF_*, SOCK_* */
 	uint16_t lport, rport; /* inet: local and remote port, host order */
 	bool named;            /* unix: the side with an address (accepted from a listener) */
+	bool pipe;             /* a pipe or FIFO: its read()/write() bytes, no socket */
 };
 
 /* A watched process's connects (and its forked children's, until each

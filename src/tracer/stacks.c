@@ -32,6 +32,7 @@
 #include "stopcut.h"
 #include "tfile.h"
 #include "pyframes.h"
+#include "goroutines.h"
 #include "result.h"
 #include "syscalls.h"
 #include "timeutil.h"
@@ -197,6 +198,7 @@ struct gp_stacks {
 	struct gp_stacks_totals tot;
 
 	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
+	struct gp_go *go;     /* Go's goroutines (goroutines.h); NULL with GP_STACKS_NO_PTRACE */
 	struct gp_xmaps xm;   /* executable mappings at this snapshot: JIT pcs */
 };
 
@@ -283,6 +285,10 @@ static void session_end(struct gp_stacks *s)
 	if (s->py) { /* its module and addresses were the old process's */
 		gp_py_close(s->py);
 		s->py = gp_py_open(s->pid);
+	}
+	if (s->go) {
+		gp_go_close(s->go);
+		s->go = gp_go_open(s->pid);
 	}
 }
 
@@ -433,6 +439,7 @@ static int session_refresh(struct gp_stacks *s)
 		s->xm.n = 0;
 	dwfl_getmodules(s->dwfl, warm_module_cb, s, 0);
 	gp_py_refresh(s->py, s->dwfl);
+	gp_go_refresh(s->go, s->dwfl);
 	if (!s->attached && !(s->flags & GP_STACKS_NO_PTRACE)) {
 		/* Our own registers and memory (regstate.h): a thread that must
 		 * not be stopped is unwound too.  Elsewhere libdwfl's, with
@@ -1266,8 +1273,11 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 	s->flags = flags;
 	if (!(flags & (GP_STACKS_NO_PYTHON | GP_STACKS_NO_PTRACE)))
 		s->py = gp_py_open(pid);
+	if (!(flags & GP_STACKS_NO_PTRACE))
+		s->go = gp_go_open(pid);
 	if (gp_root_open(&s->root, "/") < 0) {
 		gp_py_close(s->py);
+		gp_go_close(s->go);
 		free(s);
 		return NULL;
 	}
@@ -1285,6 +1295,7 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags)
 		int e = errno == ENOENT ? ESRCH : errno;
 		gp_root_close(&s->root);
 		gp_py_close(s->py);
+		gp_go_close(s->go);
 		gp_tfile_close(s->tf);
 		free(s->debuginfo_path);
 		free(s);
@@ -1323,6 +1334,22 @@ static bool traced_elsewhere(struct gp_stacks *s, struct rawthread *r)
 	if (tracer > 0)
 		snprintf(r->err, sizeof r->err, "traced by PID %d (%s)", tracer, comm[0] ? comm : "?");
 	return true;
+}
+
+/* The line's language runtimes: CPython's state, Go's goroutines (read
+ * with every thread running: a parked goroutine holds still,
+ * goroutines.c); how long the goroutines took, -1 none. */
+static double runtimes_json(struct gp_stacks *s, json_t *o)
+{
+	json_t *pyinfo = gp_py_info_json(s->py);
+	if (pyinfo)
+		json_object_set_new(o, "python", pyinfo);
+	double t0 = now_us();
+	json_t *goinfo = gp_go_read_json(s->go);
+	if (!goinfo)
+		return -1;
+	json_object_set_new(o, "goroutines", goinfo);
+	return now_us() - t0;
 }
 
 int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
@@ -1428,9 +1455,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		json_array_append(marr, v);
 	json_decref(mods);
 	json_object_set_new(o, "modules", marr);
-	json_t *pyinfo = gp_py_info_json(s->py);
-	if (pyinfo)
-		json_object_set_new(o, "python", pyinfo);
+	double go_us = runtimes_json(s, o);
 	s->tot.snapshots++;
 	double w_end = now_us();
 	json_object_set_new(o, "cost", json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
@@ -1441,6 +1466,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		"symbolize_ms", (w_end - w_unwound) / 1000.0,
 		"wall_ms", (w_end - w0) / 1000.0,
 		"python_us_max", py_max));
+	if (go_us >= 0) /* the goroutines' read: every g, and the parked ones' frames */
+		json_object_set_new(json_object_get(o, "cost"), "goroutines_us", json_real(go_us));
 	free(th);
 	free(all);
 	*line = o;
@@ -1463,6 +1490,7 @@ void gp_stacks_close(struct gp_stacks *s)
 		nap(5000000);
 	session_end(s);
 	gp_py_close(s->py);
+	gp_go_close(s->go);
 	for (size_t i = 0; i < s->nnotes; i++)
 		free(s->notes[i]);
 	free(s->notes);

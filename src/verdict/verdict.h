@@ -230,6 +230,15 @@ struct gp_activity {
 	unsigned nacq;
 	int acq_tid[3], acq_pid[3];
 	char acq_comm[3][16], acq_frame[3][64];
+	/* A Go process of the snapshot (model/stuck.h): its OS threads are
+	 * the runtime's (the netpoller, sysmon, idle Ms on futexes) and
+	 * never decide the class; its goroutines do, where they were read
+	 * (go.error "": read; else why they are out of sight).  go.pid 0:
+	 * no Go process.  The program's goroutines by where they wait. */
+	struct gp_stuck_go go;
+	unsigned go_lock, go_chan, go_outside, go_run;
+	bool go_inside[GP_STUCK_GO_GROUPS]; /* go's group k waits on a lock or another goroutine */
+	bool go_decided;           /* the goroutines decided the class */
 };
 
 enum gp_role { GP_ROLE_PROGRESS, GP_ROLE_ACTIVITY };

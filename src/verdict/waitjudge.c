@@ -299,13 +299,91 @@ static bool java_stuck(const struct gp_activity *a)
 	       && !a->jv.role_n[GP_JVM_SLEEP] && !a->outside && !a->unclear && !a->child;
 }
 
+static bool is_go_pid(const struct gp_stuck *stuck, int pid)
+{
+	for (size_t i = 0; stuck && pid && i < stuck->ngo; i++)
+		if (stuck->go[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* The goroutines of the snapshot's Go processes, counted by where they
+ * wait; a->go is the process to name: the one with goroutines on a lock,
+ * else the most goroutines, else one whose goroutines are out of sight.
+ * How many processes had theirs read. */
+static size_t count_goroutines(const struct gp_stuck *stuck, struct gp_activity *a)
+{
+	size_t read = 0;
+	unsigned best_lock = 0, best_n = 0;
+	for (size_t i = 0; i < stuck->ngo; i++) {
+		const struct gp_stuck_go *g = &stuck->go[i];
+		if (g->error[0]) {
+			if (!a->go.pid)
+				a->go = *g;
+			continue;
+		}
+		read++;
+		unsigned lock = 0;
+		for (size_t k = 0; k < g->ng; k++) {
+			enum gp_go_where w = g->g[k].where;
+			unsigned *c = w == GP_GO_LOCK ? &a->go_lock : w == GP_GO_CHAN ? &a->go_chan
+				    : w == GP_GO_RUN ? &a->go_run : &a->go_outside;
+			*c += g->g[k].n;
+			lock += w == GP_GO_LOCK ? g->g[k].n : 0;
+		}
+		a->go_outside += g->more; /* not told apart: never a hang's evidence */
+		if (!a->go.pid || a->go.error[0] || lock > best_lock
+		    || (lock == best_lock && g->n > best_n)) {
+			a->go = *g;
+			best_lock = lock;
+			best_n = g->n;
+		}
+	}
+	for (size_t k = 0; k < a->go.ng; k++) {
+		enum gp_go_where w = a->go.g[k].where;
+		a->go_inside[k] = w == GP_GO_LOCK || w == GP_GO_CHAN;
+	}
+	return read;
+}
+
+/* The goroutines decide, where they were read: the runtime's threads
+ * (the netpoller, sysmon, idle Ms parked on futexes) never do (issue 32:
+ * a Go server's class followed whichever OS thread ran the netpoller).
+ * Goroutines on a lock while none runs: the lock's holder waits itself
+ * (a hang, whatever else waits outside).  Goroutines that wait on each
+ * other (channels, conditions) and none on input or a timer: nobody
+ * outside can wake them.  Otherwise the program waits for the outside:
+ * idle -- with goroutines on channels beside, as worker pools rest, at
+ * lower confidence.  A goroutine running or in a system call leaves the
+ * class to the threads. */
+static bool judge_goroutines(const struct gp_stuck *stuck, struct gp_activity *a)
+{
+	if (!stuck || stuck->t < 0 || !stuck->ngo)
+		return false;
+	size_t read = count_goroutines(stuck, a);
+	if (!read || a->go_run)
+		return false;
+	if (a->go_lock || (a->go_chan && !a->go_outside)) {
+		a->kind = GP_CLASS_HANG_BLOCKED;
+		a->conf_cap = GP_CONF_MEDIUM;
+		a->go_decided = true;
+		return true;
+	}
+	if (read < stuck->nproc)
+		return false; /* other programs' threads decide */
+	a->kind = GP_CLASS_IDLE;
+	a->conf_cap = a->go_chan ? GP_CONF_LOW : GP_CONF_MEDIUM;
+	a->go_decided = true;
+	return true;
+}
+
 /* A flat phase with no effort: what the threads wait for decides.
  * Outside (input, a peer, a timer, a signal): idle.  Inside (locks with
  * nobody runnable or waiting outside to release them, D state, a driver
  * call): blocked.  An eventfd or a timed condition cannot be told from
  * outside: the stacks taken at the hang lean it, at low confidence. */
-void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
-			   struct gp_activity *a)
+static void classify_threads(const struct gp_point *l, const struct gp_stuck *stuck,
+			     struct gp_activity *a)
 {
 	for (int w = 0; w < GP_WAIT_COUNT; w++) {
 		a->w[w] = l->wait_n[w];
@@ -346,9 +424,14 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		return;
 	}
 	find_acquirers(stuck, a);
+	bool in_kernel = l->blocked_d || a->w[GP_WAIT_DRIVER] || a->w[GP_WAIT_DISK];
+	if (!in_kernel && judge_goroutines(stuck, a)) {
+		a->nacq = 0; /* the runtime's threads on futexes are not the culprits */
+		return;
+	}
 	if (judge_graph(l, stuck, a) || judge_gil(stuck, a) || judge_db_lock(stuck, a))
 		return;
-	if (l->blocked_d || a->w[GP_WAIT_DRIVER] || a->w[GP_WAIT_DISK]) {
+	if (in_kernel) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->conf_cap = l->blocked_d ? GP_CONF_ANY : GP_CONF_MEDIUM;
 	} else if (a->inside && !a->outside) {
@@ -356,7 +439,7 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		/* Locks with nobody waiting outside: who would release them?
 		 * Another process through shared memory, at most. */
 		a->conf_cap = a->unclear ? GP_CONF_MEDIUM : GP_CONF_ANY;
-	} else if (a->outside && a->inside && l->main_lock_pid
+	} else if (a->outside && a->inside && l->main_lock_pid && !is_go_pid(stuck, l->main_lock_pid)
 		   && !(l->main_lock_pid == l->wg.root && joins_a_resting_thread(l, stuck))) {
 		/* Locks beside waits for the outside, and a main thread among
 		 * the lock waiters: the program's own flow is stuck (a join, an
@@ -390,4 +473,16 @@ void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 	if (a->java && a->jv.user && a->kind == GP_CLASS_HANG_BLOCKED
 	    && (a->conf_cap == GP_CONF_ANY || a->conf_cap > GP_CONF_MEDIUM))
 		a->conf_cap = GP_CONF_MEDIUM;
+}
+
+void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
+			   struct gp_activity *a)
+{
+	classify_threads(l, stuck, a);
+	/* A Go program whose goroutines are out of sight (stripped): its
+	 * threads are the runtime's, whose waits look the same whether the
+	 * program rests or hangs (issue 32): what they lean to is said at
+	 * low confidence at most. */
+	if (!a->go_decided && a->go.pid && a->go.error[0] && a->conf_cap > GP_CONF_LOW)
+		a->conf_cap = GP_CONF_LOW;
 }

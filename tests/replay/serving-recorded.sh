@@ -1,6 +1,6 @@
 #!/bin/sh
 # Servers' traces, recorded (issue 32): tests/real/serving's programs
-# under mariadbd 10.11, node 18 and CPython 3.11, traced by gpuprobe
+# under mariadbd 10.11, node 18, CPython 3.11 and Go 1.19, traced by gpuprobe
 # (`trace --seconds 10 --hang-after 3`, the kernel counting socket calls),
 # each line kept but the vm block and the frames' addresses.  The
 # verdict, judged again from them, must hold the class and the words that
@@ -19,7 +19,12 @@
 #                    against its start-up's heap);
 #   rest-node        at rest: idle;
 #   batcher-py-...   handlers wait on futures of a batcher that died
-#                    before the trace: hang-blocked, "no live thread".
+#                    before the trace: hang-blocked, "no live thread";
+#   go-hung          Go 1.19's handlers on a mutex held by a goroutine
+#                    blocked on a channel, its load generator in the tree
+#                    (read "progress, write() +217 B/s" before): judged by
+#                    the goroutines, not the runtime's threads;
+#   rest-go          the same server at rest: idle.
 # Regenerate: REAL_KEEP=DIR with tests/real/run.sh (serving-cases.tsv),
 # then on each kept file, and zstd -19:
 #   jq -c 'select(.type != "verdict") | if .type == "sample" then del(.vm)
@@ -55,5 +60,7 @@ loop-node-sync-sleep|hang-blocked|[0-9]+ connections not accepted; the main thre
 answer-node|progress|sent on sockets|ETA|slower
 rest-node|idle|threads asleep|
 batcher-py-dead-before|hang-blocked|requests read and never answered.*no live thread is left to answer them|
+go-hung|hang-blocked|goroutines of pid [0-9]+ \(go1\.[0-9.]+\).*wait on sync\.Mutex\.Lock.*waits on chan receive at main\.reloadModel.*runtime's own threads .* do not decide|write\(\)
+rest-go|idle|goroutines of pid [0-9]+ .*runtime\.main waits for input|
 TABLE
 exit $failed

@@ -10,7 +10,8 @@
  * filtered first by syscall number, then by the watched processes' map.
  * A call that moved n > 0 bytes adds n to its socket's counters; the
  * socket is the file at the call's fd in the task's fd table, kept only
- * when its inode is a socket's (S_IFSOCK).  x86_64 numbers
+ * when its inode is a socket's (S_IFSOCK) -- or, for read/write, a
+ * pipe's (S_IFIFO: pipe_flow).  x86_64 numbers
  * (arch/x86/entry/syscalls/syscall_64.tbl); at sys_exit pt_regs still
  * holds the call's arguments (di, si, dx, r10, r8) and orig_ax its number.
  *
@@ -30,6 +31,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define AF_INET6 10
 #define S_IFMT 0170000
 #define S_IFSOCK 0140000
+#define S_IFIFO 0010000
 #define EINTR 4
 #define EAGAIN 11
 #define EISCONN 106
@@ -101,12 +103,57 @@ static struct socket *socket_at(int fd, __u64 *ino)
 	return BPF_CORE_READ(f, private_data);
 }
 
-static struct gp_flow_val *flow_of(__u32 account, __u32 tgid, int fd)
+/* The pipe (or FIFO) at fd: its inode, 0 when fd is none. */
+static __u64 pipe_at(int fd)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || fd < 0 || (unsigned)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = 0;
+	if (bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) || !f)
+		return 0;
+	struct inode *in = BPF_CORE_READ(f, f_inode);
+	if ((BPF_CORE_READ(in, i_mode) & S_IFMT) != S_IFIFO)
+		return 0;
+	return BPF_CORE_READ(in, i_ino);
+}
+
+static struct gp_flow_val *new_flow(const struct gp_flow_key *k, const struct gp_flow_val *nv)
+{
+	bpf_map_update_elem(&flows, k, nv, BPF_NOEXIST);
+	struct gp_flow_val *v = bpf_map_lookup_elem(&flows, k);
+	if (!v)
+		__sync_fetch_and_add(&dropped, 1);
+	return v;
+}
+
+/* A pipe's bytes by read/write: where the process holds both its ends
+ * (sockets.c decides, from its fds), they never leave it -- the Go
+ * runtime's netpoller wakes itself with one byte through a pipe of its
+ * own (go1.19 runtime/netpoll_epoll.go netpollBreak). */
+static struct gp_flow_val *pipe_flow(__u32 account, __u32 tgid, int fd)
+{
+	__u64 ino = pipe_at(fd);
+	if (!ino)
+		return 0;
+	struct gp_flow_key k = { .account = account, .ino = ino };
+	struct gp_flow_val *v = bpf_map_lookup_elem(&flows, &k);
+	if (v)
+		return v;
+	struct gp_flow_val nv = {};
+	nv.tgid = tgid;
+	nv.pipe = 1;
+	return new_flow(&k, &nv);
+}
+
+static struct gp_flow_val *flow_of(__u32 account, __u32 tgid, int fd, bool io)
 {
 	__u64 ino = 0;
 	struct socket *so = socket_at(fd, &ino);
 	if (!so)
-		return 0;
+		return io ? pipe_flow(account, tgid, fd) : 0;
 	struct gp_flow_key k = { .account = account, .ino = ino };
 	struct gp_flow_val *v = bpf_map_lookup_elem(&flows, &k);
 	if (v)
@@ -122,11 +169,7 @@ static struct gp_flow_val *flow_of(__u32 account, __u32 tgid, int fd)
 	} else if (nv.family == AF_UNIX) {
 		nv.named = BPF_CORE_READ((struct unix_sock *)sk, addr) != 0;
 	}
-	bpf_map_update_elem(&flows, &k, &nv, BPF_NOEXIST);
-	v = bpf_map_lookup_elem(&flows, &k);
-	if (!v)
-		__sync_fetch_and_add(&dropped, 1);
-	return v;
+	return new_flow(&k, &nv);
 }
 
 /* sendmmsg/recvmmsg return a count of messages: the bytes are each
@@ -310,24 +353,24 @@ int gp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u64 bytes = (__u64)ret;
 	if (nr == NR_SENDMMSG || nr == NR_RECVMMSG)
 		bytes = mmsg_bytes(BPF_CORE_READ(regs, si), ret);
-	struct gp_flow_val *v = flow_of(account, tgid, fd);
+	bool io = nr == NR_WRITE || nr == NR_WRITEV || nr == NR_SENDFILE || nr == NR_READ
+		  || nr == NR_READV;
+	struct gp_flow_val *v = flow_of(account, tgid, fd, io);
 	if (!v)
 		return 0;
-	bool vfs = nr == NR_WRITE || nr == NR_WRITEV || nr == NR_SENDFILE || nr == NR_READ
-		   || nr == NR_READV;
 	if (tx) {
 		__sync_fetch_and_add(&v->tx, bytes);
 		__sync_fetch_and_add(&v->sends, 1);
-		if (vfs) {
-			__sync_fetch_and_add(&v->vtx, bytes);
-			__sync_fetch_and_add(&v->vwrites, 1);
+		if (io) {
+			__sync_fetch_and_add(&v->io_tx, bytes);
+			__sync_fetch_and_add(&v->io_writes, 1);
 		}
 	} else {
 		__sync_fetch_and_add(&v->rx, bytes);
 		__sync_fetch_and_add(&v->recvs, 1);
-		if (vfs) {
-			__sync_fetch_and_add(&v->vrx, bytes);
-			__sync_fetch_and_add(&v->vreads, 1);
+		if (io) {
+			__sync_fetch_and_add(&v->io_rx, bytes);
+			__sync_fetch_and_add(&v->io_reads, 1);
 		}
 	}
 	__sync_fetch_and_add(&seen, 1);

@@ -19,18 +19,20 @@ struct gp_flow_key {
 struct gp_flow_val {
 	__u64 tx, rx;          /* bytes that its send/write calls returned, and its recv/read calls */
 	__u64 sends, recvs;    /* calls that moved bytes */
-	/* Of tx and rx, what write/writev/sendfile and read/readv moved: the
-	 * calls /proc/PID/io counts in wchar and rchar too (fs/read_write.c:
-	 * vfs_write, do_writev and do_sendfile add_wchar; the send and recv
-	 * calls do not), so that its files' bytes can be told apart. */
-	__u64 vtx, vrx;
-	__u64 vwrites, vreads;  /* those calls (syscw, syscr count them too) */
+	/* Of tx and rx, what went through write/writev/sendfile and
+	 * read/readv: the calls /proc/PID/io counts in wchar and rchar too
+	 * (fs/read_write.c: add_wchar/add_rchar in vfs_write, vfs_read,
+	 * do_sendfile), so that a socket's bytes are counted once, as the
+	 * socket's (Go's net package writes sockets with write(2)). */
+	__u64 io_tx, io_rx;
+	__u64 io_writes, io_reads; /* those calls: io's syscw and syscr count them too */
 	__u32 tgid;            /* the process that first used it */
 	__u16 family;          /* AF_INET, AF_INET6, AF_UNIX... at first use */
 	__u16 type;            /* SOCK_STREAM, SOCK_DGRAM... */
 	__u16 lport, rport;    /* inet: local and remote port (host order) at first use */
 	__u8 named;            /* unix: it has an address (the side a listener accepted) */
-	__u8 pad2[3];
+	__u8 pipe;             /* not a socket: a pipe or FIFO (only io_tx, io_rx mean anything) */
+	__u8 pad2[2];
 };
 
 /* A watched process's connects: what failed, last how, and to what. */
