@@ -437,11 +437,15 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 			    a->db_lock_comm);
 		if (a->db_lock_n > 1)
 			strbuf_addf(sb, " and %u more like it", a->db_lock_n - 1);
-		strbuf_addstr(sb, " asleep on a condition inside the storage engine's row access");
 		if (a->db_lock_frame[0])
-			strbuf_addf(sb, " (%s)", a->db_lock_frame);
+			strbuf_addf(sb, " asleep on a condition in %s", a->db_lock_frame);
+		else
+			strbuf_addstr(sb, " asleep on a condition inside the storage engine");
 		strbuf_addstr(sb, ", a row or metadata lock another transaction holds: its client waits "
 			      "for the answer, whatever the lock's timeout");
+		if (a->yield_spin && a->tid)
+			strbuf_addf(sb, "; meanwhile thread %d (%s) spins in sched_yield, %.0f%% CPU "
+				    "(a spin-wait, not work)", a->tid, a->comm, a->tcpu);
 		return true;
 	}
 	if (a->behind_gil) {

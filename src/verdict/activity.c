@@ -485,6 +485,14 @@ void measure_activity(const struct gp_point *p, size_t n, double from,
 		a->stuck_n = (unsigned)stuck->total;
 		a->common_count = gp_stuck_common_frame(stuck, a->common_frame, sizeof a->common_frame);
 		stuck_waits(stuck, a);
+		/* A thread that burns its CPU in sched_yield polls, it does
+		 * not compute: a spin-wait.  Beside a database statement
+		 * asleep on a lock, the statement's wait is the story (issue
+		 * 32: MariaDB's purge task yields in a loop for the metadata
+		 * lock an ALTER TABLE waits for; read "busy in user space"). */
+		if ((a->kind == GP_CLASS_HANG_BUSY_USER || a->kind == GP_CLASS_HANG_BUSY_KERNEL)
+		    && strstr(a->frame, "sched_yield") && judge_db_lock(stuck, a))
+			a->yield_spin = true;
 	}
 	gpu_judge(p, ia, ib, stuck, a);
 	deaths_in_phase(p, ia, ib, a);

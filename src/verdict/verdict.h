@@ -154,6 +154,7 @@ struct gp_activity {
 	 * in take_gil behind it: that decided. */
 	/* A database statement asleep on a lock inside its engine (a row
 	 * lock, a metadata lock: waitjudge.c), db_lock_n threads like it. */
+	bool yield_spin;           /* and the busy thread spins in sched_yield meanwhile */
 	int db_lock_tid;
 	unsigned db_lock_n;
 	char db_lock_comm[16], db_lock_frame[64];

@@ -73,6 +73,9 @@ void measure_siblings(const struct gp_stuck *stuck, const struct gp_proctab *pro
 void classify_waits(const struct gp_point *l, const struct gp_stuck *stuck,
 		    struct gp_activity *a);
 void stuck_waits(const struct gp_stuck *stuck, struct gp_activity *a);
+/* A database statement asleep on a lock inside its engine (waitjudge.c):
+ * decides hang-blocked, true; false when the stacks hold none. */
+bool judge_db_lock(const struct gp_stuck *stuck, struct gp_activity *a);
 
 /* evidence.c */
 void build_evidence(const struct gp_point *p, size_t n, double from,

@@ -242,7 +242,7 @@ static bool db_lock_wait(const struct gp_stuck_thread *x)
 	return false;
 }
 
-static bool judge_db_lock(const struct gp_stuck *stuck, struct gp_activity *a)
+bool judge_db_lock(const struct gp_stuck *stuck, struct gp_activity *a)
 {
 	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n; i++) {
 		const struct gp_stuck_thread *x = &stuck->th[i];

@@ -8,6 +8,11 @@
 #   innodb-rowlock   an UPDATE waits for a row lock (InnoDB: a condition
 #                    with a timeout of an hour): hang-blocked, the
 #                    statement named (read "idle" before);
+#   innodb-mdl       an ALTER TABLE waits for the metadata lock an open
+#                    transaction holds, while InnoDB's purge task spins in
+#                    sched_yield for it (a shape added after the rules:
+#                    read "hang-busy-user" at first): hang-blocked, the
+#                    statement named, the spinner said to be a spin-wait;
 #   rest-mariadb     the same server at rest: idle;
 #   loop-node-...    node's loop asleep in Atomics.wait inside a handler,
 #                    its load generator's requests piling up unaccepted:
@@ -54,7 +59,8 @@ while IFS='|' read -r fx class words never; do
 	fi
 	echo "ok: $fx: $c"
 done <<'TABLE'
-innodb-rowlock|hang-blocked|a database statement waits for a lock: thread [0-9]+ \(mariadbd\).*\(handler::ha_index_read_map\)|
+innodb-rowlock|hang-blocked|a database statement waits for a lock: thread [0-9]+ \(mariadbd\) asleep on a condition in handler::ha_index_read_map|
+innodb-mdl|hang-blocked|a database statement waits for a lock: thread [0-9]+ \(mariadbd\) asleep on a condition in MDL_wait::timed_wait.*spins in sched_yield, [0-9]+% CPU \(a spin-wait, not work\)|
 rest-mariadb|idle|threads asleep|database statement
 loop-node-sync-sleep|hang-blocked|[0-9]+ connections not accepted; the main thread of pid [0-9]+ \(node\), which holds them, waits in Builtin_AtomicsWait \(V8\)|
 answer-node|progress|sent on sockets|ETA|slower

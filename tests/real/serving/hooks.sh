@@ -264,6 +264,20 @@ mdb_state() {
 	done
 	tail -n 2 "$CT/mariadb.log" "$CT"/*.out 2>/dev/null | tr '\n' ' '
 }
+# A metadata lock (shapes no one here wrote a rule for, issue 32's "programs
+# it has never seen"): an ALTER TABLE waits for the MDL an open
+# transaction's read holds (lock_wait_timeout one year: MDL_wait::timed_wait).
+setup_sv_innodb_mdl() {
+	mariadb_server || return
+	mdb -e 'CREATE DATABASE shop; CREATE TABLE shop.stock (id INT PRIMARY KEY, n INT) ENGINE=InnoDB;
+		INSERT INTO shop.stock VALUES (1, 10);' || framework_failure "CREATE TABLE failed"
+	mdb_session reader 'BEGIN; SELECT * FROM shop.stock;'
+	wait_until 20 mdb_trx RUNNING || framework_failure "the reader's transaction did not start: $(mdb_state)"
+	mdb_session alter 'SET SESSION lock_wait_timeout = 31536000; ALTER TABLE shop.stock ADD COLUMN note INT;'
+	wait_until 20 mdb_mdl_wait || framework_failure "no ALTER waiting for its metadata lock: $(mdb_state)"
+	sleep "$SETTLE"
+}
+mdb_mdl_wait() { sleep 0.2; [ "$(mdb -N -e "SELECT COUNT(*) FROM information_schema.processlist WHERE state LIKE 'Waiting for table metadata lock'")" = 1 ]; }
 setup_sv_innodb_rowlock() {
 	mariadb_server || return
 	mdb -e 'CREATE DATABASE shop; CREATE TABLE shop.stock (id INT PRIMARY KEY, n INT) ENGINE=InnoDB;
