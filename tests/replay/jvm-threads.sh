@@ -19,23 +19,7 @@ FX=$top_srcdir/tests/fixtures/traces/jvm
 OWN='CompilerThre|VM Thread|GC Thread|Signal Dispatch|Common-Cleaner|Finalizer|Reference Handl|VM Periodic|Service Thread|Notification Th|PlatformMonitor'
 
 # fixture | class | summary must contain (grep -E) | must not (grep -E)
-while IFS='|' read -r fx class words never; do
-	[ -z "$fx" ] && continue
-	out=$(timeout 20 "$GPUPROBE" report --hang-after 3 --format json "$FX/$fx.jsonl.zst") || {
-		echo "FAIL: $fx: report exited $?"; failed=1; continue; }
-	c=$(echo "$out" | jq -r '.results[0].verdict.class')
-	summary=$(echo "$out" | jq -r '.results[0].verdict.summary')
-	if [ "$c" != "$class" ]; then
-		echo "FAIL: $fx: class $c, expected $class ($summary)"; failed=1; continue
-	fi
-	if ! echo "$summary" | grep -Eq -- "$words"; then
-		echo "FAIL: $fx: summary lacks /$words/: $summary"; failed=1; continue
-	fi
-	if echo "$summary" | grep -Eq -- "$never|$OWN"; then
-		echo "FAIL: $fx: summary holds /$never|$OWN/: $summary"; failed=1; continue
-	fi
-	echo "ok: $fx: $c"
-done <<'TABLE'
+judge_recorded "$FX" "$OWN" <<'TABLE'
 abba|hang-blocked|lock-a-then-b \([0-9]+\), lock-b-then-a \([0-9]+\) parked in Unsafe_Park.*the JVM's own 18 threads|threads in futex
 cycle3|hang-blocked|no thread is left to wake them.*cycle-1 \([0-9]+\), cycle-2 \([0-9]+\), cycle-3 \([0-9]+\) parked|threads in futex
 mixed|hang-blocked|monitor-then-lk \([0-9]+\) parked.*lock-then-monit \([0-9]+\) blocked entering a monitor \(ObjectMonitor::enter|on a condition with a timeout

@@ -42,23 +42,7 @@
 FX=$top_srcdir/tests/fixtures/traces/serving
 
 # fixture | class | summary must contain (grep -E) | must not (grep -E)
-while IFS='|' read -r fx class words never; do
-	[ -z "$fx" ] && continue
-	out=$(timeout 20 "$GPUPROBE" report --hang-after 3 --format json "$FX/$fx.jsonl.zst") || {
-		echo "FAIL: $fx: report exited $?"; failed=1; continue; }
-	c=$(echo "$out" | jq -r '.results[0].verdict.class')
-	summary=$(echo "$out" | jq -r '.results[0].verdict.summary')
-	if [ "$c" != "$class" ]; then
-		echo "FAIL: $fx: class $c, expected $class ($summary)"; failed=1; continue
-	fi
-	if ! echo "$summary" | grep -Eq -- "$words"; then
-		echo "FAIL: $fx: summary lacks /$words/: $summary"; failed=1; continue
-	fi
-	if [ -n "$never" ] && echo "$summary" | grep -Eq -- "$never"; then
-		echo "FAIL: $fx: summary holds /$never/: $summary"; failed=1; continue
-	fi
-	echo "ok: $fx: $c"
-done <<'TABLE'
+judge_recorded "$FX" <<'TABLE'
 innodb-rowlock|hang-blocked|a database statement waits for a lock: thread [0-9]+ \(mariadbd\) asleep on a condition in handler::ha_index_read_map|
 innodb-mdl|hang-blocked|a database statement waits for a lock: thread [0-9]+ \(mariadbd\) asleep on a condition in MDL_wait::timed_wait.*spins in sched_yield, [0-9]+% CPU \(a spin-wait, not work\)|
 rest-mariadb|idle|threads asleep|database statement

@@ -86,7 +86,9 @@ struct {
 __u64 dropped = 0;     /* flows not counted: the map was full */
 __u64 seen = 0;        /* calls counted */
 
-static struct socket *socket_at(int fd, __u64 *ino)
+/* The calling task's open file at fd, 0 when fd is none (fs/file.c:
+ * files->fdt->fd[fd], bounded by max_fds). */
+static struct file *file_at(int fd)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
@@ -94,7 +96,15 @@ static struct socket *socket_at(int fd, __u64 *ino)
 		return 0;
 	struct file **fds = BPF_CORE_READ(fdt, fd);
 	struct file *f = 0;
-	if (bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) || !f)
+	if (bpf_probe_read_kernel(&f, sizeof f, &fds[fd]))
+		return 0;
+	return f;
+}
+
+static struct socket *socket_at(int fd, __u64 *ino)
+{
+	struct file *f = file_at(fd);
+	if (!f)
 		return 0;
 	struct inode *in = BPF_CORE_READ(f, f_inode);
 	if ((BPF_CORE_READ(in, i_mode) & S_IFMT) != S_IFSOCK)
@@ -106,13 +116,8 @@ static struct socket *socket_at(int fd, __u64 *ino)
 /* The pipe (or FIFO) at fd: its inode, 0 when fd is none. */
 static __u64 pipe_at(int fd)
 {
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	if (!fdt || fd < 0 || (unsigned)fd >= BPF_CORE_READ(fdt, max_fds))
-		return 0;
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	struct file *f = 0;
-	if (bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) || !f)
+	struct file *f = file_at(fd);
+	if (!f)
 		return 0;
 	struct inode *in = BPF_CORE_READ(f, f_inode);
 	if ((BPF_CORE_READ(in, i_mode) & S_IFMT) != S_IFIFO)
@@ -295,13 +300,8 @@ static void on_lock(__u32 account, struct pt_regs *regs, long ret, bool is_flock
 	int fd = (int)BPF_CORE_READ(regs, di);
 	l->fd = fd;
 	l->is_flock = is_flock;
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	if (!fdt || fd < 0 || (unsigned)fd >= BPF_CORE_READ(fdt, max_fds))
-		return;
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	struct file *f = 0;
-	if (bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) || !f)
+	struct file *f = file_at(fd);
+	if (!f)
 		return;
 	struct inode *in = BPF_CORE_READ(f, f_inode);
 	l->ino = BPF_CORE_READ(in, i_ino);
