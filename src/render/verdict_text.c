@@ -243,6 +243,25 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 	describe_siblings(sb, a);
 }
 
+/* Python threads waiting for a GIL that did not decide the class (its
+ * holder runs: a spinning sync, a GPU wait): said beside, since every
+ * other Python thread of the process stands still behind it. */
+static void describe_gil(struct strbuf *sb, const struct gp_activity *a)
+{
+	if (!a->gil_tid || a->behind_gil)
+		return;
+	strbuf_addf(sb, "; %u Python thread%s of pid %d wait%s for the GIL, held by thread %d (%s) %s",
+		    a->gil_waiters, a->gil_waiters == 1 ? "" : "s", a->gil_pid,
+		    a->gil_waiters == 1 ? "s" : "", a->gil_tid, a->gil_comm,
+		    a->gil_state == 'R' ? "running" : "asleep");
+	if (a->gil_syscall[0])
+		strbuf_addf(sb, " in %s", a->gil_syscall);
+	if (a->gil_frame[0])
+		strbuf_addf(sb, " in %s", a->gil_frame);
+	if (a->gil_user[0])
+		strbuf_addf(sb, " called from %s", a->gil_user);
+}
+
 static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 {
 	strbuf_addf(sb, "the GPU runs this process's work: ");
@@ -285,6 +304,7 @@ static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 		}
 	}
 	describe_stuck(sb, a);
+	describe_gil(sb, a);
 	strbuf_addf(sb, ": a long GPU job, not a host hang");
 }
 
@@ -316,6 +336,7 @@ static void describe_gpu_spin(struct strbuf *sb, const struct gp_activity *a)
 		}
 	}
 	describe_stuck(sb, a);
+	describe_gil(sb, a);
 	strbuf_addstr(sb, ": a spin-wait on the GPU (a collective whose peer never came, a livelock), "
 		      "not a long GPU job");
 }
@@ -750,6 +771,7 @@ static void describe_activity(struct strbuf *sb, const struct gp_activity *a, co
 		/* From outside, a loop that computes and one that polls look
 		 * alike: CPU in user space and no output either way. */
 		strbuf_addf(sb, ": computing or spinning (no output seen)");
+	describe_gil(sb, a);
 	describe_siblings(sb, a);
 	if (kernel && a->have_wb && (a->dirtied > (1 << 20) || a->written > (1 << 20))) {
 		char d[32], w[32];

@@ -469,6 +469,7 @@ void measure_activity(const struct gp_point *p, size_t n, double from,
 	a->procs = l->procs;
 	gpu_in_phase(p, ia, ib, a);
 	a->same_arg0 = l->common_sc_same_arg0;
+	note_gil(stuck, a);
 	if (a->cpu_pct < BLOCKED_CPU_PCT) {
 		/* The waits of the latest sample that recorded any: a process's
 		 * last sample, taken as it exits, may hold none. */

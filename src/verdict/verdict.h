@@ -159,7 +159,8 @@ struct gp_activity {
 	unsigned db_lock_n;
 	char db_lock_comm[16], db_lock_frame[64];
 	bool behind_gil;
-	int gil_tid, gil_pid;
+	int gil_tid, gil_pid;      /* also noted, deciding nothing, when the holder runs */
+	char gil_state;
 	unsigned gil_waiters;
 	char gil_comm[16], gil_syscall[48], gil_frame[64], gil_user[64];
 	/* Inputs waiting unanswered in the tree's sockets (tracer/sockets.h):

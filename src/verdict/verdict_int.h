@@ -76,6 +76,10 @@ void stuck_waits(const struct gp_stuck *stuck, struct gp_activity *a);
 /* A database statement asleep on a lock inside its engine (waitjudge.c):
  * decides hang-blocked, true; false when the stacks hold none. */
 bool judge_db_lock(const struct gp_stuck *stuck, struct gp_activity *a);
+/* CPython's GIL in the stacks: its holder (in any state) and how many
+ * threads of its process wait in take_gil, into a->gil_*; nothing when
+ * none waits (waitjudge.c). */
+void note_gil(const struct gp_stuck *stuck, struct gp_activity *a);
 
 /* evidence.c */
 void build_evidence(const struct gp_point *p, size_t n, double from,

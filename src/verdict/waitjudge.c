@@ -191,30 +191,37 @@ static bool judge_graph(const struct gp_point *l, const struct gp_stuck *stuck,
  * Py_BEGIN_ALLOW_THREADS is for; a recurring PyTorch hang).  The
  * interpreter's own waits never keep it: time.sleep, I/O and lock
  * acquires release it first (Python/ceval_gil.c, drop_gil callers). */
-static bool judge_gil(const struct gp_stuck *stuck, struct gp_activity *a)
+void note_gil(const struct gp_stuck *stuck, struct gp_activity *a)
 {
 	const struct gp_stuck_thread *h = NULL;
 	for (size_t i = 0; stuck && stuck->t >= 0 && i < stuck->n && !h; i++)
-		if (stuck->th[i].gil == 'h' && (stuck->th[i].state == 'S' || stuck->th[i].state == 'D'))
+		if (stuck->th[i].gil == 'h')
 			h = &stuck->th[i];
 	if (!h)
-		return false;
+		return;
 	unsigned n = 0;
 	for (size_t i = 0; i < stuck->n; i++)
 		if (stuck->th[i].gil == 'w' && stuck->th[i].pid == h->pid)
 			n += stuck->th[i].count;
 	if (!n)
+		return;
+	a->gil_tid = h->tid;
+	a->gil_pid = h->pid;
+	a->gil_state = h->state;
+	a->gil_waiters = n;
+	gp_strlcpy(a->gil_comm, h->comm, sizeof a->gil_comm);
+	gp_strlcpy(a->gil_syscall, h->state == 'R' ? "" : h->syscall, sizeof a->gil_syscall);
+	gp_strlcpy(a->gil_frame, h->wait_frame, sizeof a->gil_frame);
+	gp_strlcpy(a->gil_user, h->user_frame, sizeof a->gil_user);
+}
+
+static bool judge_gil(struct gp_activity *a)
+{
+	if (!a->gil_tid || (a->gil_state != 'S' && a->gil_state != 'D'))
 		return false;
 	a->kind = GP_CLASS_HANG_BLOCKED;
 	a->behind_gil = true;
 	a->conf_cap = GP_CONF_ANY;
-	a->gil_tid = h->tid;
-	a->gil_pid = h->pid;
-	a->gil_waiters = n;
-	gp_strlcpy(a->gil_comm, h->comm, sizeof a->gil_comm);
-	gp_strlcpy(a->gil_syscall, h->syscall, sizeof a->gil_syscall);
-	gp_strlcpy(a->gil_frame, h->wait_frame, sizeof a->gil_frame);
-	gp_strlcpy(a->gil_user, h->user_frame, sizeof a->gil_user);
 	return true;
 }
 
@@ -429,7 +436,7 @@ static void classify_threads(const struct gp_point *l, const struct gp_stuck *st
 		a->nacq = 0; /* the runtime's threads on futexes are not the culprits */
 		return;
 	}
-	if (judge_graph(l, stuck, a) || judge_gil(stuck, a) || judge_db_lock(stuck, a))
+	if (judge_graph(l, stuck, a) || judge_gil(a) || judge_db_lock(stuck, a))
 		return;
 	if (in_kernel) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
