@@ -358,6 +358,26 @@ static void mark_released(struct walk *w, struct gp_wg_pt *out)
 	}
 }
 
+/* The only thread of its process asleep with no timeout on a lock
+ * private to the process (FUTEX_PRIVATE_FLAG: no other process can wake
+ * it, futex(2)) that names no owner: no thread of the process is left to
+ * release it.  A lock a forked child inherited held (fork(2): the child
+ * has one thread; a DataLoader worker's copy of a lock its parent's
+ * thread held), with no owner field to read (CPython's locks are
+ * semaphores). */
+static bool lone_private_lock(struct walk *w, const struct gp_wg_node *x)
+{
+	if (x->on.how != GP_EDGE_FUTEX || x->on.shared || x->wait != GP_WAIT_LOCK || x->state != 'S')
+		return false;
+	size_t from, to;
+	bool indexed;
+	process_nodes(w, x->pid, &from, &to, &indexed);
+	unsigned threads = 0;
+	for (size_t k = from; k < to && threads < 2; k++)
+		threads += w->nd[indexed ? w->by_tid[k].i : k].pid == x->pid;
+	return threads == 1;
+}
+
 void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
 			struct gp_wg_pt *out)
 {
@@ -393,7 +413,8 @@ void gp_waitgraph_judge(const struct gp_wg_node *nodes, size_t n, int root,
 		const struct gp_wg_node *x = &nodes[i];
 		if (w.end[i] == GP_END_STOPPED && !stopped(x->state))
 			out->behind++;
-		if (x->on.how == GP_EDGE_ORPHAN && out->orphan_waiters++ == 0) {
+		if ((x->on.how == GP_EDGE_ORPHAN || lone_private_lock(&w, x))
+		    && out->orphan_waiters++ == 0) {
 			out->orphan_waiter = x->tid;
 			out->orphan_pid = x->pid;
 			out->orphan_owner = x->on.id;

@@ -101,9 +101,10 @@ struct gp_wg_pt {
 	uint16_t holder_waiters;
 	int32_t waiter_tid;        /* the first of them */
 	/* A mutex whose owner is no thread of the waiter's process
-	 * (GP_EDGE_ORPHAN): the first such waiter, the owner tid it names,
-	 * the process that tid is a thread of (0 none) and its name, and
-	 * how many wait so. */
+	 * (GP_EDGE_ORPHAN), or a process's only thread on a private lock
+	 * with no owner field (orphan_owner 0): the first such waiter, the
+	 * owner tid it names, the process that tid is a thread of (0 none)
+	 * and its name, and how many wait so. */
 	int32_t orphan_waiter, orphan_pid, orphan_owner, orphan_of;
 	char orphan_comm[16], orphan_of_comm[16];
 	uint16_t orphan_waiters;

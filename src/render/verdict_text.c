@@ -421,6 +421,17 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 			    "sockets, locks or joins)", g->behind, g->behind == 1 ? "" : "s", g->behind == 1 ? "s" : "");
 		return true;
 	}
+	if (a->orphan_lock && !g->orphan_owner) {
+		strbuf_addf(sb, "the only thread of pid %d (%s) waits on a lock private to its process "
+			    "that names no holder", g->orphan_pid, g->orphan_comm);
+		if (a->orphan_frame[0])
+			strbuf_addf(sb, ", in %s", a->orphan_frame);
+		strbuf_addstr(sb, ": no thread of it is left to release it (a lock inherited held "
+			      "across fork, whose holder does not exist in that process; or one it "
+			      "holds itself)");
+		describe_siblings(sb, a);
+		return true;
+	}
 	if (a->orphan_lock) {
 		strbuf_addf(sb, "thread %d of pid %d (%s) waits on a mutex held by tid %d, ",
 			    g->orphan_waiter, g->orphan_pid, g->orphan_comm, g->orphan_owner);

@@ -149,6 +149,7 @@ struct gp_activity {
 	bool stalled;              /* wg's stopped process decided: stopped, the waiters behind it */
 	bool behind_holder;        /* wg's lock holder decided: blocked behind it */
 	bool orphan_lock;          /* wg's mutex with no owner in its process decided */
+	char orphan_frame[64];     /* its waiter's wait frame, from the stacks */
 	/* CPython's GIL held by a thread that sleeps (a C extension's
 	 * blocking call that kept it), gil_waiters threads of its process
 	 * in take_gil behind it: that decided. */

@@ -158,6 +158,7 @@ static bool judge_graph(const struct gp_point *l, const struct gp_stuck *stuck,
 	if (g->orphan_waiters) {
 		a->kind = GP_CLASS_HANG_BLOCKED;
 		a->orphan_lock = true;
+		gp_strlcpy(a->orphan_frame, stuck_frame_of(stuck, g->orphan_waiter), sizeof a->orphan_frame);
 		a->conf_cap = GP_CONF_ANY;
 		return true;
 	}

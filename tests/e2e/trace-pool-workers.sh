@@ -6,6 +6,8 @@
 # them; with one worker blocked on a lock it inherited held across the
 # fork, that worker is named with its frame -- as a worker, never as a
 # rank, and never as "the odd one out" (words for a job's ranks only:
+# its only thread on a private lock that names no holder is said to have
+# no thread left to release it, "a lock inherited held across fork";
 # nginx's master and workers read "3 nginx processes (ranks) ... the odd
 # one out" before).
 E2E_TIMEOUT=${E2E_TIMEOUT:-60}
@@ -65,6 +67,8 @@ ok "two workers: both named, as the master's workers" \
 ok "... the one at rest in serve" has "waits in socket.accept (socket.py:"
 ok "... called from serve" has "called from serve (pool.py:$(at serve))"
 ok "... the blocked one in load_shard" has "waits in load_shard (pool.py:$(at load_shard))"
+ok "... its lock said to be inherited held" \
+	has "the only thread of pid $(jq -r 'select(.type == "stacks") | .pid' "$TMP/two.jsonl" | sort -u | tail -n 1) (python3) waits on a lock private to its process that names no holder, in load_shard (pool.py:$(at load_shard)): no thread of it is left to release it (a lock inherited held across fork"
 
 run three stuck 3
 not_ranks three

@@ -232,8 +232,33 @@ static void test_orphan(void **st)
 	assert_int_equal(gp_edge_from_name("orphan"), GP_EDGE_ORPHAN);
 }
 
+/* A DataLoader worker's copy of a lock its parent's thread held at the
+ * fork (CPython's: a semaphore, no owner field): its only thread on a
+ * private futex -- no thread of it can release it.  Two threads of one
+ * process on the same shape are a pool's, not an orphan; a shared futex
+ * (another process may post it) is none either. */
+static void test_lone_private_lock(void **st)
+{
+	(void)st;
+	struct gp_wg_node n[] = {
+		node(50, 50, "loader", 'S', GP_WAIT_CHILD, GP_EDGE_NONE, 0),
+		node(51, 51, "worker", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+		node(52, 52, "pooled", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+		node(52, 53, "pooled", 'S', GP_WAIT_INPUT, GP_EDGE_NONE, 0),
+		node(54, 54, "shared", 'S', GP_WAIT_LOCK, GP_EDGE_FUTEX, 0),
+	};
+	n[4].on.shared = true;
+	struct gp_wg_pt g;
+	gp_waitgraph_judge(n, 5, 50, &g);
+	assert_int_equal(g.orphan_waiters, 1);
+	assert_int_equal(g.orphan_waiter, 51);
+	assert_int_equal(g.orphan_owner, 0);
+	assert_int_equal(g.orphan_of, 0);
+}
+
 UNIT_MAIN(
 	cmocka_unit_test(test_cycle),
+	cmocka_unit_test(test_lone_private_lock),
 	cmocka_unit_test(test_orphan),
 	cmocka_unit_test(test_long_chains),
 	cmocka_unit_test(test_stopped_pipeline),
