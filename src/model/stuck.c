@@ -457,6 +457,27 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 	}
 }
 
+bool gp_stuck_signature(const struct gp_stuck *s, int pid, char *sig, size_t sigcap, char *frame,
+			size_t framecap)
+{
+	for (size_t i = 0; s && s->t >= 0 && i < s->nproc; i++) {
+		const struct gp_stuck_proc *p = &s->proc[i];
+		if (p->pid != pid || !p->lead || p->state == 'R' || !p->wait_frame[0])
+			continue;
+		uint32_t h = 2166136261u; /* FNV-1a, 32 bits: offset basis and prime */
+		for (const char *c = p->wait_frame; *c; c++)
+			h = (h ^ (unsigned char)*c) * 16777619u;
+		h = (h ^ '\n') * 16777619u;
+		for (const char *c = p->user_frame; *c; c++)
+			h = (h ^ (unsigned char)*c) * 16777619u;
+		snprintf(sig, sigcap, "%08x", h);
+		snprintf(frame, framecap, "%s%s%s", p->wait_frame, p->user_frame[0] ? " <- " : "",
+			 p->user_frame);
+		return true;
+	}
+	return false;
+}
+
 unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap)
 {
 	unsigned best = 0;

@@ -133,6 +133,17 @@ bool gp_frame_label(const json_t *frame, char *buf, size_t cap);
  * none is shared by two threads or more (then each is its own). */
 unsigned gp_stuck_common_frame(const struct gp_stuck *s, char *buf, size_t cap);
 
+/* Where process pid's main thread waits, as a short stable signature
+ * (issue 29: ranks compared fleet-wide by Prometheus, not by gpuprobe):
+ * 8 hex digits of a 32-bit FNV-1a hash of its wait frame and the user's
+ * frame that called it -- the frames that matter: what a rank waits in
+ * (all_reduce (distributed_c10d.py:N)) and from where (reduce_grads
+ * (job.py:M)), no address, no tid.  *frame: the same as words,
+ * "all_reduce (distributed_c10d.py:N) <- reduce_grads (job.py:M)".
+ * False when the snapshot holds no main thread of pid asleep. */
+bool gp_stuck_signature(const struct gp_stuck *s, int pid, char *sig, size_t sigcap, char *frame,
+			size_t framecap);
+
 /* A frame label (gp_frame_label's, or a Python frame's "fn (file:line)")
  * of a distributed job's communication: torch.distributed's Python
  * (distributed_c10d.py) and C++ (c10d::), gloo, NCCL/RCCL, MPI. */

@@ -81,6 +81,23 @@ void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,
 		proc_labels(sb, "gpuprobe_process_idle_cpu_cores", &p[i]);
 		strbuf_addf(sb, "} %.3f\n", p[i].idle_cpu_cores);
 	}
+	head(sb, "gpuprobe_process_wait_signature", "gauge",
+	     "1 for where the main thread of a process with no progress waits: a signature of its frames.");
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].signature[0])
+			continue;
+		proc_labels(sb, "gpuprobe_process_wait_signature", &p[i]);
+		strbuf_addstr(sb, ",dist_job=\"");
+		label(sb, p[i].dist_job);
+		strbuf_addstr(sb, "\",rank=\"");
+		if (p[i].rank >= 0)
+			strbuf_addf(sb, "%d", p[i].rank);
+		strbuf_addstr(sb, "\",signature=\"");
+		label(sb, p[i].signature);
+		strbuf_addstr(sb, "\",frame=\"");
+		label(sb, p[i].frame);
+		strbuf_addstr(sb, "\"} 1\n");
+	}
 	head(sb, "gpuprobe_process_gpu", "gauge",
 	     "1 for what the GPU does for the process now: work, spin, busy, idle or unknown.");
 	for (size_t i = 0; i < n; i++) {

@@ -16,7 +16,13 @@
  *        CPU burnt while it makes no progress (class idle or hang-*):
  *        seed 000's runtime thread polling while the GPU context idles
  *   gpuprobe_process_gpu{pid,comm,state}     1 for its GPU's state now:
- *        work, spin, busy (occupancy alone), idle, unknown (gpuwork.h) */
+ *        work, spin, busy (occupancy alone), idle, unknown (gpuwork.h)
+ *   gpuprobe_process_wait_signature{pid,comm,dist_job,rank,signature,frame} 1
+ *        where the main thread of a process with no progress for
+ *        --hang-after (idle or hung) waits, as a short stable signature
+ *        (issue 29): deploy/prometheus-rules.yaml names the rank whose
+ *        signature differs from its job's majority.  dist_job, not job:
+ *        Prometheus owns the job label (its scrape job). */
 #ifndef GP_METRICS_H
 #define GP_METRICS_H
 
@@ -32,6 +38,13 @@ struct gp_metric_proc {
 	double since_progress;      /* seconds */
 	double cpu_cores, idle_cpu_cores;
 	const char *gpu;            /* gp_gpu_work_name() */
+	/* A flat process's wait signature (model/stuck.h), "" none; its
+	 * distributed job ("" none) and rank (-1 none) from its environment
+	 * (model/proctab.h). */
+	char signature[12];
+	char frame[160];
+	char dist_job[64];
+	int rank;
 };
 
 struct gp_metrics_watch {

@@ -24,6 +24,7 @@
 #include "tasks.h"
 #include "strbuf.h"
 #include "stuck.h"
+#include "proctab.h"
 #include "timeutil.h"
 #include "tree.h"
 #include "trace/flatwatch.h"
@@ -198,6 +199,7 @@ struct watch {
 	struct wproc **p;
 	size_t n, cap;
 	struct gp_follow follow;
+	struct gp_proctab procs;      /* the followed processes' identities: job, rank */
 	/* One set of GPU readers (gpu/house.h) for every watched process:
 	 * one NVML handle, the device-wide lists asked once a tick. */
 	struct gp_gpu_house *house;
@@ -303,6 +305,7 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	if (ident)
 		json_object_update(target, ident);
 	json_decref(ident);
+	gp_proctab_target(&W->procs, target); /* its job and rank, for the metrics */
 	double span = W->o->judge.hang_after * 2 > 60 ? W->o->judge.hang_after * 2 : 60;
 	w->spooled = gp_spool_open(&w->spool, W->spool, pid, w->start, span, t, head, target) == 0;
 	return w;
@@ -610,6 +613,18 @@ static void write_metrics(struct watch *W)
 		m->cpu_cores = w->cpu;
 		m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? w->cpu : 0;
 		m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
+		m->rank = -1;
+		/* flat for --hang-after, its stacks taken: idle or hung alike
+		 * (a rank alone, waiting in a collective for the odd one, is
+		 * a process waiting for input) */
+		if (w->snapped && gp_stuck_signature(&w->stuck, w->pid, m->signature, sizeof m->signature,
+						   m->frame, sizeof m->frame)) {
+			const struct gp_proc_ident *id = gp_proctab_find(&W->procs, w->pid);
+			if (id && id->job_env) {
+				snprintf(m->dist_job, sizeof m->dist_job, "%s", id->job);
+				m->rank = id->rank;
+			}
+		}
 	}
 	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n };
 	struct strbuf sb = STRBUF_INIT;
@@ -811,6 +826,7 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		goto out;
 	}
 	W.follow.root = &W.root; /* the PIDs given, known by start time (follow.h) */
+	gp_proctab_init(&W.procs);
 	if (!o.quiet)
 		log_line("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
 			 o.name ? ", --name " : "", o.name ? o.name : "", o.gpu ? ", --gpu" : "",
@@ -868,6 +884,7 @@ out:
 	if (W.spool[0] && !strstr(W.spool, "XXXXXX"))
 		remove_tree(W.spool, 0);
 	gp_follow_free(&W.follow);
+	gp_proctab_free(&W.procs);
 	gp_gpu_house_free(W.house); /* closes NVML (follow.nv is the house's) */
 	if (W.v)
 		gp_root_close(&W.root);

@@ -32,9 +32,12 @@ static void test_metrics_text(void **st)
 	(void)st;
 	struct gp_metric_proc p[3] = {
 		{ .pid = 42, .comm = "py\"th\\o\nn", .cls = "hang-blocked", .hang = 1,
-		  .since_progress = 12.5, .cpu_cores = 0.25, .idle_cpu_cores = 0.25, .gpu = "spin" },
-		{ .pid = 7, .comm = "ok", .cls = "progress", .since_progress = 0, .gpu = "work" },
-		{ .pid = 9, .comm = "n\xff\x1b[31m", .cls = "idle", .gpu = "idle" },
+		  .since_progress = 12.5, .cpu_cores = 0.25, .idle_cpu_cores = 0.25, .gpu = "spin",
+		  .signature = "5b1f0a2c", .frame = "all_reduce (c10d.py:1) <- \"x\"", .dist_job = "h:29500",
+		  .rank = 3 },
+		{ .pid = 7, .comm = "ok", .cls = "progress", .since_progress = 0, .gpu = "work", .rank = -1 },
+		{ .pid = 9, .comm = "n\xff\x1b[31m", .cls = "idle", .gpu = "idle", .signature = "00000001",
+		  .frame = "f", .rank = -1 },
 	};
 	struct gp_metrics_watch w = { .bundles = 3, .procs = 3 };
 	struct strbuf sb = STRBUF_INIT;
@@ -50,6 +53,13 @@ static void test_metrics_text(void **st)
 	assert_non_null(strstr(sb.buf, "gpuprobe_process_gpu{pid=\"7\",comm=\"ok\",state=\"work\"} 1\n"));
 	assert_non_null(strstr(sb.buf, "gpuprobe_process_hang{pid=\"9\",comm=\"n\\\\xff\\\\x1b[31m\"} 0\n"));
 	assert_non_null(strstr(sb.buf, "# TYPE gpuprobe_watch_bundles_total counter\ngpuprobe_watch_bundles_total 3\n"));
+	/* where a flat process waits (issue 29): its job and rank, "" none */
+	assert_non_null(strstr(sb.buf, "gpuprobe_process_wait_signature{pid=\"42\",comm=\"py\\\"th\\\\o\\\\nn\","
+				       "dist_job=\"h:29500\",rank=\"3\",signature=\"5b1f0a2c\","
+				       "frame=\"all_reduce (c10d.py:1) <- \\\"x\\\"\"} 1\n"));
+	assert_non_null(strstr(sb.buf, "gpuprobe_process_wait_signature{pid=\"9\",comm=\"n\\\\xff\\\\x1b[31m\","
+				       "dist_job=\"\",rank=\"\",signature=\"00000001\",frame=\"f\"} 1\n"));
+	assert_null(strstr(sb.buf, "gpuprobe_process_wait_signature{pid=\"7\""));
 	/* node_exporter refuses a file that is not UTF-8 or holds a control
 	 * character but the newlines. */
 	for (const unsigned char *c = (const unsigned char *)sb.buf; *c; c++)
