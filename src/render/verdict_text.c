@@ -243,14 +243,12 @@ static void describe_stuck(struct strbuf *sb, const struct gp_activity *a)
 	describe_siblings(sb, a);
 }
 
-/* Python threads waiting for a GIL that did not decide the class (its
- * holder runs: a spinning sync, a GPU wait): said beside, since every
- * other Python thread of the process stands still behind it. */
-static void describe_gil(struct strbuf *sb, const struct gp_activity *a)
+/* "3 Python threads of pid N wait for the GIL, held by thread N (python3)
+ * asleep in read(fd 3) in load_weights (x.py:44)" (verdict/waitjudge.c's
+ * note_gil). */
+static void gil_words(struct strbuf *sb, const struct gp_activity *a)
 {
-	if (!a->gil_tid || a->behind_gil)
-		return;
-	strbuf_addf(sb, "; %u Python thread%s of pid %d wait%s for the GIL, held by thread %d (%s) %s",
+	strbuf_addf(sb, "%u Python thread%s of pid %d wait%s for the GIL, held by thread %d (%s) %s",
 		    a->gil_waiters, a->gil_waiters == 1 ? "" : "s", a->gil_pid,
 		    a->gil_waiters == 1 ? "s" : "", a->gil_tid, a->gil_comm,
 		    a->gil_state == 'R' ? "running" : "asleep");
@@ -260,6 +258,17 @@ static void describe_gil(struct strbuf *sb, const struct gp_activity *a)
 		strbuf_addf(sb, " in %s", a->gil_frame);
 	if (a->gil_user[0])
 		strbuf_addf(sb, " called from %s", a->gil_user);
+}
+
+/* Python threads waiting for a GIL that did not decide the class (its
+ * holder runs: a spinning sync, a GPU wait): said beside, since every
+ * other Python thread of the process stands still behind it. */
+static void describe_gil(struct strbuf *sb, const struct gp_activity *a)
+{
+	if (!a->gil_tid || a->behind_gil)
+		return;
+	strbuf_addstr(sb, "; ");
+	gil_words(sb, a);
 }
 
 static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
@@ -481,15 +490,7 @@ static bool describe_graph(struct strbuf *sb, const struct gp_activity *a)
 		return true;
 	}
 	if (a->behind_gil) {
-		strbuf_addf(sb, "%u Python thread%s of pid %d wait%s for the GIL, held by thread %d (%s) "
-			    "asleep", a->gil_waiters, a->gil_waiters == 1 ? "" : "s", a->gil_pid,
-			    a->gil_waiters == 1 ? "s" : "", a->gil_tid, a->gil_comm);
-		if (a->gil_syscall[0])
-			strbuf_addf(sb, " in %s", a->gil_syscall);
-		if (a->gil_frame[0])
-			strbuf_addf(sb, " in %s", a->gil_frame);
-		if (a->gil_user[0])
-			strbuf_addf(sb, " called from %s", a->gil_user);
+		gil_words(sb, a);
 		strbuf_addstr(sb, ": a blocking call that kept the GIL (a C extension that did not "
 			      "release it) holds every Python thread");
 		return true;
