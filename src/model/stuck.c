@@ -434,6 +434,7 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 	json_t *th;
 	const json_t *threads = json_object_get(line, "threads");
 	const char *lead = lead_comm_of(threads, pid);
+	unsigned jvm = 0, unplaced = 0;
 	json_array_foreach(threads, i, th) {
 		s->total++;
 		struct gp_stuck_thread x;
@@ -441,6 +442,8 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 		count_wait_frame(s, &x);
 		note_proc(s, pid, &x);
 		note_java(s, &x, lead);
+		jvm += x.jvm.role != GP_JVM_NONE;
+		unplaced += x.state == 'R' || !x.nframes; /* awake, or its stack not read */
 		/* Threads with the same stack are one entry with a count: a
 		 * 10 000-thread server's snapshot keeps every distinct stack,
 		 * not the first 32 threads in /proc order (issue 18).  The
@@ -455,6 +458,8 @@ void gp_stuck_add(struct gp_stuck *s, const json_t *line)
 		else
 			s->dropped++;
 	}
+	if (jvm)
+		s->java.unplaced += unplaced;
 }
 
 bool gp_stuck_signature(const struct gp_stuck *s, int pid, char *sig, size_t sigcap, char *frame,

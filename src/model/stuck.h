@@ -52,6 +52,10 @@ struct gp_stuck_java {
 	/* Over the threads above: their waits as the tracer counted them
 	 * and as the JVM means them (jvmthreads.h), per enum gp_wait. */
 	unsigned counted[GP_WAIT_COUNT], meant[GP_WAIT_COUNT];
+	/* Threads of a JVM process the snapshot could not place: awake when
+	 * it was taken, or their stacks not read.  A sample a moment older
+	 * counted their waits all the same. */
+	unsigned unplaced;
 	struct gp_stuck_java_thread named[GP_STUCK_JAVA_NAMED];
 	unsigned nnamed;
 };

@@ -290,6 +290,18 @@ static void java_waits(const struct gp_stuck *stuck, struct gp_activity *a)
 			return;
 	for (int w = 1; w < GP_WAIT_COUNT; w++)
 		a->w[w] = a->w[w] - j->counted[w] + j->meant[w];
+	/* Timed waits the snapshot could not place, up to the JVM's threads
+	 * it could not place: its periodic housekeeping (VM Periodic Task,
+	 * G1 Service) caught awake at the snapshot, asleep at the sample (a
+	 * sanitizer build's slower stacks read "1 on a condition with a
+	 * timeout" beside an ABBA, and no "nothing left to wake them"). */
+	unsigned spare = j->unplaced;
+	const int timed[] = { GP_WAIT_CONDVAR, GP_WAIT_TIMER };
+	for (size_t k = 0; k < 2 && spare; k++) {
+		unsigned take = a->w[timed[k]] < spare ? a->w[timed[k]] : spare;
+		a->w[timed[k]] -= take;
+		spare -= take;
+	}
 	a->java = true;
 	a->jv = *j;
 }

@@ -266,6 +266,32 @@ static void test_abba_named_by_the_java_threads(void **st)
 
 /* jvm-monitor-lock-mix: the monitor's responsible thread parks with a
  * recheck timeout; still a lock with no timeout, and named. */
+/* The same ABBA with one of the JVM's periodic threads caught awake by
+ * the snapshot (a slower, sanitizer-built gpuprobe: "1 on a condition
+ * with a timeout" left over, and no "nothing left to wake them"): the
+ * sample counted its timed wait, the snapshot could not place it -- a
+ * thread of the JVM it could not place takes that wait with it. */
+static void test_abba_with_a_thread_awake(void **st)
+{
+	(void)st;
+	json_t *threads = json_array();
+	jvm_at_rest(threads);
+	json_array_append_new(threads, OBJWAIT(PID + 1, "java", "os::PlatformEvent::park()", "pthread_cond_wait"));
+	json_array_append_new(threads, PARK(PID + 30, "lock-a-then-b"));
+	json_array_append_new(threads, PARK(PID + 31, "lock-b-then-a"));
+	json_t *awake = VMWAIT(PID + 40, "VM Periodic Tas", "pthread_cond_timedwait", "WatcherThread::sleep() const");
+	json_object_set_new(awake, "state", json_string("R"));
+	json_array_append_new(threads, awake);
+	struct gp_stuck s;
+	snapshot(&s, threads);
+	struct gp_verdict v;
+	const char *sum = judge(&s, 14, 9, 0, &v);
+	assert_int_equal(v.cls, GP_CLASS_HANG_BLOCKED);
+	assert_non_null(strstr(sum, "no thread is left to wake them"));
+	assert_null(strstr(sum, "on a condition with a timeout"));
+	assert_no_runtime_names(sum);
+}
+
 static void test_monitor_and_lock(void **st)
 {
 	(void)st;
@@ -346,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_counted_past_the_table),
 		cmocka_unit_test(test_abba_named_by_the_java_threads),
+	cmocka_unit_test(test_abba_with_a_thread_awake),
 		cmocka_unit_test(test_monitor_and_lock),
 		cmocka_unit_test(test_sleeping_program_is_idle),
 		cmocka_unit_test(test_server_at_rest_is_idle),
