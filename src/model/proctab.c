@@ -185,7 +185,11 @@ void gp_proctab_target(struct gp_proctab *t, const json_t *target)
 		p = &t->p[k];
 		memset(p, 0, sizeof *p);
 		p->pid = pid;
-		p->seen_t = at;
+		p->seen_t = p->first_t = at;
+		p->still_s = -1;
+		const json_t *js = json_object_get(target, "still_s");
+		if (json_is_number(js) && json_number_value(js) >= 0 && json_number_value(js) < 1e9)
+			p->still_s = json_number_value(js);
 	} else if (p->gone) {
 		return; /* a line about a pid that left: not this process */
 	}

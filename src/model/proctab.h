@@ -34,6 +34,10 @@ struct gp_proc_ident {
 	char job[64];
 	bool job_env;
 	double seen_t;           /* the last sample that listed it (or its target line) */
+	double first_t;          /* its first target line's t */
+	/* Seconds since any of its threads last ran, as its first target
+	 * line said (still_s: read as a PID trace starts); -1 unknown. */
+	double still_s;
 	bool gone;               /* a later sample did not list it */
 	double gone_t;           /* the first such sample */
 	bool ended;              /* a `died` record said how */

@@ -51,6 +51,7 @@ enum {
 	OPT_REOPEN,
 	OPT_KILL_AFTER,
 	OPT_FAIL_ON,
+	OPT_FLAT_BEFORE,
 	OPT_STACKS,
 	OPT_NO_CHILDREN,
 	OPT_RAS_PORT,
@@ -64,6 +65,7 @@ struct trace_opts {
 	const char *name;
 	char **cmd;            /* after "--" */
 	double interval, seconds, kill_after;
+	double flat_before;    /* --flat-before: no progress for this long before the trace */
 	const char *proc_root;
 	bool nvml, reopen, children;
 	int ras_port;          /* NCCL's RAS service on 127.0.0.1; 0: not asked */
@@ -101,6 +103,10 @@ static const struct argp_option trace_options[] = {
 	{ NULL, 0, NULL, 0, "Verdict:", 3 },
 	{ "fail-on", OPT_FAIL_ON, "CLASS[,CLASS]", 0,
 	  "Exit 3 when the verdict is one of these classes", 3 },
+	{ "flat-before", OPT_FLAT_BEFORE, "SECONDS", 0,
+	  "The target had made no progress for SECONDS before this trace, as the caller "
+	  "saw it (gpuprobe watch's bundles pass it): a trace that sees none either "
+	  "judges its flat stretch from then", 3 },
 	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 6 },
 	{ "kill-after", OPT_KILL_AFTER, "SECONDS", 0,
 	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 6 },
@@ -112,6 +118,7 @@ static const struct gp_opt_field trace_fields[] = {
 	GP_OPT_SECONDS('i', struct trace_opts, interval, 50 * GP_NS_MS, 3600 * GP_NS_S),
 	GP_OPT_SECONDS('s', struct trace_opts, seconds, 1, 365 * 86400 * GP_NS_S),
 	GP_OPT_SECONDS(OPT_KILL_AFTER, struct trace_opts, kill_after, 0, 3600 * GP_NS_S),
+	GP_OPT_SECONDS(OPT_FLAT_BEFORE, struct trace_opts, flat_before, 0, 365 * 86400 * GP_NS_S),
 	GP_OPT_OFF(OPT_NO_NVML, struct trace_opts, nvml),
 	GP_OPT_OFF(OPT_NO_CHILDREN, struct trace_opts, children),
 	GP_OPT_ON(OPT_REOPEN, struct trace_opts, reopen),
@@ -239,6 +246,7 @@ struct run {
 	struct announced { int pid; char comm[16]; } *announced; /* descendants with a `target`
 				       line, and the name it gave */
 	size_t nannounced, capannounced;
+	bool announced_once;     /* the first sample's descendants are announced (with still_s) */
 	struct libs_seen { int pid; char *paths; } *libs; /* runtimes last written, a process */
 	size_t nlibs, caplibs;
 	double libs_checked;          /* when the runtimes were last looked at */
@@ -692,6 +700,8 @@ static void announce(struct run *r, double t)
 		if (ident)
 			json_object_update_missing(target, ident);
 		json_decref(ident);
+		if (!exec && !r->is_child && !r->announced_once)
+			gp_target_still(&r->root, pid, target);
 		if (exec)
 			exec_libs(r, pid, target);
 		else
@@ -699,6 +709,7 @@ static void announce(struct run *r, double t)
 		gp_proctab_target(&r->procs, target);
 		write_line(r, target);
 	}
+	r->announced_once = true;
 }
 
 /* An empty argv read from /proc, or procps's "-" for one: the process
@@ -1048,6 +1059,8 @@ static void write_target(struct run *r)
 		json_object_set_new(target, "cmdline", a);
 	}
 	json_object_set_new(target, "how", json_string(r->is_child ? "command" : o->name ? "name" : "pid"));
+	if (!r->is_child)
+		gp_target_still(&r->root, o->pid, target);
 	target_libs(r, o->pid, target);
 	json_t *jc = json_object_get(target, "comm");
 	if (json_is_string(jc))
@@ -1131,6 +1144,7 @@ static void finish(struct run *r, const char *reason, double t_end, const char *
 
 	/* The verdict: a pure function of the compact series. */
 	struct gp_verdict_opts vo = { .hang_after = o->judge.hang_after, .slow_rate = (double)o->judge.slow_rate,
+				      .flat_before = o->flat_before,
 				      .page_size = r->page_size, .end_reason = reason,
 				      .have_status = end.have_status, .status = end.status,
 				      .signal = end.signal,
@@ -1351,7 +1365,10 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	r.live = !o.out.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
 	/* The info facts, but no GPU runtime dlopen'ed into the tracer. */
 	struct gp_host_info_opts hio = { .process = r.root.live };
-	write_line(&r, gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio)));
+	json_t *header = gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio));
+	if (o.flat_before > 0)
+		json_object_set_new(header, "flat_before_s", json_real(o.flat_before));
+	write_line(&r, header);
 
 	double t0 = 0;
 	if (start_clock(&r, &t0) < 0) {

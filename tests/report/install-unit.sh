@@ -9,6 +9,9 @@ E2E_TIMEOUT=${E2E_TIMEOUT:-120}
 . "${0%/*}/../e2e/lib.sh"
 SA=$(command -v systemd-analyze) || skip "systemd-analyze missing (package systemd)"
 MAKE=${MAKE:-make}
+# A make of its own, not a sub-make of the suite's (its flags would print
+# "Entering directory" into the values read below, and ask a jobserver).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 unitdir=$(printf 'p:\n\t@echo $(systemdsystemunitdir)\n' | $MAKE -s --no-print-directory -C "$top_builddir" -f Makefile -f - p)
 bindir=$(printf 'p:\n\t@echo $(bindir)\n' | $MAKE -s --no-print-directory -C "$top_builddir" -f Makefile -f - p)
 [ "$unitdir" != no ] || skip "configured --with-systemdsystemunitdir=no"
