@@ -52,6 +52,9 @@ TEST_PKGS="zstd libcmocka-dev jq procps sysstat elfutils util-linux coreutils
       libhsa-runtime64-1 mandoc cmark-gfm libxml2-utils file pngcheck bash-completion
       valgrind python3 xz-utils pv gdb python3-dbg strace systemd
       prometheus-node-exporter prometheus python3-torch"
+# The Kubernetes manifest's validator (tests/report/k8s-manifests.sh) runs
+# on Node.js, from the npm registry: Debian's nodejs and npm where none is.
+command -v npm > /dev/null 2>&1 || TEST_PKGS="$TEST_PKGS nodejs npm"
 PKGS=$BUILD_PKGS
 [ $tests = no ] || PKGS="$BUILD_PKGS $TEST_PKGS"
 
@@ -72,6 +75,12 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# Its modules, pinned by tests/k8s/package-lock.json (integrity hashes).
+if [ $tests = yes ] && [ ! -d tests/k8s/node_modules/kubernetes-models ]; then
+	(cd tests/k8s && npm ci --no-audit --no-fund --loglevel=error) ||
+		echo "bootstrap.sh: npm ci in tests/k8s failed: the manifest test will skip" >&2
 fi
 
 autoreconf -fi
