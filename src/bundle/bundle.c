@@ -263,6 +263,51 @@ static void comm_of(int pid, char *buf, size_t cap)
 			*c = '?';
 }
 
+/* The capabilities gpuprobe ran with, and what each missing one cost
+ * (issue 28: in a container, root is not enough: kernel stacks need
+ * CAP_SYS_ADMIN, fs/proc/base.c proc_pid_stack; deploy/daemonset.yaml
+ * asks for these).  CapEff of /proc/self/status. */
+static void caps_line(struct strbuf *m)
+{
+	static const struct { int bit; const char *name, *cost; } caps[] = {
+		{ 19, "SYS_PTRACE", "user stacks and memory of other users' and containers' processes" },
+		{ 21, "SYS_ADMIN", "kernel stacks (/proc/PID/stack)" },
+		{ 34, "SYSLOG", "the kernel log (/dev/kmsg)" },
+		{ 2, "DAC_READ_SEARCH", "/proc/PID/io and fdinfo of other users' processes" },
+		{ 39, "BPF", "the BPF path (socket bytes, stacks of sleeping threads without a stop)" },
+		{ 38, "PERFMON", "the BPF path's tracing programs" },
+		{ 40, "CHECKPOINT_RESTORE", "/proc/PID/map_files (replaced or deleted libraries)" },
+	};
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			found = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!found)
+		return;
+	strbuf_addstr(m, "capabilities:");
+	bool any = false;
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		if (eff >> caps[i].bit & 1) {
+			strbuf_addf(m, "%s%s", any ? ", " : " held ", caps[i].name);
+			any = true;
+		}
+	bool missing = false;
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		if (!(eff >> caps[i].bit & 1)) {
+			strbuf_addf(m, "%s%s (costs %s)", missing ? "; " : any ? "; missing " : " missing ",
+				    caps[i].name, caps[i].cost);
+			missing = true;
+		}
+	strbuf_addch(m, '\n');
+}
+
 /* Which of the target's variables env.txt holds, by name (its lines
  * NAME=value; # lines are its own words). */
 static void env_kept(const struct bundle *b, struct strbuf *m)
@@ -300,6 +345,7 @@ static void manifest(struct bundle *b, struct strbuf *m, const char *comm, const
 		    "users' processes' memory, maybe no kernel log)");
 	if (o->why)
 		strbuf_addf(m, "why: %s\n", o->why);
+	caps_line(m);
 	strbuf_addf(m, "\nEach part, its status, wall seconds, and the command that made it "
 		    "(run in this bundle's directory):\n\n");
 	for (size_t i = 0; i < b->nrows; i++) {

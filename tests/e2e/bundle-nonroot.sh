@@ -28,6 +28,7 @@ M=$TMP/x/b/MANIFEST
 ok "the folder in the archive is named as the archive (b)" test -f "$M"
 cat "$M"
 ok "MANIFEST says gpuprobe was not root" grep -q 'as uid 65534 (not root' "$M"
+ok "MANIFEST says what each missing capability cost" grep -q "^capabilities: missing SYS_PTRACE (costs user stacks" "$M"
 ok "MANIFEST: info and the trace completed" sh -c "grep -q '^info.txt  *ok ' '$M' && grep -q '^trace.jsonl  *ok ' '$M'"
 ok "MANIFEST: the stacks say ptrace was denied" grep -qi 'stacks.txt:.*\(denied\|not permitted\|root\)' "$M"
 ok "MANIFEST: the runtime libraries are missing, /proc/PID/maps unreadable" \
