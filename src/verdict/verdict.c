@@ -297,6 +297,10 @@ static double still_before(const struct gp_proctab *procs, double t0)
 		const struct gp_proc_ident *q = &procs->p[i];
 		if (q->first_t > t0 + 1e-3)
 			continue;
+		/* Read well before the samples begin (a watch record whose
+		 * spool turned): what came between is not known. */
+		if (q->first_t < t0 - 1.0)
+			return 0;
 		if (q->still_s < 0)
 			return 0;
 		if (least < 0 || q->still_s < least)
@@ -335,7 +339,7 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 			j->before = still_before(o->procs, j->t0);
 			if (o->flat_before > j->before) {
 				j->before = o->flat_before;
-				v->before_given = true;
+				v->before_given = !o->flat_before_threads;
 			}
 			j->flat += j->before;
 		}

@@ -49,6 +49,7 @@ struct gp_verdict_opts {
 	/* No progress for this long before the trace, as its caller saw it
 	 * (trace --flat-before, header flat_before_s: watch's bundles). */
 	double flat_before;
+	bool flat_before_threads; /* it is a reading of still_s (watch's own), not a caller's word */
 	const char *machine;     /* the traced machine (header host.machine), for
 				    syscall names; NULL: this one (live) */
 };

@@ -190,6 +190,11 @@ struct wproc {
 	bool episode;                 /* this flat stretch's hang was handled */
 	bool want_bundle;             /* ... and waits for its bundle */
 	bool seen;
+	/* Found already still: seconds since any thread of it had run when
+	 * first sampled at first_t (tracer/still.h), -1 unknown; a watch
+	 * restarted keeps the clock of a hang that went on (issue 28). */
+	double still_s, first_t;
+	struct gp_metric_proc where;  /* nspid, container, pod, GPUs: its metric labels */
 };
 
 struct watch {
@@ -274,6 +279,36 @@ static void wproc_free(struct wproc *w)
 	free(w);
 }
 
+/* The labels that say where a process lives, from its target line:
+ * its pid inside its namespace, its container and pod (nsinfo.c). */
+static void where_of(struct gp_metric_proc *m, const json_t *target)
+{
+	const json_t *ns = json_object_get(target, "nspid");
+	if (json_array_size(ns) > 1)
+		snprintf(m->nspid, sizeof m->nspid, "%lld",
+			 (long long)json_integer_value(json_array_get(ns, json_array_size(ns) - 1)));
+	const json_t *c = json_object_get(target, "container");
+	const char *id = json_string_value(json_object_get(c, "id"));
+	const char *pod = json_string_value(json_object_get(c, "pod"));
+	const char *pns = json_string_value(json_object_get(c, "namespace"));
+	snprintf(m->container_id, sizeof m->container_id, "%s", id ? id : "");
+	snprintf(m->pod, sizeof m->pod, "%s", pod ? pod : "");
+	snprintf(m->pod_ns, sizeof m->pod_ns, "%s", pns ? pns : "");
+}
+
+/* The GPUs a sample says the process holds: NVML's rows (uuid), DRM
+ * fdinfo's clients (pdev). */
+static void gpus_of(struct gp_metric_proc *m, const json_t *line)
+{
+	const json_t *gpu = json_object_get(line, "gpu"), *e;
+	size_t i;
+	json_array_foreach(json_object_get(gpu, "nvml"), i, e)
+		gp_metrics_gpu_add(m, json_string_value(json_object_get(e, "uuid")),
+				   json_string_value(json_object_get(e, "pci_bus_id")));
+	json_array_foreach(json_object_get(gpu, "drm"), i, e)
+		gp_metrics_gpu_add(m, NULL, json_string_value(json_object_get(e, "pdev")));
+}
+
 static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, char **argv)
 {
 	struct gp_stat st;
@@ -305,6 +340,12 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	if (ident)
 		json_object_update(target, ident);
 	json_decref(ident);
+	json_object_set_new(target, "t", json_real(t));
+	gp_target_still(&W->root, pid, target);
+	const json_t *js = json_object_get(target, "still_s");
+	w->still_s = json_is_number(js) ? json_number_value(js) : -1;
+	w->first_t = t;
+	where_of(&w->where, target);
 	gp_proctab_target(&W->procs, target); /* its job and rank, for the metrics */
 	double span = W->o->judge.hang_after * 2 > 60 ? W->o->judge.hang_after * 2 : 60;
 	w->spooled = gp_spool_open(&w->spool, W->spool, pid, w->start, span, t, head, target) == 0;
@@ -560,6 +601,7 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 		*gone = rc == GP_SAMPLE_GONE && why ? why : "cannot be read";
 		return false;
 	}
+	gpus_of(&w->where, line);
 	if (w->spooled)
 		gp_spool_write(&w->spool, t, line, raws, nraws);
 	else
@@ -578,12 +620,21 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	w->since = t - w->fw.since;
 	w->cpu = pt.cpu_pct / 100.0;
 	w->gw = pt.gw.work;
+	/* No progress since it was first sampled, found still then: the
+	 * flat stretch began before (what still_s says, and the samples
+	 * trimmed since). */
+	double before = 0;
+	if (w->still_s > 0 && w->fw.since <= w->first_t + 1e-6 && w->series.n) {
+		before = w->still_s + (w->series.pt[0].t - w->first_t);
+		w->since += w->still_s;
+	}
 
 	struct gp_verdict_opts vo = { .hang_after = W->o->judge.hang_after,
 				      .slow_rate = (double)W->o->judge.slow_rate,
 				      .page_size = W->page_size,
 				      .kstacks_seen = W->o->st.kstacks && geteuid() == 0,
-				      .stuck = w->stuck.t >= 0 ? &w->stuck : NULL };
+				      .stuck = w->stuck.t >= 0 ? &w->stuck : NULL,
+				      .flat_before = before, .flat_before_threads = true };
 	gp_verdict_compute(w->series.pt, w->series.n, &vo, W->v);
 	w->cls = W->v->cls;
 	w->judged = true;
@@ -599,17 +650,22 @@ static void write_metrics(struct watch *W)
 	struct gp_metric_proc *mp = calloc(W->n ? W->n : 1, sizeof *mp);
 	if (!mp)
 		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	size_t k = 0;
 	for (size_t i = 0; i < W->n; i++) {
 		const struct wproc *w = W->p[i];
 		if (!w->judged)
 			continue;
 		struct gp_metric_proc *m = &mp[k++];
+		*m = w->where;
 		m->pid = w->pid;
 		snprintf(m->comm, sizeof m->comm, "%s", w->comm);
 		m->cls = gp_class_name(w->cls);
 		m->hang = is_hang(w->cls);
 		m->since_progress = w->since;
+		m->hang_since_unix = m->hang ? now - w->since : 0;
 		m->cpu_cores = w->cpu;
 		m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? w->cpu : 0;
 		m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
@@ -626,7 +682,7 @@ static void write_metrics(struct watch *W)
 			}
 		}
 	}
-	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n };
+	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n, .now_unix = now };
 	struct strbuf sb = STRBUF_INIT;
 	gp_metrics_text(&sb, &mw, mp, k);
 	if (gp_metrics_write(W->o->metrics, &sb) < 0) {
