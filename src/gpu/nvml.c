@@ -363,8 +363,9 @@ struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
 	}
 	/* Only now: nvmlShutdown balances a successful nvmlInit. */
 	nv->shutdown = (nvml_void_fn)dlsym(nv->lib, shut_n[0]);
-	int wc = gp_dl_which(nv->lib, &syms[4]);
-	int wg = gp_dl_which(nv->lib, &syms[5]);
+	/* syms[5] and [6]: the compute and graphics lists (their order above) */
+	int wc = gp_dl_which(nv->lib, &syms[5]);
+	int wg = gp_dl_which(nv->lib, &syms[6]);
 	nv->q[0] = (struct nvml_query){ (nvml_procs_fn)compute,
 		wc >= 0 ? compute_n[wc] : "", "compute" };
 	nv->q[1] = (struct nvml_query){ (nvml_procs_fn)graphics,
