@@ -808,8 +808,11 @@ static bool self_sched(uint64_t *run_ns, uint64_t *wait_ns)
 static void note_members(struct run *r, double t, const json_t *line)
 {
 	int pid;
-	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, NULL); m++)
+	struct gp_sampler *s;
+	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, &s); m++) {
 		gp_proctab_seen(&r->procs, pid, t);
+		gp_proctab_ran(&r->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
+	}
 	gp_proctab_sample_end(&r->procs, t, json_object_get(line, "died"));
 }
 
