@@ -987,6 +987,26 @@ static void kmsg_words(struct strbuf *sb, const struct gp_verdict *v)
 		strbuf_addf(sb, ", and %u more", v->kmsg_more);
 }
 
+/* NCCL RAS's counts join the ranks' comparison (issue 29): on a GPU every
+ * rank's host thread waits in the same collective call, where the
+ * stacks tell no odd one and RAS's counts can; where the stacks name one
+ * too, whether it is the same. */
+static void ras_joins_siblings(struct strbuf *sb, const struct gp_verdict *v)
+{
+	const struct gp_sibcmp *c = &v->act.sib;
+	const struct gp_ras_seen *r = &v->ras;
+	if (c->kind != GP_SIBK_RANKS)
+		return;
+	if (c->story == GP_SIBS_SAME) {
+		strbuf_addstr(sb, ", the odd one the stacks cannot tell (its ranks all wait in one place),");
+		return;
+	}
+	bool apart = false;
+	for (unsigned i = 0; i < c->nodd && i < GP_SIB_ODD_NAMED; i++)
+		apart |= c->odd[i].rank == r->rank || (r->pid && c->odd[i].pid == r->pid);
+	strbuf_addstr(sb, apart ? ", the rank apart in the stacks too," : ", not the rank apart in the stacks,");
+}
+
 /* "; NCCL RAS 2.29.1: rank 1 (pid 4242) is behind in AllReduce: 6649, the
  * others up to 6650; no count moved from +2.0 to +40.0 s".  Not of a job
  * making progress: there a rank behind by one is a rank arriving later
@@ -1000,6 +1020,7 @@ static void ras_words(struct strbuf *sb, const struct gp_verdict *v)
 	strbuf_addf(sb, "; NCCL RAS%s%s: rank %d", r->version[0] ? " " : "", r->version, r->rank);
 	if (r->pid)
 		strbuf_addf(sb, " (pid %d)", r->pid);
+	ras_joins_siblings(sb, v);
 	if (r->missing)
 		strbuf_addf(sb, " of communicator %s did not answer (%s)", r->comm,
 			    r->dead ? "considered dead" : "unresponsive");

@@ -278,6 +278,33 @@ static void test_still_before_the_trace(void **st)
 	assert_false(gp_sched_exec_start("se.vruntime : 1.0\n", &ms));
 }
 
+/* NCCL RAS's lagging rank joins the ranks' comparison (issue 29). */
+static void test_ras_joins_siblings(void **st)
+{
+	struct gp_point p[N];
+	base_trace(p, 1.0);
+	struct gp_verdict v;
+	struct gp_verdict_opts o = { .hang_after = H, .page_size = 4096 };
+	gp_verdict_compute(p, N, &o, &v);
+	v.ras.ok_reads = v.ras.reads = 1;
+	v.ras.lag = true;
+	v.ras.rank = 3;
+	v.ras.pid = 4243;
+	snprintf(v.ras.op, sizeof v.ras.op, "AllReduce");
+	v.ras.count = 6;
+	v.ras.max = 7;
+	v.act.sib.kind = GP_SIBK_RANKS;
+	v.act.sib.story = GP_SIBS_SAME;
+	assert_non_null(strstr(summary_of(&v), "rank 3 (pid 4243), the odd one the stacks cannot tell "
+				"(its ranks all wait in one place), is behind in AllReduce: 6, the others up to 7"));
+	v.act.sib.story = GP_SIBS_ODD;
+	v.act.sib.nodd = 1;
+	v.act.sib.odd[0].rank = 3;
+	assert_non_null(strstr(summary_of(&v), "rank 3 (pid 4243), the rank apart in the stacks too, is behind"));
+	v.act.sib.odd[0].rank = 1;
+	assert_non_null(strstr(summary_of(&v), "rank 3 (pid 4243), not the rank apart in the stacks, is behind"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_exited_keeps_what_came_before),
 		cmocka_unit_test(test_too_few_samples),
 		cmocka_unit_test(test_still_before_the_trace),
+		cmocka_unit_test(test_ras_joins_siblings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
