@@ -201,3 +201,10 @@ void gp_gpuact_json_work(const json_t *act, struct gp_gpu_work_pt *pt)
 	jnum(w, "sms", &sms);
 	gp_gpu_work_point(&in, sms > 0 && sms < 65536 ? (unsigned)sms : 0, pt);
 }
+
+bool gp_gpu_json_ctx(const json_t *gpu)
+{
+	return json_is_object(gpu)
+	       && (json_array_size(json_object_get(gpu, "nvml")) || json_array_size(json_object_get(gpu, "drm"))
+		   || json_is_object(json_object_get(gpu, "kfd")));
+}

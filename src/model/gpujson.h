@@ -43,4 +43,8 @@ double gp_gpuact_json_pct(const json_t *activity);
 struct gp_gpu_work_pt;
 void gp_gpuact_json_work(const json_t *activity, struct gp_gpu_work_pt *pt);
 
+/* A sample's gpu object says the process holds a GPU context: NVML
+ * lists it, DRM fdinfo has a client of it, or KFD a process (issue 29). */
+bool gp_gpu_json_ctx(const json_t *gpu);
+
 #endif

@@ -1,5 +1,7 @@
 #include "config.h"
 #include "proctab.h"
+#include "gpujson.h"
+#include "gpuwork.h"
 #include "grow.h"
 #include "parse.h"
 
@@ -283,15 +285,43 @@ void gp_proctab_ran(struct gp_proctab *t, int pid, double at, int ran)
 	p->listed = true;
 }
 
-/* A process listed at `at` with its threads: seen, and whether its main
- * thread ran (main_ran). */
-static void listed(struct gp_proctab *t, const json_t *jp, const json_t *threads, double at)
+void gp_proctab_gpu(struct gp_proctab *t, int pid, bool ctx, uint8_t gw)
+{
+	struct gp_proc_ident *p = find_mut(t, pid);
+	if (!p || p->gone)
+		return;
+	p->gpu_ctx = ctx;
+	if (gw != GP_GW_UNKNOWN)
+		p->gw = gw;
+}
+
+/* A process's sample.gpu: a context where NVML lists it, DRM fdinfo has
+ * a client of it or KFD a process; its kernels' work from the activity
+ * read with it (once a second: none between). */
+static void gpu_of(struct gp_proctab *t, int pid, const json_t *gpu)
+{
+	if (!json_is_object(gpu))
+		return;
+	bool ctx = gp_gpu_json_ctx(gpu);
+	struct gp_gpu_work_pt pt;
+	memset(&pt, 0, sizeof pt);
+	const json_t *act = json_object_get(gpu, "activity");
+	if (json_is_object(act))
+		gp_gpuact_json_work(act, &pt);
+	gp_proctab_gpu(t, pid, ctx, pt.work);
+}
+
+/* A process listed at `at` with its threads and GPU: seen, whether its
+ * main thread ran (main_ran), its GPU. */
+static void listed(struct gp_proctab *t, const json_t *jp, const json_t *threads, const json_t *gpu,
+		   double at)
 {
 	if (!json_is_integer(jp))
 		return;
 	int pid = (int)json_integer_value(jp);
 	gp_proctab_seen(t, pid, at);
 	gp_proctab_ran(t, pid, at, main_ran(threads, pid));
+	gpu_of(t, pid, gpu);
 }
 
 void gp_proctab_sample(struct gp_proctab *t, const json_t *s)
@@ -302,10 +332,10 @@ void gp_proctab_sample(struct gp_proctab *t, const json_t *s)
 	double at = json_number_value(jt);
 	const json_t *jp = json_object_get(s, "pid");
 	if (json_is_object(json_object_get(s, "proc")))
-		listed(t, jp, json_object_get(s, "threads"), at);
+		listed(t, jp, json_object_get(s, "threads"), json_object_get(s, "gpu"), at);
 	size_t i;
 	const json_t *c;
 	json_array_foreach(json_object_get(s, "procs"), i, c)
-		listed(t, json_object_get(c, "pid"), json_object_get(c, "threads"), at);
+		listed(t, json_object_get(c, "pid"), json_object_get(c, "threads"), json_object_get(c, "gpu"), at);
 	gp_proctab_sample_end(t, at, json_object_get(s, "died"));
 }

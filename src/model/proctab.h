@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* At most this many processes are kept (the first ones); a tree beyond
  * it is compared on those. */
@@ -46,6 +47,12 @@ struct gp_proc_ident {
 	double active_t;
 	bool active_known;
 	bool listed;             /* a sample listed it (its first is the baseline) */
+	/* Its GPU at the last reading (issue 29: turn 3's CUDA IPC case, a
+	 * process that holds a context and runs no kernel while another's
+	 * kernel spins): a context held (NVML, DRM or KFD saw it), and
+	 * what its kernels did (enum gp_gpu_work; UNKNOWN none read). */
+	bool gpu_ctx;
+	uint8_t gw;
 	bool gone;               /* a later sample did not list it */
 	double gone_t;           /* the first such sample */
 	bool ended;              /* a `died` record said how */
@@ -76,6 +83,10 @@ void gp_proctab_sample_end(struct gp_proctab *t, double t_s, const json_t *died)
  * -1 not known.  The live trace tells it from its thread table, the
  * loader from the main thread's record (gp_proctab_sample). */
 void gp_proctab_ran(struct gp_proctab *t, int pid, double at, int ran);
+/* pid's GPU as a sample read it: a context held, what its kernels did
+ * (enum gp_gpu_work).  The live trace from its sampler, the loader from
+ * the sample's gpu object (gp_proctab_sample). */
+void gp_proctab_gpu(struct gp_proctab *t, int pid, bool ctx, uint8_t gw);
 /* A whole `sample` line (a saved result, or the live trace's before it
  * is written): its pid, its procs' pids and CPU times, its died records. */
 void gp_proctab_sample(struct gp_proctab *t, const json_t *sample);

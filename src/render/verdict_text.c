@@ -271,6 +271,21 @@ static void describe_gil(struct strbuf *sb, const struct gp_activity *a)
 	gil_words(sb, a);
 }
 
+/* "; pid 812 (python3) holds a context on a GPU and runs no kernel: its
+ * main thread waits in load_weights (ipc_flag.py:14) -- if the kernel
+ * waits for a flag or a peer's write, nothing of it comes from there" */
+static void gpu_peer_words(struct strbuf *sb, const struct gp_activity *a)
+{
+	if (!a->peer_pid)
+		return;
+	strbuf_addf(sb, "; pid %d (%s) holds a context on a GPU and runs no kernel: its main thread "
+		    "waits in %s", a->peer_pid, a->peer_comm, a->peer_frame);
+	if (a->peer_user[0])
+		strbuf_addf(sb, " called from %s", a->peer_user);
+	strbuf_addstr(sb, " -- if the kernel waits for a flag or a write of another process, "
+		      "none comes from it");
+}
+
 static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 {
 	strbuf_addf(sb, "the GPU runs this process's work: ");
@@ -315,6 +330,8 @@ static void describe_gpu_wait(struct strbuf *sb, const struct gp_activity *a)
 	describe_stuck(sb, a);
 	describe_gil(sb, a);
 	strbuf_addf(sb, ": a long GPU job, not a host hang");
+	if (a->gw.work != GP_GW_WORK)
+		gpu_peer_words(sb, a);
 }
 
 /* hang-gpu-spin: "the GPU spins on pid 4242 (python3)'s kernel: 32 of
@@ -348,6 +365,7 @@ static void describe_gpu_spin(struct strbuf *sb, const struct gp_activity *a)
 	describe_gil(sb, a);
 	strbuf_addstr(sb, ": a spin-wait on the GPU (a collective whose peer never came, a livelock), "
 		      "not a long GPU job");
+	gpu_peer_words(sb, a);
 }
 
 /* hang-blocked with a GPU that has a context and no kernel: "the GPU has

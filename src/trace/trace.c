@@ -812,6 +812,12 @@ static void note_members(struct run *r, double t, const json_t *line)
 	for (size_t m = 0; gp_tree_member(r->tree, m, &pid, NULL, &s); m++) {
 		gp_proctab_seen(&r->procs, pid, t);
 		gp_proctab_ran(&r->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
+		bool ctx;
+		uint8_t gw;
+		if (s) {
+			gp_sampler_gpu(s, &ctx, &gw);
+			gp_proctab_gpu(&r->procs, pid, ctx, gw);
+		}
 	}
 	gp_proctab_sample_end(&r->procs, t, json_object_get(line, "died"));
 }

@@ -31,6 +31,10 @@ enum { P_STAT, P_STATUS, P_IO, P_COUNT };
 
 struct gp_sampler {
 	struct gp_sampler_opts o;
+	/* The last sample's GPU: a context held, what its kernels did (read
+	 * once a second: GP_GW_UNKNOWN between), gp_sampler_gpu. */
+	bool gpu_ctx;
+	uint8_t gpu_gw;
 	struct gp_tasks *tasks;
 	struct gp_gpu_reader *gpu;
 	struct gp_gpu_house *house; /* o.house, or its own (own_house) */
@@ -174,6 +178,12 @@ const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n
 {
 	*n = s->nlast_threads;
 	return s->last_threads;
+}
+
+void gp_sampler_gpu(const struct gp_sampler *s, bool *ctx, uint8_t *gw)
+{
+	*ctx = s->gpu_ctx;
+	*gw = s->gpu_gw;
 }
 
 int gp_sampler_main_ran(const struct gp_sampler *s)
@@ -538,6 +548,7 @@ static void gpu_activity(struct gp_sampler *s, double t, json_t **gpup, struct g
 	json_object_set_new(*gpup, "activity", act);
 	/* Judged from the very object written, as report judges the file. */
 	gp_gpuact_json_work(act, &pv->gw);
+	s->gpu_gw = pv->gw.work;
 	pv->gpu_act_known = gp_gpuact_known(&a);
 	pv->gpu_act_busy = gp_gpuact_busy(&a, GP_GPU_BUSY_PCT);
 	pv->gpu_act_pct = gp_gpuact_pct(&a);
@@ -546,6 +557,8 @@ static void gpu_activity(struct gp_sampler *s, double t, json_t **gpup, struct g
 static void gpu_part(struct gp_sampler *s, double t, json_t **gpup, struct gp_pview *pv)
 {
 	*gpup = NULL;
+	s->gpu_gw = GP_GW_UNKNOWN;
+	s->gpu_ctx = false;
 	/* One tick of the trace's GPU readers: every process of this sample
 	 * passes the same t, and the device-wide answers are read once. */
 	if (s->house)
@@ -576,6 +589,8 @@ static void gpu_part(struct gp_sampler *s, double t, json_t **gpup, struct gp_pv
 		pv->gpu_have |= GP_PT_GPU_KFD;
 	if (gt.nvml_seen)
 		pv->gpu_have |= GP_PT_GPU_NVML;
+	/* What the loader reads back from this object (model/proctab.h) */
+	s->gpu_ctx = gp_gpu_json_ctx(*gpup);
 }
 
 enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp_proc_part *part,

@@ -84,6 +84,9 @@ const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n
  * before (new, or its run time or CPU times moved: what its record
  * writes as other than "same"); -1 when it is not in the sample. */
 int gp_sampler_main_ran(const struct gp_sampler *s);
+/* The last sample's GPU as its gpu object says it (model/gpujson.h:
+ * gp_gpu_json_ctx; enum gp_gpu_work, UNKNOWN when not read this sample). */
+void gp_sampler_gpu(const struct gp_sampler *s, bool *ctx, uint8_t *gw);
 
 /* Our own reads of a process's memory (stacks: process_vm_readv, the
  * unwinder's) fault its not-yet-resident file pages into its page tables

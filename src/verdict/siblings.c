@@ -1,6 +1,7 @@
 /* Siblings compared: see siblings.h. */
 #include "config.h"
 #include "siblings.h"
+#include "gpuwork.h"
 #include "verdict.h"
 #include "verdict_int.h"
 #include "parse.h"
@@ -442,9 +443,33 @@ bool gp_siblings_compare(const struct gp_sibling *s, size_t n, struct gp_sibcmp 
 	return c->kind != GP_SIBK_NONE;
 }
 
+/* A GPU wait's peer (gp_activity.peer_pid): of the snapshot's processes
+ * other than the one whose kernel runs, the first that holds a context
+ * and runs no kernel, its main thread asleep. */
+static void gpu_peer(const struct gp_stuck *stuck, const struct gp_proctab *procs, struct gp_activity *a)
+{
+	if ((a->kind != GP_CLASS_HANG_GPU_SPIN && a->kind != GP_CLASS_WAITING_GPU) || !stuck || stuck->t < 0
+	    || !procs)
+		return;
+	int busy = a->gw_pid ? a->gw_pid : a->gpu_pid;
+	for (size_t i = 0; i < stuck->nproc; i++) {
+		const struct gp_stuck_proc *p = &stuck->proc[i];
+		const struct gp_proc_ident *id = gp_proctab_find(procs, p->pid);
+		if (!p->lead || p->pid == busy || !id || id->gone || !id->gpu_ctx || id->gw != GP_GW_IDLE
+		    || (p->state != 'S' && p->state != 'D') || !p->wait_frame[0])
+			continue;
+		a->peer_pid = p->pid;
+		gp_strlcpy(a->peer_comm, p->comm, sizeof a->peer_comm);
+		gp_strlcpy(a->peer_frame, p->wait_frame, sizeof a->peer_frame);
+		gp_strlcpy(a->peer_user, p->user_frame, sizeof a->peer_user);
+		return;
+	}
+}
+
 void measure_siblings(const struct gp_stuck *stuck, const struct gp_proctab *procs,
 		      struct gp_activity *a)
 {
+	gpu_peer(stuck, procs, a);
 	struct gp_sibling *s = malloc(GP_SIBLINGS_MAX * sizeof *s);
 	if (!s)
 		return;

@@ -127,6 +127,12 @@ struct gp_activity {
 	int gw_pid;
 	char gw_comm[16];
 	bool gpu_no_work;          /* hang-blocked: a context, no kernel, the host in the driver's sync */
+	/* waiting-gpu, hang-gpu-spin: another process of the tree that holds
+	 * a context on a GPU and runs no kernel, its main thread asleep
+	 * (issue 29, turn 3's CUDA IPC case: the kernel spins on a flag that
+	 * process never sets); 0 none. */
+	int peer_pid;
+	char peer_comm[16], peer_frame[64], peer_user[64];
 	/* Siblings compared (siblings.h): a job's rank, a pool's worker
 	 * apart from the others; sib_decided: ranks waiting for one that
 	 * exited turned rest into a hang. */
