@@ -111,6 +111,12 @@ static void place(struct strbuf *sb, enum gp_sib_how how, const char *frame, con
 		return;
 	case GP_SIB_RUNS:
 		strbuf_addstr(sb, plural ? "compute" : "computes");
+		if (one && one->gpu_runs) {
+			strbuf_addstr(sb, " on its GPU");
+			if (frame[0])
+				strbuf_addf(sb, ", its main thread waiting in %s", frame);
+			return;
+		}
 		if (one && one->cpu > 0)
 			strbuf_addf(sb, " at %.0f%% CPU", one->cpu);
 		if (frame[0])

@@ -59,6 +59,11 @@ static void from_snapshot(struct gp_sibling *s, const struct gp_stuck_proc *p,
 	} else if ((p->state == 'R' || busy) && !p->lead_dist) {
 		s->how = GP_SIB_RUNS;
 		s->cpu = busy ? busy_cpu : 0.0f;
+	} else if (id && id->gw == GP_GW_WORK && !p->lead_dist) {
+		/* a rank whose GPU works while the others wait: it computes
+		 * too, its host waiting on its kernels (issue 29) */
+		s->how = GP_SIB_RUNS;
+		s->gpu_runs = true;
 	} else {
 		s->how = GP_SIB_WAITS;
 	}

@@ -47,6 +47,7 @@ struct gp_sibling {
 	char job[64];
 	char frame[64], user[64];/* where its main thread is (WAITS, RUNS) */
 	float cpu;               /* RUNS: its busiest thread's CPU, percent; 0 unknown */
+	bool gpu_runs;           /* RUNS: its kernels work on a GPU (proctab gw), its host waits */
 	bool ended;              /* EXITED: how is known */
 	int status, signal;
 	double exit_t;           /* EXITED: the first sample that did not list it */

@@ -8,6 +8,7 @@
 #include "unit.h"
 #include "proctab.h"
 #include "siblings.h"
+#include "gpuwork.h"
 #include "siblings_text.h"
 
 #include <jansson.h>
@@ -219,6 +220,44 @@ static void test_across_results(void **st)
 			    "ranks 0, 2, 3 wait in " AR " called from step (job.py:30): the odd one out");
 }
 
+/* A rank whose GPU works while the others wait (issue 29): from the
+ * snapshot and the table (gw WORK), it computes on its GPU. */
+static void test_rank_gpu_works(void **st)
+{
+	(void)st;
+	struct gp_stuck stuck;
+	gp_stuck_init(&stuck);
+	stuck.t = 10;
+	struct gp_proctab t;
+	gp_proctab_init(&t);
+	for (int r = 0; r < 4; r++) {
+		struct gp_stuck_proc *p = &stuck.proc[stuck.nproc++];
+		memset(p, 0, sizeof *p);
+		p->pid = 50 + r;
+		snprintf(p->comm, sizeof p->comm, "python3");
+		p->lead = true;
+		p->state = 'S';
+		snprintf(p->wait_frame, sizeof p->wait_frame, "%s", r == 2 ? "synchronize (job.py:40)" : AR);
+		p->lead_dist = p->dist = r != 2;
+		char rank[4];
+		snprintf(rank, sizeof rank, "%d", r);
+		json_t *tl = json_pack("{s:s, s:i, s:i, s:s, s:s, s:[s, s], s:{s:s, s:s}}", "type", "target",
+				       "pid", 50 + r, "ppid", 40, "comm", "python3", "exe", "/usr/bin/python3.11",
+				       "cmdline", "python3", "job.py", "job_env", "RANK", rank, "WORLD_SIZE", "4");
+		gp_proctab_target(&t, tl);
+		json_decref(tl);
+	}
+	gp_proctab_gpu(&t, 52, true, GP_GW_WORK);
+	struct gp_sibling s[8];
+	size_t n = gp_siblings_of(&stuck, &t, 0, 0, 0, s, 8);
+	assert_int_equal(n, 4);
+	struct gp_sibcmp c;
+	assert_true(gp_siblings_compare(s, n, &c));
+	assert_non_null(strstr(words(&c, NULL, 0), "rank 2 (pid 52) computes on its GPU, its main thread "
+				"waiting in synchronize (job.py:40) while ranks 0, 1, 3 wait in " AR));
+	gp_proctab_free(&t);
+}
+
 /* Target lines into the table: the program and its short name, the
  * job's variables, who left. */
 /* The timeline (issue 29): rank 1 stopped 6 s before the others; one
@@ -358,4 +397,4 @@ UNIT_MAIN(cmocka_unit_test(test_rank_apart), cmocka_unit_test(test_rank_exited_o
 	  cmocka_unit_test(test_ranks_same), cmocka_unit_test(test_two_ranks),
 	  cmocka_unit_test(test_pool_workers), cmocka_unit_test(test_rank_workers_and_two_jobs),
 	  cmocka_unit_test(test_across_results), cmocka_unit_test(test_proctab),
-	  cmocka_unit_test(test_timeline))
+	  cmocka_unit_test(test_timeline), cmocka_unit_test(test_rank_gpu_works))
