@@ -27,7 +27,7 @@
 #include "proctab.h"
 #include "timeutil.h"
 #include "tree.h"
-#include "trace/flatwatch.h"
+#include "flatwatch.h"
 #include "verdict.h"
 #include "verdict_text.h"
 #include "watch.h"
