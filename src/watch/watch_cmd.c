@@ -13,21 +13,20 @@
 #include "opts.h"
 #include "procfs.h"
 #include "procstat.h"
-#include "ptstop.h"
 #include "result.h"
 #include "safefile.h"
 #include "safetext.h"
 #include "sampler.h"
+#include "sampling.h"
 #include "series.h"
 #include "spool.h"
-#include "stacks.h"
 #include "tasks.h"
 #include "strbuf.h"
 #include "stuck.h"
 #include "proctab.h"
+#include "ticker.h"
 #include "timeutil.h"
 #include "tree.h"
-#include "flatwatch.h"
 #include "verdict.h"
 #include "verdict_text.h"
 #include "watch.h"
@@ -60,24 +59,21 @@ enum {
 struct watch_opts {
 	int *pids;
 	size_t npids, cappids;
-	const char *name;
 	bool gpu;
-	double interval, seconds, bundle_every, bundle_seconds;
+	double bundle_every, bundle_seconds;
 	uint64_t bundle_max;
 	const char *bundle_dir, *metrics;
 	bool quiet;
+	struct gp_sample_args sample; /* --name, --interval, --seconds */
 	struct gp_stack_args st;
 	struct gp_judge_args judge;
 };
 
 static const struct argp_option watch_options[] = {
 	{ NULL, 0, NULL, 0, "What to follow (together, and picked up as they start):", 1 },
-	{ "name", 'n', "NAME", 0, "Every process whose comm or argv[0] is NAME", 1 },
 	{ "gpu", OPT_GPU, NULL, 0, "Every process that holds a GPU: in an NVML process list, "
 	  "or with /dev/nvidia*, /dev/kfd or /dev/dri/* open", 1 },
 	{ NULL, 0, NULL, 0, "Sampling:", 2 },
-	{ "interval", 'i', "SECONDS", 0, "Time between ticks (default 1; at least 0.1)", 2 },
-	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS (default: until signalled)", 2 },
 	{ NULL, 0, NULL, 0, "On a hang:", 3 },
 	{ "bundle-dir", OPT_BUNDLE_DIR, "DIR", 0, "Write a bundle into DIR when a process's "
 	  "verdict turns to a hang class (once per hang)", 3 },
@@ -95,8 +91,6 @@ static const struct argp_option watch_options[] = {
 };
 
 static const struct gp_opt_field watch_fields[] = {
-	GP_OPT_SECONDS('i', struct watch_opts, interval, 100 * GP_NS_MS, 3600 * GP_NS_S),
-	GP_OPT_SECONDS('s', struct watch_opts, seconds, 1, 365 * 86400 * GP_NS_S),
 	GP_OPT_SECONDS(OPT_BUNDLE_EVERY, struct watch_opts, bundle_every, 0, 86400 * GP_NS_S),
 	GP_OPT_SECONDS(OPT_BUNDLE_SECONDS, struct watch_opts, bundle_seconds, GP_NS_S, 600 * GP_NS_S),
 	GP_OPT_ON(OPT_GPU, struct watch_opts, gpu),
@@ -110,11 +104,6 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
 	struct watch_opts *o = state->input;
 	switch (key) {
-	case 'n':
-		if (!*arg)
-			argp_error(state, "--name needs a non-empty NAME");
-		o->name = arg;
-		return 0;
 	case OPT_BUNDLE_MAX:
 		o->bundle_max = gp_arg_size(state, key, arg, 1, UINT64_MAX);
 		return 0;
@@ -126,7 +115,7 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	case ARGP_KEY_END:
-		if (!o->npids && !o->name && !o->gpu)
+		if (!o->npids && !o->sample.name && !o->gpu)
 			argp_error(state, "nothing to follow: give PIDs, --name NAME or --gpu");
 		if (o->metrics && !*o->metrics)
 			argp_error(state, "--metrics needs a FILE");
@@ -173,12 +162,13 @@ struct wproc {
 	int pid;
 	unsigned long long start;     /* starttime: a reused pid is another process */
 	char comm[16];
-	struct gp_tree *tree;
-	struct gp_stacks *stk;
+	/* The process and its descendants, sampled and stacked as trace
+	 * does (loop/sampling.h): a parent waiting on a deadlocked worker
+	 * is judged by the worker's wait (issue 28: watch of a
+	 * multiprocessing parent said idle for 45 s). */
+	struct gp_sampling smp;
+	struct gp_proctab procs;      /* the tree's processes, for the verdict to name */
 	struct gp_series series;
-	struct gp_flat_watch fw;
-	struct gp_stuck stuck;
-	bool snapped;                 /* this flat stretch has its stacks */
 	double last_hot;              /* when hot threads were last stacked */
 	struct gp_spool spool;
 	bool spooled;
@@ -214,6 +204,7 @@ struct watch {
 	double bundle_t0;
 	bool metrics_warned;
 	size_t window;                /* points kept a process */
+	const struct gp_global *g;    /* the command line (the records' header) */
 	/* Processes that left (pid and starttime): a zombie, or a process
 	 * that is gone but still listed, is not followed again and again. */
 	struct { int pid; unsigned long long start; } gone[256];
@@ -266,13 +257,15 @@ static void log_line(const char *fmt, ...)
 
 static void wproc_free(struct wproc *w)
 {
-	gp_tree_free(w->tree);
-	gp_stacks_close(w->stk);
+	gp_sampling_free(&w->smp);
+	gp_proctab_free(&w->procs);
 	gp_series_free(&w->series);
 	if (w->spooled)
 		gp_spool_close(&w->spool);
 	free(w);
 }
+
+static void record(void *ctx, double t, json_t *line);
 
 static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, char **argv)
 {
@@ -286,18 +279,15 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	w->start = st.starttime;
 	snprintf(w->comm, sizeof w->comm, "%.15s", st.comm);
 	w->last_hot = -1e9;
-	gp_stuck_init(&w->stuck);
-	struct gp_tree_opts to = { .root = &W->root, .pid = pid, .children = false,
-				   .kstacks = W->o->st.kstacks, .no_nvml = false,
-				   .house = W->house };
-	w->tree = gp_tree_new(&to);
-	if (!w->tree) {
+	gp_proctab_init(&w->procs);
+	struct gp_sampling_opts so = { .root = &W->root, .pid = pid, .children = true,
+				       .kstacks = W->o->st.kstacks, .no_python = W->o->st.no_python,
+				       .stacks = true, .hang_after = W->o->judge.hang_after,
+				       .house = W->house, .emit = record, .ctx = w };
+	if (gp_sampling_init(&w->smp, &so) < 0) {
 		free(w);
 		return NULL;
 	}
-	unsigned flags = (W->o->st.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
-			 (W->o->st.no_python ? GP_STACKS_NO_PYTHON : 0);
-	w->stk = gp_stacks_open(pid, flags);
 	/* The record: the lines trace -o would write, for the bundle. */
 	json_t *head = gp_result_header("watch", argc, argv, json_incref(W->host));
 	json_t *target = json_pack("{s:s, s:i, s:s}", "type", "target", "pid", pid, "how", "watch");
@@ -306,6 +296,7 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 		json_object_update(target, ident);
 	json_decref(ident);
 	gp_proctab_target(&W->procs, target); /* its job and rank, for the metrics */
+	gp_proctab_target(&w->procs, target);
 	double span = W->o->judge.hang_after * 2 > 60 ? W->o->judge.hang_after * 2 : 60;
 	w->spooled = gp_spool_open(&w->spool, W->spool, pid, w->start, span, t, head, target) == 0;
 	return w;
@@ -322,19 +313,10 @@ static void trim(struct watch *W, struct wproc *w)
 	w->series.n -= drop;
 }
 
-/* A stacks line of w (tids NULL: every thread) into its record; kept
- * as the stuck snapshot when keep. */
-static void stack(struct wproc *w, double t, const int *tids, size_t k, const char *why,
-		  struct gp_point *pt, bool keep)
+/* A line of w's tree (stolen) into its record. */
+static void record(void *ctx, double t, json_t *line)
 {
-	json_t *line = NULL;
-	if (!w->stk || gp_stacks_snapshot(w->stk, t, tids, k, &line) != 0 || !line)
-		return;
-	json_object_set_new(line, "why", json_string(why));
-	if (pt && pt->top_tid)
-		gp_stacks_top_frame(line, pt->top_tid, pt->top_frame, sizeof pt->top_frame);
-	if (keep)
-		gp_stuck_add(&w->stuck, line);
+	struct wproc *w = ctx;
 	if (w->spooled)
 		gp_spool_write(&w->spool, t, line, NULL, 0);
 	else
@@ -347,24 +329,41 @@ static void stack(struct wproc *w, double t, const int *tids, size_t k, const ch
  * 0.1-1 s, which a sidecar spends only where a verdict needs it. */
 static void hot_stacks(struct watch *W, struct wproc *w, double t, struct gp_point *pt)
 {
-	if (t - w->last_hot < GP_WATCH_HOT_EVERY || !w->fw.init
-	    || t - w->fw.since < W->o->judge.hang_after / 2)
+	if (t - w->last_hot < GP_WATCH_HOT_EVERY
+	    || gp_sampling_flat_for(&w->smp, t) < W->o->judge.hang_after / 2 || !w->smp.fw.init)
 		return;
 	struct gp_sampler *smp;
 	int pid;
-	if (!gp_tree_member(w->tree, 0, &pid, NULL, &smp))
-		return;
-	size_t n;
-	const struct gp_thread *th = gp_sampler_threads(smp, &n);
-	int tids[64];
-	size_t k = 0;
-	for (size_t i = 0; i < n && k < 64; i++)
-		if (th[i].cpu_pct >= W->o->st.hot_pct)
-			tids[k++] = th[i].tid;
-	if (!k)
-		return;
-	w->last_hot = t;
-	stack(w, t, tids, k, "hot", pt, false);
+	for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, NULL, &smp); m++) {
+		int tids[64];
+		size_t k = gp_sampling_hot(smp, W->o->st.hot_pct, tids, 64);
+		if (!k)
+			continue;
+		w->last_hot = t;
+		gp_sampling_snapshot(&w->smp, pid, smp, t, tids, k, "hot", pt, false);
+	}
+}
+
+/* A `target` line, how "descendant", into the record for each process
+ * of the tree the table does not hold yet: the verdict names a worker
+ * by it (its program, its job). */
+static void members(struct watch *W, struct wproc *w, double t, const json_t *line)
+{
+	int pid;
+	for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, NULL, NULL); m++) {
+		if (!gp_proctab_find(&w->procs, pid)) {
+			json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
+						   "t", t, "how", "descendant");
+			json_t *ident = gp_target_identity(&W->root, pid);
+			if (ident)
+				json_object_update_missing(target, ident);
+			json_decref(ident);
+			gp_proctab_target(&w->procs, target);
+			record(w, t, target);
+		}
+		gp_proctab_seen(&w->procs, pid, t);
+	}
+	gp_proctab_sample_end(&w->procs, t, json_object_get(line, "died"));
 }
 
 /* ---- bundles --------------------------------------------------------- */
@@ -549,33 +548,31 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	struct gp_raw raws[2];
 	size_t nraws = 0;
 	const char *why;
-	gp_ptstop_drain();
 	/* A spool file that starts here reads alone: no reference or delta
 	 * to a sample of the file it overwrites (tracer/threadrec.h). */
 	if (w->spooled && gp_spool_due(&w->spool, t))
-		gp_tree_keyframe(w->tree);
-	enum gp_sample_rc rc = gp_tree_take(w->tree, t, &pt, &line, raws, &nraws, &why);
-	gp_ptstop_drain();
+		gp_tree_keyframe(w->smp.tree);
+	enum gp_sample_rc rc = gp_sampling_take(&w->smp, t, &pt, &line, raws, &nraws, &why);
 	if (rc != GP_SAMPLE_OK) {
 		*gone = rc == GP_SAMPLE_GONE && why ? why : "cannot be read";
 		return false;
 	}
+	members(W, w, t, line);
 	if (w->spooled)
 		gp_spool_write(&w->spool, t, line, raws, nraws);
 	else
 		json_decref(line);
 	hot_stacks(W, w, t, &pt);
-	if (gp_flat_watch(&w->fw, &pt)) {
-		w->snapped = false;
+	if (gp_sampling_output(&w->smp, &pt)) {
 		w->episode = w->want_bundle = false;
-		gp_stuck_init(&w->stuck);
-	} else if (!w->snapped && t - w->fw.since >= W->o->judge.hang_after) {
-		stack(w, t, NULL, 0, "hang", NULL, true);
-		w->snapped = true;
+		gp_stuck_init(&w->smp.stuck);
+	} else if (gp_sampling_hang_due(&w->smp, t)) {
+		gp_sampling_snapshot_all(&w->smp, t, "hang");
 	}
+	gp_sampling_sweep(&w->smp);
 	gp_series_push(&w->series, &pt);
 	trim(W, w);
-	w->since = t - w->fw.since;
+	w->since = gp_sampling_flat_for(&w->smp, t);
 	w->cpu = pt.cpu_pct / 100.0;
 	w->gw = pt.gw.work;
 
@@ -583,7 +580,8 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 				      .slow_rate = (double)W->o->judge.slow_rate,
 				      .page_size = W->page_size,
 				      .kstacks_seen = W->o->st.kstacks && geteuid() == 0,
-				      .stuck = w->stuck.t >= 0 ? &w->stuck : NULL };
+				      .stuck = w->smp.stuck.t >= 0 ? &w->smp.stuck : NULL,
+				      .procs = &w->procs };
 	gp_verdict_compute(w->series.pt, w->series.n, &vo, W->v);
 	w->cls = W->v->cls;
 	w->judged = true;
@@ -592,39 +590,67 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	return true;
 }
 
+/* The CPU a process of a tree burns now, in cores. */
+static double member_cpu(struct gp_sampler *smp)
+{
+	size_t n;
+	const struct gp_thread *th = gp_sampler_threads(smp, &n);
+	double pct = 0;
+	for (size_t i = 0; i < n; i++)
+		pct += th[i].cpu_pct;
+	return pct / 100.0;
+}
+
+/* The metrics of one process of w's tree (pid, comm), with the tree's
+ * class; false for a descendant that has no wait signature. */
+static bool metric_of(const struct watch *W, const struct wproc *w, int pid, const char *comm,
+		      double cpu, struct gp_metric_proc *m)
+{
+	*m = (struct gp_metric_proc){ .pid = pid, .rank = -1 };
+	/* flat for --hang-after, its stacks taken: idle or hung alike
+	 * (a rank alone, waiting in a collective for the odd one, is
+	 * a process waiting for input) */
+	if (w->smp.hang_snapped && gp_stuck_signature(&w->smp.stuck, pid, m->signature,
+						    sizeof m->signature, m->frame, sizeof m->frame)) {
+		const struct gp_proc_ident *id = gp_proctab_find(&W->procs, pid);
+		if (id && id->job_env) {
+			snprintf(m->dist_job, sizeof m->dist_job, "%s", id->job);
+			m->rank = id->rank;
+		}
+	} else if (pid != w->pid) {
+		return false;
+	}
+	snprintf(m->comm, sizeof m->comm, "%s", comm);
+	m->cls = gp_class_name(w->cls);
+	m->hang = is_hang(w->cls);
+	m->since_progress = w->since;
+	m->cpu_cores = cpu;
+	m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? cpu : 0;
+	m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
+	return true;
+}
+
+/* Every followed process, then each of its descendants that waits where
+ * the hang snapshot saw it (its own signature and CPU, the tree's class):
+ * a parent hung on a deadlocked worker names the worker too. */
 static void write_metrics(struct watch *W)
 {
 	if (!W->o->metrics)
 		return;
-	struct gp_metric_proc *mp = calloc(W->n ? W->n : 1, sizeof *mp);
-	if (!mp)
-		return;
-	size_t k = 0;
+	struct gp_metric_proc *mp = NULL;
+	size_t k = 0, cap = 0;
 	for (size_t i = 0; i < W->n; i++) {
 		const struct wproc *w = W->p[i];
-		if (!w->judged)
+		if (!w->judged || !gp_grow(&mp, &cap, k + 1, sizeof *mp, 16))
 			continue;
-		struct gp_metric_proc *m = &mp[k++];
-		m->pid = w->pid;
-		snprintf(m->comm, sizeof m->comm, "%s", w->comm);
-		m->cls = gp_class_name(w->cls);
-		m->hang = is_hang(w->cls);
-		m->since_progress = w->since;
-		m->cpu_cores = w->cpu;
-		m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? w->cpu : 0;
-		m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
-		m->rank = -1;
-		/* flat for --hang-after, its stacks taken: idle or hung alike
-		 * (a rank alone, waiting in a collective for the odd one, is
-		 * a process waiting for input) */
-		if (w->snapped && gp_stuck_signature(&w->stuck, w->pid, m->signature, sizeof m->signature,
-						   m->frame, sizeof m->frame)) {
-			const struct gp_proc_ident *id = gp_proctab_find(&W->procs, w->pid);
-			if (id && id->job_env) {
-				snprintf(m->dist_job, sizeof m->dist_job, "%s", id->job);
-				m->rank = id->rank;
-			}
-		}
+		metric_of(W, w, w->pid, w->comm, w->cpu, &mp[k++]);
+		int pid;
+		const char *comm;
+		struct gp_sampler *smp;
+		for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, &comm, &smp); m++)
+			if (pid != w->pid && gp_grow(&mp, &cap, k + 1, sizeof *mp, 16)
+			    && metric_of(W, w, pid, comm ? comm : "", member_cpu(smp), &mp[k]))
+				k++;
 	}
 	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n };
 	struct strbuf sb = STRBUF_INIT;
@@ -645,6 +671,19 @@ static void write_metrics(struct watch *W)
 }
 
 /* The processes to follow now: new ones added, gone ones dropped. */
+/* pid is a descendant in the tree of a followed process: judged there,
+ * not followed twice (--name python3 matches a pool's parent and its
+ * workers; a hang would be bundled once a process). */
+static bool in_a_tree(const struct watch *W, int pid)
+{
+	int m_pid;
+	for (size_t i = 0; i < W->n; i++)
+		for (size_t m = 0; gp_tree_member(W->p[i]->smp.tree, m, &m_pid, NULL, NULL); m++)
+			if (m_pid == pid)
+				return true;
+	return false;
+}
+
 static void refresh(struct watch *W, double t, const struct gp_global *g)
 {
 	int *cand = NULL;
@@ -661,6 +700,8 @@ static void refresh(struct watch *W, double t, const struct gp_global *g)
 			W->p[i]->seen = true;
 			continue;
 		}
+		if (in_a_tree(W, cand[c]))
+			continue;
 		if (!gp_grow(&W->p, &W->cap, W->n + 1, sizeof *W->p, 16))
 			break;
 		struct wproc *w = wproc_new(W, cand[c], t, g->argc, g->argv);
@@ -694,6 +735,36 @@ static void tick(struct watch *W, double t, const struct gp_global *g)
 	}
 	reap_bundle(W);
 	write_metrics(W);
+}
+
+/* One tick of the watch (loop/ticker.h drives it). */
+static const char *watch_tick(void *ctx, double t)
+{
+	struct watch *W = ctx;
+	tick(W, t, W->g);
+	const struct watch_opts *o = W->o;
+	if (o->npids && !o->sample.name && !o->gpu && W->n == 0) {
+		if (!o->quiet)
+			log_line("every PID given has exited");
+		return "exited";
+	}
+	return NULL;
+}
+
+/* A SIGCHLD (a stack's late stop is drained already): the bundle's
+ * child, when done. */
+static const char *watch_sigchld(void *ctx)
+{
+	reap_bundle(ctx);
+	return NULL;
+}
+
+static const char *watch_signal(void *ctx, int sig, const siginfo_t *si)
+{
+	(void)si;
+	if (!((struct watch *)ctx)->o->quiet)
+		log_line("signal %d: ending", sig);
+	return "interrupted";
 }
 
 /* ---- set-up and the loop --------------------------------------------- */
@@ -785,14 +856,18 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		{ GP_KEY_HOT_THRESHOLD, "CPU% over which a thread is hot: its stacks are taken "
 		  "(default 50)" },
 		{ GP_KEY_HANG_AFTER, "No progress for this long is a hang (default 30)" },
+		{ 'n', "Every process whose comm or argv[0] is NAME" },
+		{ 'i', "Time between ticks (default 1; at least 0.1)" },
+		{ 's', "Stop after SECONDS (default: until signalled)" },
 		{ 0, NULL },
 	};
-	struct watch_opts o = { .interval = 1.0, .bundle_every = GP_WATCH_BUNDLE_EVERY,
+	struct watch_opts o = { .sample = { help, NULL, 1.0, 0, 100 * GP_NS_MS }, .bundle_every = GP_WATCH_BUNDLE_EVERY,
 				.bundle_seconds = GP_WATCH_BUNDLE_SECONDS,
 				.bundle_max = GP_WATCH_BUNDLE_MAX, .quiet = g->quiet,
 				.st = { help, 50, true },
 				.judge = { help, GP_VERDICT_HANG_AFTER_DEFAULT, 0 } };
 	const struct gp_group groups[] = {
+		{ &gp_sample_argp, &o.sample, NULL, 0 },
 		{ &gp_stack_argp, &o.st, NULL, 2 }, { &gp_judge_argp, &o.judge, NULL, 3 },
 		GP_GROUPS_END,
 	};
@@ -804,21 +879,16 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		o.judge.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT;
 
 	struct watch W = { .o = &o, .page_size = sysconf(_SC_PAGESIZE), .last_bundle = -1,
-			   .follow = { .pids = o.pids, .npids = o.npids, .name = o.name, .gpu = o.gpu,
+			   .follow = { .pids = o.pids, .npids = o.npids, .name = o.sample.name, .gpu = o.gpu,
 				       .fd_scan_every = 5, .fd_scanned = -1 } };
 	/* Enough points for the verdict's phases: four --hang-after, at
 	 * least two minutes, at most an hour. */
 	double keep = o.judge.hang_after * 4 > 120 ? o.judge.hang_after * 4 : 120;
-	W.window = (size_t)(keep / o.interval) + 1;
+	W.window = (size_t)(keep / o.sample.interval) + 1;
 	if (W.window > 3600)
 		W.window = 3600;
 	sigset_t waitset, orig;
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGINT);
-	sigaddset(&waitset, SIGTERM);
-	sigaddset(&waitset, SIGHUP);
-	sigaddset(&waitset, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &waitset, &orig);
+	gp_ticker_block(&waitset, &orig);
 
 	int rc = GP_EXIT_OK;
 	if (setup(&W) < 0) {
@@ -829,51 +899,15 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 	gp_proctab_init(&W.procs);
 	if (!o.quiet)
 		log_line("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
-			 o.name ? ", --name " : "", o.name ? o.name : "", o.gpu ? ", --gpu" : "",
+			 o.sample.name ? ", --name " : "", o.sample.name ? o.sample.name : "", o.gpu ? ", --gpu" : "",
 			 o.judge.hang_after, o.bundle_dir ? ", bundles into " : "",
 			 o.bundle_dir ? o.bundle_dir : "", o.metrics ? ", metrics to " : "",
 			 o.metrics ? o.metrics : "");
-	double t0 = gp_mono_now();
-	for (unsigned long k = 0;; k++) {
-		/* The tick's scheduled time, not the clock read now: the sleep
-		 * ends within a millisecond of it, and a flat stretch is then
-		 * whole ticks long -- read from the clock, 5 s of flatness was
-		 * 4.9997 s and a --hang-after 5 hang was judged a tick late. */
-		double t = (double)k * o.interval;
-		tick(&W, t, g);
-		if (o.npids && !o.name && !o.gpu && W.n == 0) {
-			if (!o.quiet)
-				log_line("every PID given has exited");
-			break;
-		}
-		double deadline = (double)(k + 1) * o.interval;
-		while (deadline <= gp_mono_now() - t0)
-			deadline += o.interval, k++;
-		if (o.seconds > 0 && deadline > o.seconds + 1e-9)
-			break;
-		int sig = 0;
-		for (;;) {
-			double left = deadline - (gp_mono_now() - t0);
-			if (left <= 0)
-				break;
-			struct timespec ts = gp_ts_from_s(left);
-			siginfo_t si;
-			sig = sigtimedwait(&waitset, &si, &ts);
-			if (sig == SIGCHLD) {
-				gp_ptstop_drain();
-				reap_bundle(&W);
-				sig = 0;
-				continue;
-			}
-			if (sig > 0)
-				break;
-		}
-		if (sig > 0) {
-			if (!o.quiet)
-				log_line("signal %d: ending", sig);
-			break;
-		}
-	}
+	W.g = g;
+	struct gp_ticker tk = { .interval = o.sample.interval, .seconds = o.sample.seconds,
+				.scheduled_t = true, .t0 = gp_mono_now(), .waitset = &waitset };
+	static const struct gp_ticker_ops ops = { watch_tick, watch_sigchld, watch_signal };
+	gp_ticker_run(&tk, &ops, &W);
 out:
 	stop_bundle(&W);
 	for (size_t i = 0; i < W.n; i++)
