@@ -17,6 +17,9 @@
  *        seed 000's runtime thread polling while the GPU context idles
  *   gpuprobe_process_gpu{pid,comm,state}     1 for its GPU's state now:
  *        work, spin, busy (occupancy alone), idle, unknown (gpuwork.h)
+ *   A followed process's descendants whose threads the hang snapshot
+ *   stacked get lines of their own too (their pid, comm, CPU and
+ *   signature, the tree's class and seconds): the hung worker named.
  *   gpuprobe_process_wait_signature{pid,comm,dist_job,rank,signature,frame} 1
  *        where the main thread of a process with no progress for
  *        --hang-after (idle or hung) waits, as a short stable signature

@@ -100,39 +100,48 @@ static const struct gp_opt_field watch_fields[] = {
 	GP_OPT_END,
 };
 
+/* A PID operand: the processes to follow, as many as given. */
+static void add_pid(struct argp_state *state, struct watch_opts *o, const char *arg)
+{
+	int pid = gp_arg_pid(state, ARGP_KEY_ARG, arg);
+	if (!gp_grow(&o->pids, &o->cappids, o->npids + 1, sizeof *o->pids, 8))
+		argp_failure(state, GP_EXIT_ERROR, ENOMEM, "PID");
+	o->pids[o->npids++] = pid;
+}
+
+/* The whole line: something to follow, and no empty FILE or DIR. */
+static void watch_check(struct argp_state *state, const struct watch_opts *o)
+{
+	if (!o->npids && !o->sample.name && !o->gpu)
+		argp_error(state, "nothing to follow: give PIDs, --name NAME or --gpu");
+	if (o->metrics && !*o->metrics)
+		argp_error(state, "--metrics needs a FILE");
+	if (o->bundle_dir && !*o->bundle_dir)
+		argp_error(state, "--bundle-dir needs a DIR");
+}
+
 static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
 	struct watch_opts *o = state->input;
-	switch (key) {
-	case OPT_BUNDLE_MAX:
+	if (key == OPT_BUNDLE_MAX)
 		o->bundle_max = gp_arg_size(state, key, arg, 1, UINT64_MAX);
-		return 0;
-	case ARGP_KEY_ARG: {
-		int pid = gp_arg_pid(state, key, arg);
-		if (!gp_grow(&o->pids, &o->cappids, o->npids + 1, sizeof *o->pids, 8))
-			argp_failure(state, GP_EXIT_ERROR, ENOMEM, "PID");
-		o->pids[o->npids++] = pid;
-		return 0;
-	}
-	case ARGP_KEY_END:
-		if (!o->npids && !o->sample.name && !o->gpu)
-			argp_error(state, "nothing to follow: give PIDs, --name NAME or --gpu");
-		if (o->metrics && !*o->metrics)
-			argp_error(state, "--metrics needs a FILE");
-		if (o->bundle_dir && !*o->bundle_dir)
-			argp_error(state, "--bundle-dir needs a DIR");
-		return 0;
-	default:
+	else if (key == ARGP_KEY_ARG)
+		add_pid(state, o, arg);
+	else if (key == ARGP_KEY_END)
+		watch_check(state, o);
+	else
 		return gp_set_option(state, watch_fields, key, arg, o);
-	}
+	return 0;
 }
 
 static const struct argp watch_argp = {
 	watch_options, watch_parse, "[PID...]",
 	"Follow processes for as long as they live (given PIDs, every process named "
-	"--name, every GPU holder with --gpu; new ones as they start), each with a "
-	"live verdict: trace's sampling and verdict, stacks only of hot threads and, "
-	"once a process has made no progress for --hang-after, of all its threads.  "
+	"--name, every GPU holder with --gpu; new ones as they start), each with its "
+	"descendants and a live verdict on the tree: trace's sampling and verdict (a "
+	"parent waiting on a deadlocked worker is hang-blocked, the worker named), "
+	"stacks only of hot threads and, once the tree has made no progress for "
+	"--hang-after, of all its threads.  "
 	"A PID given is the process that held it at the start: a later process with "
 	"its number is not followed.\v"
 	"When a process's verdict turns to hang-blocked, hang-gpu-spin, "
@@ -346,12 +355,13 @@ static void hot_stacks(struct watch *W, struct wproc *w, double t, struct gp_poi
 
 /* A `target` line, how "descendant", into the record for each process
  * of the tree the table does not hold yet: the verdict names a worker
- * by it (its program, its job). */
-static void members(struct watch *W, struct wproc *w, double t, const json_t *line)
+ * by it (its program, its job).  again: for every one, the record turning
+ * to its other file (which starts with the followed process's alone). */
+static void members(struct watch *W, struct wproc *w, double t, const json_t *line, bool again)
 {
 	int pid;
 	for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, NULL, NULL); m++) {
-		if (!gp_proctab_find(&w->procs, pid)) {
+		if (pid != w->pid && (again || !gp_proctab_find(&w->procs, pid))) {
 			json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
 						   "t", t, "how", "descendant");
 			json_t *ident = gp_target_identity(&W->root, pid);
@@ -550,14 +560,15 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	const char *why;
 	/* A spool file that starts here reads alone: no reference or delta
 	 * to a sample of the file it overwrites (tracer/threadrec.h). */
-	if (w->spooled && gp_spool_due(&w->spool, t))
+	bool turn = w->spooled && gp_spool_due(&w->spool, t);
+	if (turn)
 		gp_tree_keyframe(w->smp.tree);
 	enum gp_sample_rc rc = gp_sampling_take(&w->smp, t, &pt, &line, raws, &nraws, &why);
 	if (rc != GP_SAMPLE_OK) {
 		*gone = rc == GP_SAMPLE_GONE && why ? why : "cannot be read";
 		return false;
 	}
-	members(W, w, t, line);
+	members(W, w, t, line, turn);
 	if (w->spooled)
 		gp_spool_write(&w->spool, t, line, raws, nraws);
 	else
