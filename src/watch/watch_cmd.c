@@ -15,7 +15,6 @@
 #include "procstat.h"
 #include "result.h"
 #include "safefile.h"
-#include "safetext.h"
 #include "sampler.h"
 #include "sampling.h"
 #include "series.h"
@@ -28,12 +27,10 @@
 #include "timeutil.h"
 #include "tree.h"
 #include "verdict.h"
-#include "verdict_text.h"
 #include "watch.h"
+#include "wproc.h"
 
 #include <argp.h>
-#include <ctype.h>
-#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,10 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -56,18 +51,6 @@ enum {
 	OPT_METRICS,
 };
 
-struct watch_opts {
-	int *pids;
-	size_t npids, cappids;
-	bool gpu;
-	double bundle_every, bundle_seconds;
-	uint64_t bundle_max;
-	const char *bundle_dir, *metrics;
-	bool quiet;
-	struct gp_sample_args sample; /* --name, --interval, --seconds */
-	struct gp_stack_args st;
-	struct gp_judge_args judge;
-};
 
 static const struct argp_option watch_options[] = {
 	{ NULL, 0, NULL, 0, "What to follow (together, and picked up as they start):", 1 },
@@ -167,58 +150,6 @@ static const struct argp watch_argp = {
 
 /* ---- one followed process -------------------------------------------- */
 
-struct wproc {
-	int pid;
-	unsigned long long start;     /* starttime: a reused pid is another process */
-	char comm[16];
-	/* The process and its descendants, sampled and stacked as trace
-	 * does (loop/sampling.h): a parent waiting on a deadlocked worker
-	 * is judged by the worker's wait (issue 28: watch of a
-	 * multiprocessing parent said idle for 45 s). */
-	struct gp_sampling smp;
-	struct gp_proctab procs;      /* the tree's processes, for the verdict to name */
-	struct gp_series series;
-	double last_hot;              /* when hot threads were last stacked */
-	struct gp_spool spool;
-	bool spooled;
-	enum gp_class cls;
-	bool judged;
-	double since;                 /* seconds without progress */
-	double cpu;                   /* cores, last interval */
-	uint8_t gw;                   /* enum gp_gpu_work */
-	bool episode;                 /* this flat stretch's hang was handled */
-	bool want_bundle;             /* ... and waits for its bundle */
-	bool seen;
-};
-
-struct watch {
-	struct watch_opts *o;
-	struct gp_root root;
-	char spool[4096];
-	struct wproc **p;
-	size_t n, cap;
-	struct gp_follow follow;
-	struct gp_proctab procs;      /* the followed processes' identities: job, rank */
-	/* One set of GPU readers (gpu/house.h) for every watched process:
-	 * one NVML handle, the device-wide lists asked once a tick. */
-	struct gp_gpu_house *house;
-	struct gp_verdict *v;         /* scratch: one verdict at a time */
-	json_t *host;                 /* the header's host facts, read once */
-	long page_size;
-	unsigned long bundles;
-	double last_bundle;           /* < 0: none yet */
-	int bundle_pid;               /* the bundle being written, 0 none */
-	char bundle_path[4096];
-	char bundle_line[512];        /* logged when it is done */
-	double bundle_t0;
-	bool metrics_warned;
-	size_t window;                /* points kept a process */
-	const struct gp_global *g;    /* the command line (the records' header) */
-	/* Processes that left (pid and starttime): a zombie, or a process
-	 * that is gone but still listed, is not followed again and again. */
-	struct { int pid; unsigned long long start; } gone[256];
-	unsigned ngone;
-};
 
 static bool was_gone(const struct watch *W, int pid, unsigned long long start)
 {
@@ -229,11 +160,6 @@ static bool was_gone(const struct watch *W, int pid, unsigned long long start)
 	return false;
 }
 
-static bool is_hang(enum gp_class c)
-{
-	return c == GP_CLASS_HANG_BLOCKED || c == GP_CLASS_HANG_BUSY_KERNEL
-	       || c == GP_CLASS_HANG_BUSY_USER || c == GP_CLASS_HANG_GPU_SPIN;
-}
 
 static bool proc_stat(const struct gp_root *root, int pid, struct gp_stat *st)
 {
@@ -242,27 +168,6 @@ static bool proc_stat(const struct gp_root *root, int pid, struct gp_stat *st)
 	return gp_read_file(root, path, buf, sizeof buf) > 0 && gp_parse_stat(buf, st);
 }
 
-static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void log_line(const char *fmt, ...)
-{
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	/* One line whatever the names in it hold (a comm with a newline
-	 * would forge the next line, one with ESC drive the terminal):
-	 * made safe whole (common/safetext.h). */
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	gp_safe_tail(&sb, 0);
-	printf("%s gpuprobe watch: %s\n", ts, sb.buf);
-	fflush(stdout);
-	strbuf_release(&sb);
-}
 
 static void wproc_free(struct wproc *w)
 {
@@ -376,177 +281,6 @@ static void members(struct watch *W, struct wproc *w, double t, const json_t *li
 	gp_proctab_sample_end(&w->procs, t, json_object_get(line, "died"));
 }
 
-/* ---- bundles --------------------------------------------------------- */
-
-static uint64_t dir_bundle_bytes(const char *dir)
-{
-	uint64_t sum = 0;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, "gpuprobe-bundle-", 16))
-			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			sum += (uint64_t)st.st_size;
-	}
-	if (d)
-		closedir(d);
-	return sum;
-}
-
-/* In the bundle's child: the record as one result file, then the bundle,
- * through the command table (the commands sit side by side: watch runs
- * `gpuprobe bundle` as a person would, with the hidden options that hand
- * it the record and the reason). */
-static void bundle_child(struct watch *W, struct wproc *w, json_t *verdict, const char *why)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Its working files under the watch's spool: removed with it.  Its
-	 * standard output (the bundle's name) is not the watch's log: the
-	 * watch logs the one line when the bundle is done. */
-	setenv("TMPDIR", W->spool, 1);
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0)
-		dup2(null, STDOUT_FILENO);
-	char rec[4200], pid[16], secs[32], hang[32];
-	snprintf(rec, sizeof rec, "%s/bundle-%d.jsonl", W->spool, w->pid);
-	json_t *tail[3] = { verdict, json_pack("{s:s, s:f, s:s, s:n, s:n}", "type", "exit", "t",
-					       w->series.n ? w->series.pt[w->series.n - 1].t : 0.0,
-					       "reason", "time limit", "status", "signal"), NULL };
-	bool have_rec = w->spooled && gp_spool_export(&w->spool, rec, tail) == 0;
-	snprintf(pid, sizeof pid, "%d", w->pid);
-	snprintf(secs, sizeof secs, "%g", W->o->bundle_seconds);
-	snprintf(hang, sizeof hang, "%g", W->o->judge.hang_after);
-	char *argv[] = { "gpuprobe", "bundle", pid, "-q", "-o", W->bundle_path, "--seconds", secs,
-			 "--interval", "0.25", "--hang-after", hang, "--why", (char *)why,
-			 have_rec ? "--watch-record" : NULL, rec, NULL };
-	int argc = 0;
-	while (argv[argc])
-		argc++;
-	char prog[] = "gpuprobe bundle";
-	char *cargv[sizeof argv / sizeof argv[0]];
-	memcpy(cargv, argv + 1, sizeof argv - sizeof argv[0]);
-	cargv[0] = prog;
-	struct gp_global g = { .quiet = true, .argv0 = "gpuprobe", .argc = argc, .argv = argv };
-	int rc = cmd_bundle(argc - 1, cargv, &g);
-	unlink(rec);
-	fflush(NULL);
-	_exit(rc == 0 ? 0 : 1);
-}
-
-static void safe_name(const char *in, char *out, size_t cap)
-{
-	size_t j = 0;
-	for (const char *c = in; *c && j + 1 < cap; c++)
-		out[j++] = (isalnum((unsigned char)*c) || *c == '.' || *c == '_' || *c == '-') ? *c : '_';
-	out[j] = '\0';
-}
-
-/* A line snprintf cut short (its return at cap or more) ends at a word,
- * with an ellipsis, not mid-word: the verdict's summary is long. */
-static void clip_words(char *buf, size_t cap, int wanted)
-{
-	if (wanted < 0 || (size_t)wanted < cap || cap < 16)
-		return;
-	size_t end = cap - 5; /* room for " ..." and the NUL */
-	while (end > cap / 2 && buf[end] != ' ')
-		end--;
-	while (end > 0 && (buf[end - 1] == ',' || buf[end - 1] == ';' || buf[end - 1] == ':' || buf[end - 1] == ' '))
-		end--;
-	memcpy(buf + end, " ...", 5);
-}
-
-static void start_bundle(struct watch *W, struct wproc *w, double t, const char *summary)
-{
-	char why[512], comm[32], stamp[24];
-	clip_words(why, sizeof why, snprintf(why, sizeof why, "gpuprobe watch: %s, no progress for %.1f s: %s",
-					     gp_class_name(w->cls), w->since, summary));
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	safe_name(w->comm, comm, sizeof comm);
-	snprintf(W->bundle_path, sizeof W->bundle_path, "%s/gpuprobe-bundle-%d-%s-%s.tar.gz",
-		 W->o->bundle_dir, w->pid, comm, stamp);
-	json_t *verdict = gp_verdict_json(W->v);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0)
-		bundle_child(W, w, verdict, why);
-	json_decref(verdict);
-	if (pid < 0) {
-		log_line("pid %d (%s): %s: no bundle: fork: %s", w->pid, w->comm,
-			 gp_class_name(w->cls), strerror(errno));
-		return;
-	}
-	W->bundle_pid = pid;
-	W->bundle_t0 = gp_mono_now();
-	W->last_bundle = t;
-	clip_words(W->bundle_line, sizeof W->bundle_line,
-		   snprintf(W->bundle_line, sizeof W->bundle_line, "pid %d (%s): %s, no progress for %.1f s: %s",
-			    w->pid, w->comm, gp_class_name(w->cls), w->since, summary));
-}
-
-/* The bundle's child, taken when it is done; the one log line. */
-static void reap_bundle(struct watch *W)
-{
-	int st;
-	if (!W->bundle_pid || waitpid(W->bundle_pid, &st, WNOHANG) != W->bundle_pid)
-		return;
-	W->bundle_pid = 0;
-	struct stat sb;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(W->bundle_path, &sb) == 0) {
-		W->bundles++;
-		log_line("%s: bundle %s (%.0f KiB, %.1f s)", W->bundle_line, W->bundle_path,
-			 (double)sb.st_size / 1024, gp_mono_now() - W->bundle_t0);
-	} else {
-		log_line("%s: the bundle %s could not be written", W->bundle_line, W->bundle_path);
-	}
-}
-
-static void stop_bundle(struct watch *W)
-{
-	if (!W->bundle_pid)
-		return;
-	kill(W->bundle_pid, SIGKILL);
-	waitpid(W->bundle_pid, NULL, 0);
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp", W->bundle_path);
-	unlink(tmp);
-	W->bundle_pid = 0;
-}
-
-/* A hang was judged: once per flat stretch, a line and maybe a bundle. */
-static void on_hang(struct watch *W, struct wproc *w, double t)
-{
-	struct strbuf sb = STRBUF_INIT;
-	gp_verdict_summary(&sb, W->v);
-	if (!w->episode) {
-		w->episode = true;
-		w->want_bundle = W->o->bundle_dir != NULL;
-		if (!w->want_bundle)
-			log_line("pid %d (%s): %s, no progress for %.1f s: %s", w->pid, w->comm,
-				 gp_class_name(w->cls), w->since, sb.buf);
-	}
-	if (w->want_bundle && !W->bundle_pid
-	    && (W->last_bundle < 0 || t - W->last_bundle >= W->o->bundle_every)) {
-		w->want_bundle = false;
-		uint64_t used = dir_bundle_bytes(W->o->bundle_dir);
-		if (used >= W->o->bundle_max)
-			log_line("pid %d (%s): %s, no progress for %.1f s: %s: no bundle: %s holds "
-				 "%llu bytes of bundles (--bundle-max %llu)", w->pid, w->comm,
-				 gp_class_name(w->cls), w->since, sb.buf, W->o->bundle_dir,
-				 (unsigned long long)used, (unsigned long long)W->o->bundle_max);
-		else
-			start_bundle(W, w, t, sb.buf);
-	}
-	strbuf_release(&sb);
-}
-
 /* ---- the tick -------------------------------------------------------- */
 
 /* One sample of w, its stacks, its verdict.  false: it is gone (*gone
@@ -597,7 +331,7 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	w->cls = W->v->cls;
 	w->judged = true;
 	if (is_hang(w->cls))
-		on_hang(W, w, t);
+		watch_on_hang(W, w, t);
 	return true;
 }
 
@@ -721,7 +455,7 @@ static void refresh(struct watch *W, double t, const struct gp_global *g)
 		w->seen = true;
 		W->p[W->n++] = w;
 		if (!W->o->quiet)
-			log_line("following pid %d (%s)", w->pid, w->comm);
+			watch_log("following pid %d (%s)", w->pid, w->comm);
 	}
 	free(cand);
 }
@@ -734,7 +468,7 @@ static void tick(struct watch *W, double t, const struct gp_global *g)
 		const char *gone = NULL;
 		if (!tick_one(W, w, t, &gone)) {
 			if (!W->o->quiet)
-				log_line("pid %d (%s): no longer followed: %s", w->pid, w->comm, gone);
+				watch_log("pid %d (%s): no longer followed: %s", w->pid, w->comm, gone);
 			unsigned slot = W->ngone++ % 256;
 			W->gone[slot].pid = w->pid;
 			W->gone[slot].start = w->start;
@@ -744,7 +478,7 @@ static void tick(struct watch *W, double t, const struct gp_global *g)
 		}
 		i++;
 	}
-	reap_bundle(W);
+	watch_reap_bundle(W);
 	write_metrics(W);
 }
 
@@ -756,7 +490,7 @@ static const char *watch_tick(void *ctx, double t)
 	const struct watch_opts *o = W->o;
 	if (o->npids && !o->sample.name && !o->gpu && W->n == 0) {
 		if (!o->quiet)
-			log_line("every PID given has exited");
+			watch_log("every PID given has exited");
 		return "exited";
 	}
 	return NULL;
@@ -766,7 +500,7 @@ static const char *watch_tick(void *ctx, double t)
  * child, when done. */
 static const char *watch_sigchld(void *ctx)
 {
-	reap_bundle(ctx);
+	watch_reap_bundle(ctx);
 	return NULL;
 }
 
@@ -774,7 +508,7 @@ static const char *watch_signal(void *ctx, int sig, const siginfo_t *si)
 {
 	(void)si;
 	if (!((struct watch *)ctx)->o->quiet)
-		log_line("signal %d: ending", sig);
+		watch_log("signal %d: ending", sig);
 	return "interrupted";
 }
 
@@ -909,7 +643,7 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 	W.follow.root = &W.root; /* the PIDs given, known by start time (follow.h) */
 	gp_proctab_init(&W.procs);
 	if (!o.quiet)
-		log_line("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
+		watch_log("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
 			 o.sample.name ? ", --name " : "", o.sample.name ? o.sample.name : "", o.gpu ? ", --gpu" : "",
 			 o.judge.hang_after, o.bundle_dir ? ", bundles into " : "",
 			 o.bundle_dir ? o.bundle_dir : "", o.metrics ? ", metrics to " : "",
@@ -920,7 +654,7 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 	static const struct gp_ticker_ops ops = { watch_tick, watch_sigchld, watch_signal };
 	gp_ticker_run(&tk, &ops, &W);
 out:
-	stop_bundle(&W);
+	watch_stop_bundle(&W);
 	for (size_t i = 0; i < W.n; i++)
 		wproc_free(W.p[i]);
 	free(W.p);
