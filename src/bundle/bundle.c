@@ -6,12 +6,14 @@
 #include "commands.h"
 #include "error.h"
 #include "part.h"
+#include "progress.h"
 #include "safefile.h"
 #include "strbuf.h"
 #include "tar.h"
 #include "timeutil.h"
 
 #include <dirent.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -261,6 +263,78 @@ static void comm_of(int pid, char *buf, size_t cap)
 			*c = '?';
 }
 
+/* The capabilities gpuprobe ran with, and what each missing one cost
+ * (issue 28: in a container, root is not enough: kernel stacks need
+ * CAP_SYS_ADMIN, fs/proc/base.c proc_pid_stack; deploy/daemonset.yaml
+ * asks for these).  CapEff of /proc/self/status. */
+static void caps_line(struct strbuf *m)
+{
+	static const struct { int bit; const char *name, *cost; } caps[] = {
+		{ 19, "SYS_PTRACE", "user stacks and memory of other users' and containers' processes" },
+		{ 21, "SYS_ADMIN", "kernel stacks (/proc/PID/stack)" },
+		{ 34, "SYSLOG", "the kernel log (/dev/kmsg)" },
+		{ 2, "DAC_READ_SEARCH", "/proc/PID/io and fdinfo of other users' processes" },
+		{ 39, "BPF", "the BPF path (socket bytes, stacks of sleeping threads without a stop)" },
+		{ 38, "PERFMON", "the BPF path's tracing programs" },
+		{ 40, "CHECKPOINT_RESTORE", "/proc/PID/map_files (replaced or deleted libraries)" },
+	};
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			found = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!found)
+		return;
+	strbuf_addstr(m, "capabilities:");
+	bool any = false;
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		if (eff >> caps[i].bit & 1) {
+			strbuf_addf(m, "%s%s", any ? ", " : " held ", caps[i].name);
+			any = true;
+		}
+	bool missing = false;
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		if (!(eff >> caps[i].bit & 1)) {
+			strbuf_addf(m, "%s%s (costs %s)", missing ? "; " : any ? "; missing " : " missing ",
+				    caps[i].name, caps[i].cost);
+			missing = true;
+		}
+	strbuf_addch(m, '\n');
+}
+
+/* Which of the target's variables env.txt holds, by name (its lines
+ * NAME=value; # lines are its own words). */
+static void env_kept(const struct bundle *b, struct strbuf *m)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/env.txt", b->dir);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	strbuf_addf(m, "\nEnvironment kept (env.txt; %s; no other variable is in this bundle):",
+		    gp_bundle_env_rule);
+	char line[512];
+	unsigned n = 0;
+	bool whole = true;
+	while (fgets(line, sizeof line, f)) {
+		size_t len = strlen(line);
+		bool part = whole;
+		whole = len && line[len - 1] == '\n';
+		if (!part || line[0] == '#')
+			continue;
+		size_t name = strcspn(line, "=\n");
+		strbuf_addf(m, "%s%.*s", n++ ? ", " : " ", (int)(name > 64 ? 64 : name), line);
+	}
+	fclose(f);
+	strbuf_addstr(m, n ? "\n" : " none\n");
+}
+
 static void manifest(struct bundle *b, struct strbuf *m, const char *comm, const char *started,
 		     double secs)
 {
@@ -271,6 +345,7 @@ static void manifest(struct bundle *b, struct strbuf *m, const char *comm, const
 		    "users' processes' memory, maybe no kernel log)");
 	if (o->why)
 		strbuf_addf(m, "why: %s\n", o->why);
+	caps_line(m);
 	strbuf_addf(m, "\nEach part, its status, wall seconds, and the command that made it "
 		    "(run in this bundle's directory):\n\n");
 	for (size_t i = 0; i < b->nrows; i++) {
@@ -279,6 +354,7 @@ static void manifest(struct bundle *b, struct strbuf *m, const char *comm, const
 			    r->have ? r->status : (strcmp(r->status, "ok") ? r->status : "ok, empty"),
 			    r->secs, r->cmd.buf);
 	}
+	env_kept(b, m);
 	strbuf_addf(m, "\nMissing, cut or skipped, and why:\n\n");
 	bool any = false;
 	for (size_t i = 0; i < b->nrows; i++) {
@@ -389,6 +465,139 @@ static struct gp_tar *open_archive(const char *out)
 	return tar;
 }
 
+/* How long watch's record had seen the process flat when it judged a
+ * hang (its verdict line: judged.to - since_s); 0 none.  The bundle's
+ * trace is told (--flat-before), so that the bundle holds one verdict,
+ * not watch's hang beside its own 10 s "undecided" (issue 28). */
+static double watch_flat(const char *record)
+{
+	if (!record)
+		return 0;
+	FILE *f = fopen(record, "re");
+	if (!f)
+		return 0;
+	char *line = NULL;
+	size_t cap = 0;
+	double flat = 0;
+	while (getline(&line, &cap, f) > 0) {
+		if (!strstr(line, "\"verdict\""))
+			continue;
+		json_t *j = json_loads(line, 0, NULL);
+		const char *type = json_string_value(json_object_get(j, "type"));
+		const char *cls = json_string_value(json_object_get(j, "class"));
+		json_t *since = json_object_get(j, "since_s");
+		json_t *to = json_object_get(json_object_get(j, "judged"), "to");
+		if (type && !strcmp(type, "verdict") && cls && !strncmp(cls, "hang-", 5)
+		    && json_is_number(since) && json_is_number(to))
+			flat = json_number_value(to) - json_number_value(since);
+		else if (type && !strcmp(type, "verdict"))
+			flat = 0;
+		json_decref(j);
+	}
+	free(line);
+	fclose(f);
+	return flat > 0 && flat < 1e9 ? flat : 0;
+}
+
+/* On a terminal, the trace's seconds as they pass (issue 28: a bundle
+ * said one line, then nothing for ten seconds or more); the child is
+ * looked at, not reaped (WNOWAIT), so part_finish still takes it. */
+static void trace_progress(const struct bundle *b, const struct row *trace, double seconds)
+{
+	if (!b->o->say || !trace->started || !isatty(STDERR_FILENO))
+		return;
+	struct gp_progress p;
+	gp_progress_start(&p, "bundle: tracing (tenths of a second)", (uint64_t)(seconds * 10), true);
+	for (;;) {
+		siginfo_t si = { 0 };
+		if (waitid(P_PID, (id_t)trace->job.pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid)
+			break;
+		double el = gp_mono_now() - trace->job.t0;
+		if (el >= seconds + 20)
+			break;
+		gp_progress_update(&p, (uint64_t)((el < seconds ? el : seconds) * 10));
+		usleep(100000);
+	}
+	gp_progress_end(&p);
+	fprintf(stderr, "gpuprobe: bundle of pid %d: the trace is done; the stacks, then the "
+		"report\n", b->o->pid);
+}
+
+/* The folder inside the archive is named as the archive is, less its
+ * .tar.gz, .tgz or .tar (issue 28: b.tar.gz held
+ * gpuprobe-bundle-PID-TIME/, a second earlier than its own name said);
+ * "" when that leaves no name a folder can have in a ustar header. */
+static void top_name(const char *out, char *top, size_t cap)
+{
+	static const char *const exts[] = { ".tar.gz", ".tgz", ".tar" };
+	const char *base = strrchr(out, '/');
+	base = base ? base + 1 : out;
+	size_t n = strlen(base);
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		size_t e = strlen(exts[i]);
+		if (n > e && !strcmp(base + n - e, exts[i])) {
+			n -= e;
+			break;
+		}
+	}
+	top[0] = '\0';
+	if (n == 0 || n >= cap || n > 80 || base[0] == '.')
+		return;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)base[i] < 0x20 || base[i] == 0x7f)
+			return;
+	memcpy(top, base, n);
+	top[n] = '\0';
+}
+
+/* report.md and plot.svg: the report of what the bundle holds, the
+ * watch's record first (its plot is the one drawn), then the bundle's
+ * own trace. */
+static void report_part(struct bundle *b, struct cmd_part *c)
+{
+	bool have_trace = false;
+	for (size_t i = 0; i < b->nrows; i++)
+		if (!strcmp(b->rows[i].file, "trace.jsonl"))
+			have_trace = b->rows[i].have;
+	cmd_init(c, cmd_report, "report");
+	if (b->o->watch_result) {
+		struct row *w = row_new(b, "watch.jsonl");
+		char dst[4200];
+		snprintf(dst, sizeof dst, "%s/watch.jsonl", b->dir);
+		strbuf_addf(&w->cmd, "(gpuprobe watch's record of the process: its samples "
+			    "before the hang, the stacks at it, its verdict)");
+		w->have = copy_file(b->o->watch_result, dst) == 0;
+		snprintf(w->status, sizeof w->status, w->have ? "ok" : "not copied");
+		cmd_arg(c, "watch.jsonl");
+	}
+	if (have_trace)
+		cmd_arg(c, "trace.jsonl");
+#ifdef HAVE_CAIRO
+	cmd_arg(c, "--plot");
+	cmd_arg(c, "plot.svg");
+#endif
+	if (c->argc > 2) {
+		part_finish(b, cmd_part_start(b, "report.md", NULL, 60, c));
+#ifdef HAVE_CAIRO
+		struct row *p = row_new(b, "plot.svg");
+		struct stat st;
+		char path[4200];
+		snprintf(path, sizeof path, "%s/plot.svg", b->dir);
+		p->have = stat(path, &st) == 0 && st.st_size > 0;
+		snprintf(p->status, sizeof p->status, "%s", p->have ? "ok" : "not drawn");
+		strbuf_addstr(&p->cmd, "(drawn by report.md's command)");
+#else
+		struct row *p = row_new(b, "plot.svg");
+		snprintf(p->status, sizeof p->status, "skipped");
+		strbuf_addstr(&p->notes, "    gpuprobe: built without cairo: no plots\n");
+#endif
+	} else {
+		struct row *r = row_new(b, "report.md");
+		snprintf(r->status, sizeof r->status, "skipped");
+		strbuf_addstr(&r->notes, "    gpuprobe: no result to report: the trace wrote none\n");
+	}
+}
+
 int gp_bundle_write(const struct gp_bundle_opts *o)
 {
 	struct bundle b = { .o = o };
@@ -415,7 +624,9 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 	strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	char stamp[24];
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(top, sizeof top, "gpuprobe-bundle-%d-%s", o->pid, stamp);
+	top_name(o->out, top, sizeof top);
+	if (!top[0])
+		snprintf(top, sizeof top, "gpuprobe-bundle-%d-%s", o->pid, stamp);
 	double seconds = o->seconds > 0 ? o->seconds : GP_BUNDLE_SECONDS_DEFAULT;
 
 	/* Versions and environment first: what a maintainer asks for first,
@@ -424,7 +635,7 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 	 * ptracing part at a time: part.h). */
 	struct cmd_part c;
 	cmd_init(&c, cmd_info, "info");
-	struct row *rows[8];
+	struct row *rows[10];
 	size_t nr = 0;
 	rows[nr++] = cmd_part_start(&b, "info.txt", NULL, 20, &c);
 
@@ -435,6 +646,9 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 		secs_arg(&c, "--interval", o->interval);
 	if (o->hang_after > 0)
 		secs_arg(&c, "--hang-after", o->hang_after);
+	double flat = watch_flat(o->watch_result);
+	if (flat > 0)
+		secs_arg(&c, "--flat-before", flat);
 	cmd_arg(&c, "-o");
 	cmd_arg(&c, "trace.jsonl");
 	/* At the deadline trace gets SIGTERM and still writes its verdict. */
@@ -450,11 +664,14 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 	rows[nr++] = own_part_start(&b, "runtime-libs.json", 15, "(built in) GPU runtimes mapped "
 				    "in /proc/PID/maps and their build-ids (src/tracer/runlibs.c)",
 				    gp_bundle_libs, &pa);
+	rows[nr++] = own_part_start(&b, "env.txt", 10, "(built in) the target's environment "
+				    "variables the allow-list keeps, never the others (src/bundle/bundle_env.c)",
+				    gp_bundle_env, &pa);
 	rows[nr++] = own_part_start(&b, "ras.txt", 15, "(built in) NCCL/RCCL RAS status "
 				    "(src/bundle/bundle_ras.c)", gp_bundle_ras_part, &pa);
 	jvm_part(&b, rows, &nr, &pa);
+	trace_progress(&b, trace, seconds);
 	part_finish(&b, trace);
-	bool have_trace = trace->have;
 
 	cmd_init(&c, cmd_stacks, "stacks");
 	cmd_arg(&c, "%d", o->pid);
@@ -462,45 +679,7 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 	for (size_t i = 0; i < nr; i++)
 		part_finish(&b, rows[i]);
 
-	/* The report of what the bundle holds: the watch's record first (its
-	 * plot is the one drawn), then the bundle's own trace. */
-	cmd_init(&c, cmd_report, "report");
-	if (o->watch_result) {
-		struct row *w = row_new(&b, "watch.jsonl");
-		char dst[4200];
-		snprintf(dst, sizeof dst, "%s/watch.jsonl", b.dir);
-		strbuf_addf(&w->cmd, "(gpuprobe watch's record of the process: its samples "
-			    "before the hang, the stacks at it, its verdict)");
-		w->have = copy_file(o->watch_result, dst) == 0;
-		snprintf(w->status, sizeof w->status, w->have ? "ok" : "not copied");
-		cmd_arg(&c, "watch.jsonl");
-	}
-	if (have_trace)
-		cmd_arg(&c, "trace.jsonl");
-#ifdef HAVE_CAIRO
-	cmd_arg(&c, "--plot");
-	cmd_arg(&c, "plot.svg");
-#endif
-	if (c.argc > 2) {
-		part_finish(&b, cmd_part_start(&b, "report.md", NULL, 60, &c));
-#ifdef HAVE_CAIRO
-		struct row *p = row_new(&b, "plot.svg");
-		struct stat st;
-		char path[4200];
-		snprintf(path, sizeof path, "%s/plot.svg", b.dir);
-		p->have = stat(path, &st) == 0 && st.st_size > 0;
-		snprintf(p->status, sizeof p->status, "%s", p->have ? "ok" : "not drawn");
-		strbuf_addstr(&p->cmd, "(drawn by report.md's command)");
-#else
-		struct row *p = row_new(&b, "plot.svg");
-		snprintf(p->status, sizeof p->status, "skipped");
-		strbuf_addstr(&p->notes, "    gpuprobe: built without cairo: no plots\n");
-#endif
-	} else {
-		struct row *r = row_new(&b, "report.md");
-		snprintf(r->status, sizeof r->status, "skipped");
-		strbuf_addstr(&r->notes, "    gpuprobe: no result to report: the trace wrote none\n");
-	}
+	report_part(&b, &c);
 
 	struct strbuf m = STRBUF_INIT;
 	manifest(&b, &m, comm, started, gp_mono_now() - t0);

@@ -17,7 +17,7 @@
 struct gp_part_res {
 	int status;          /* wait status, valid when reaped */
 	bool reaped, timed_out, killed;
-	double secs;         /* wall time */
+	double secs;         /* wall time, to its own end (not to when it was waited for) */
 	char err[1024];      /* the child's standard error, first lines */
 };
 
@@ -40,6 +40,7 @@ struct gp_part_job {
 	double t0, deadline_s;
 	size_t len;
 	struct gp_part_res res;
+	volatile double *ended; /* shared with the child: when it ended */
 };
 int gp_part_start(struct gp_part_job *j, const char *out, double deadline_s,
 		  int (*fn)(void *), void *arg);

@@ -92,6 +92,7 @@ struct nvml_gpu {
 	unsigned index;
 	nvml_dev h;
 	char name[96];
+	char uuid[96];
 	struct nvml_work w;
 	struct nvml_lists lists;
 	struct nvml_ring ring;
@@ -180,6 +181,9 @@ static const char *const count_n[] = {
 static const char *const handle_n[] = {
 	"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", NULL };
 static const char *const name_n[] = { "nvmlDeviceGetName", NULL };
+/* nvmlDeviceGetUUID: "GPU-" and the UUID; NVML_DEVICE_UUID_V2_BUFFER_SIZE
+ * is 96.  What DCGM exporter labels its series by (UUID). */
+static const char *const uuid_n[] = { "nvmlDeviceGetUUID", NULL };
 static const char *const compute_n[] = {
 	"nvmlDeviceGetComputeRunningProcesses_v2",
 	"nvmlDeviceGetComputeRunningProcesses_v3",
@@ -213,6 +217,7 @@ struct nvml_fns {
 	nvml_count_fn count;
 	nvml_handle_fn handle;
 	nvml_name_fn name;
+	nvml_name_fn uuid;
 };
 
 static void nvml_list_gpus(struct gp_nvml *nv, const struct nvml_fns *f)
@@ -237,6 +242,9 @@ static void nvml_list_gpus(struct gp_nvml *nv, const struct nvml_fns *f)
 		if (!f->name || f->name(g->h, g->name, sizeof g->name) != NVML_SUCCESS)
 			g->name[0] = '\0';
 		g->name[sizeof g->name - 1] = '\0';
+		if (!f->uuid || f->uuid(g->h, g->uuid, sizeof g->uuid) != NVML_SUCCESS)
+			g->uuid[0] = '\0';
+		g->uuid[sizeof g->uuid - 1] = '\0';
 		nv->ngpu++;
 	}
 }
@@ -313,6 +321,7 @@ struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
 		{ count_n, (void **)&f.count, false },
 		{ handle_n, (void **)&f.handle, false },
 		{ name_n, (void **)&f.name, false },
+		{ uuid_n, (void **)&f.uuid, false },
 		{ compute_n, &compute, false },
 		{ graphics_n, &graphics, false },
 		{ putil_n, (void **)&nv->proc_util, false },
@@ -354,8 +363,9 @@ struct gp_nvml *gp_nvml_open(const char *libname, char *why, size_t cap)
 	}
 	/* Only now: nvmlShutdown balances a successful nvmlInit. */
 	nv->shutdown = (nvml_void_fn)dlsym(nv->lib, shut_n[0]);
-	int wc = gp_dl_which(nv->lib, &syms[4]);
-	int wg = gp_dl_which(nv->lib, &syms[5]);
+	/* syms[5] and [6]: the compute and graphics lists (their order above) */
+	int wc = gp_dl_which(nv->lib, &syms[5]);
+	int wg = gp_dl_which(nv->lib, &syms[6]);
 	nv->q[0] = (struct nvml_query){ (nvml_procs_fn)compute,
 		wc >= 0 ? compute_n[wc] : "", "compute" };
 	nv->q[1] = (struct nvml_query){ (nvml_procs_fn)graphics,
@@ -463,6 +473,8 @@ static json_t *nvml_row(const struct nvml_gpu *g, const char *kind,
 
 	json_object_set_new(row, "index", json_integer(g->index));
 	json_object_set_new(row, "name", json_string(g->name));
+	if (g->uuid[0])
+		json_object_set_new(row, "uuid", json_string(g->uuid));
 	json_object_set_new(row, "type", json_string(kind));
 	/* NVML_VALUE_NOT_AVAILABLE: e.g. Windows WDDM, or no permission */
 	json_object_set_new(row, "used_bytes",

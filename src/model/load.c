@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static uint64_t get_u64(const json_t *o, const char *key)
@@ -545,4 +546,23 @@ void gp_loaded_free(struct gp_loaded *l)
 	if (l->fd >= 0)
 		close(l->fd);
 	l->fd = -1;
+}
+
+double gp_loaded_started(const struct gp_loaded *l)
+{
+	const char *s = json_string_value(json_object_get(l->header, "started"));
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	const char *rest = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	if (!rest)
+		return 0;
+	double frac = 0;
+	if (*rest == '.') {
+		char *end;
+		frac = strtod(rest, &end);
+		if (end == rest || frac < 0 || frac >= 1)
+			frac = 0;
+	}
+	time_t t = timegm(&tm);
+	return t > 0 ? (double)t + frac : 0;
 }

@@ -46,4 +46,9 @@ void gp_loaded_free(struct gp_loaded *l);
  * series keeps it ("symbol" or "module+0xoffset"); false when absent. */
 bool gp_stacks_top_frame(const json_t *stacks, int tid, char *buf, size_t cap);
 
+/* The header's "started" (ISO 8601 UTC, milliseconds) as Unix seconds;
+ * 0 when absent or unreadable.  Results traced apart are aligned by it
+ * (report of several files: a job's nodes). */
+double gp_loaded_started(const struct gp_loaded *l);
+
 #endif

@@ -185,7 +185,14 @@ void gp_proctab_target(struct gp_proctab *t, const json_t *target)
 		p = &t->p[k];
 		memset(p, 0, sizeof *p);
 		p->pid = pid;
-		p->seen_t = at;
+		p->seen_t = p->first_t = at;
+		p->still_s = -1;
+		const json_t *js = json_object_get(target, "still_s");
+		if (json_is_number(js) && json_number_value(js) >= 0 && json_number_value(js) < 1e9) {
+			p->still_s = json_number_value(js);
+			p->active_t = at - p->still_s;
+			p->active_known = true;
+		}
 	} else if (p->gone) {
 		return; /* a line about a pid that left: not this process */
 	}
@@ -239,6 +246,54 @@ void gp_proctab_sample_end(struct gp_proctab *t, double t_s, const json_t *died)
 		}
 }
 
+/* Its main thread's record in threads ran since the last sample: a new
+ * one, or a delta that moved its run time or CPU times (a "same" record
+ * did not run: model/trec.h); -1 when the record is not there. */
+static int main_ran(const json_t *threads, int pid)
+{
+	size_t i;
+	const json_t *r;
+	json_array_foreach(threads, i, r) {
+		const json_t *tid = json_object_get(r, "tid");
+		if (!json_is_integer(tid) || json_integer_value(tid) != pid)
+			continue;
+		if (json_object_get(r, "same"))
+			return 0;
+		if (json_object_get(r, "new"))
+			return 1;
+		const json_t *add = json_object_get(r, "add");
+		const json_t *run = json_object_get(add, "run_ns");
+		return (json_is_integer(run) && json_integer_value(run) > 0) || json_object_get(r, "utime")
+		       || json_object_get(r, "stime");
+	}
+	return -1;
+}
+
+void gp_proctab_ran(struct gp_proctab *t, int pid, double at, int ran)
+{
+	struct gp_proc_ident *p = find_mut(t, pid);
+	if (!p || p->gone || ran < 0)
+		return;
+	/* Its first listing is the baseline: a PID trace's first sample
+	 * calls every thread new. */
+	if (p->listed && ran) {
+		p->active_t = at;
+		p->active_known = true;
+	}
+	p->listed = true;
+}
+
+/* A process listed at `at` with its threads: seen, and whether its main
+ * thread ran (main_ran). */
+static void listed(struct gp_proctab *t, const json_t *jp, const json_t *threads, double at)
+{
+	if (!json_is_integer(jp))
+		return;
+	int pid = (int)json_integer_value(jp);
+	gp_proctab_seen(t, pid, at);
+	gp_proctab_ran(t, pid, at, main_ran(threads, pid));
+}
+
 void gp_proctab_sample(struct gp_proctab *t, const json_t *s)
 {
 	const json_t *jt = json_object_get(s, "t");
@@ -246,14 +301,11 @@ void gp_proctab_sample(struct gp_proctab *t, const json_t *s)
 		return;
 	double at = json_number_value(jt);
 	const json_t *jp = json_object_get(s, "pid");
-	if (json_is_integer(jp) && json_is_object(json_object_get(s, "proc")))
-		gp_proctab_seen(t, (int)json_integer_value(jp), at);
+	if (json_is_object(json_object_get(s, "proc")))
+		listed(t, jp, json_object_get(s, "threads"), at);
 	size_t i;
 	const json_t *c;
-	json_array_foreach(json_object_get(s, "procs"), i, c) {
-		jp = json_object_get(c, "pid");
-		if (json_is_integer(jp))
-			gp_proctab_seen(t, (int)json_integer_value(jp), at);
-	}
+	json_array_foreach(json_object_get(s, "procs"), i, c)
+		listed(t, json_object_get(c, "pid"), json_object_get(c, "threads"), at);
 	gp_proctab_sample_end(t, at, json_object_get(s, "died"));
 }

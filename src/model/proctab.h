@@ -34,6 +34,18 @@ struct gp_proc_ident {
 	char job[64];
 	bool job_env;
 	double seen_t;           /* the last sample that listed it (or its target line) */
+	double first_t;          /* its first target line's t */
+	/* Seconds since any of its threads last ran, as its first target
+	 * line said (still_s: read as a PID trace starts); -1 unknown. */
+	double still_s;
+	/* When its main thread last ran (issue 29: which rank stopped
+	 * first; ranks waiting in a collective have helper threads that wake
+	 * every few seconds, and where a process is is where its main thread
+	 * is): the sample after which it last ran, or, before any, its first
+	 * line's t less still_s; active_known false: neither. */
+	double active_t;
+	bool active_known;
+	bool listed;             /* a sample listed it (its first is the baseline) */
 	bool gone;               /* a later sample did not list it */
 	double gone_t;           /* the first such sample */
 	bool ended;              /* a `died` record said how */
@@ -60,8 +72,12 @@ void gp_proctab_seen(struct gp_proctab *t, int pid, double t_s);
 /* The end of the sample at t: its `died` records (NULL none), and every
  * process it did not list is gone. */
 void gp_proctab_sample_end(struct gp_proctab *t, double t_s, const json_t *died);
-/* A whole `sample` line (a saved result): its pid, its procs' pids, its
- * died records. */
+/* pid's main thread ran (1) or not (0) in the interval ending at `at`;
+ * -1 not known.  The live trace tells it from its thread table, the
+ * loader from the main thread's record (gp_proctab_sample). */
+void gp_proctab_ran(struct gp_proctab *t, int pid, double at, int ran);
+/* A whole `sample` line (a saved result, or the live trace's before it
+ * is written): its pid, its procs' pids and CPU times, its died records. */
 void gp_proctab_sample(struct gp_proctab *t, const json_t *sample);
 
 const struct gp_proc_ident *gp_proctab_find(const struct gp_proctab *t, int pid);

@@ -474,7 +474,7 @@ static void draw(cairo_t *cr, const struct gp_doc *d)
 	cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
 	text(cr, ML, 26, title, 17, 0, true);
 	char vline[320];
-	snprintf(vline, sizeof vline, "verdict: %s since +%.1f s (confidence %s)%s",
+	snprintf(vline, sizeof vline, "verdict: %s since %+.1f s (confidence %s)%s",
 		 gp_class_name(d->v.cls), d->v.since_s, gp_conf_name(d->v.confidence), d->l.exit ? "" : "  [file cut short]");
 	cairo_set_source_rgb(cr, 0.70, 0.08, 0.08);
 	text(cr, ML, 50, vline, 15, 0, true);

@@ -119,7 +119,7 @@ static void md_verdict_line(FILE *out, const struct gp_doc *d)
 	fprintf(out, "**Verdict: `%s`**", gp_class_name(v->cls));
 	if (v->before != GP_CLASS_COUNT)
 		fprintf(out, " (before that: `%s`)", gp_class_name(v->before));
-	fprintf(out, " since +%.1f s, confidence %s — ", v->since_s, gp_conf_name(v->confidence));
+	fprintf(out, " since %+.1f s, confidence %s — ", v->since_s, gp_conf_name(v->confidence));
 	struct strbuf sb = STRBUF_INIT;
 	gp_verdict_summary(&sb, v);
 	/* Escaped, not just flattened: the summary quotes the file (a
@@ -884,7 +884,7 @@ static void md_compare(FILE *out, const struct gp_doc *docs, size_t n)
 		gp_fmt_value(r, sizeof r, "bytes", (double)peak(d, offsetof(struct gp_point, rss_file)));
 		fputs("| `", out);
 		gp_md_cell(out, base ? base + 1 : d->path);
-		fprintf(out, "` (%s) | %s | %s | `%s` since +%.1f s", target_comm(d), g, r, gp_class_name(d->v.cls),
+		fprintf(out, "` (%s) | %s | %s | `%s` since %+.1f s", target_comm(d), g, r, gp_class_name(d->v.cls),
 			d->v.since_s);
 		if (!d->l.exit)
 			fputs(", cut short", out);

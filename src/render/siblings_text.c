@@ -165,6 +165,35 @@ static void unread(struct strbuf *sb, const struct ctx *x)
 		strbuf_addstr(sb, c->nunread > 1 ? ": their stacks were not read" : ": its stack was not read");
 }
 
+/* "; timeline: rank 1 (pid 812) stopped first, at -38.0 s, 37.9 s before
+ * the others (-0.1 to +0.2 s)": times from the trace's start (across
+ * files, the first file's), before 0 when before it began. */
+static void timeline(struct strbuf *sb, const struct ctx *x)
+{
+	const struct gp_sibcmp *c = x->c;
+	if (!c->timeline)
+		return;
+	strbuf_addstr(sb, "; timeline: ");
+	if (c->first_runs) {
+		strbuf_addstr(sb, "the others stopped ");
+		if (c->rest_to - c->rest_from < 0.05)
+			strbuf_addf(sb, "at %+.1f s", c->rest_from);
+		else
+			strbuf_addf(sb, "between %+.1f and %+.1f s", c->rest_from, c->rest_to);
+		strbuf_addstr(sb, " while ");
+		who(sb, x, c->first.rank, c->first.pid, c->first.source);
+		strbuf_addstr(sb, " went on computing");
+		return;
+	}
+	who(sb, x, c->first.rank, c->first.pid, c->first.source);
+	strbuf_addf(sb, " stopped first, at %+.1f s, %.1f s before the other%s (", c->first_t,
+		    c->rest_from - c->first_t, c->n > 2 ? "s" : "");
+	if (c->rest_to - c->rest_from < 0.05)
+		strbuf_addf(sb, "%+.1f s)", c->rest_from);
+	else
+		strbuf_addf(sb, "%+.1f to %+.1f s)", c->rest_from, c->rest_to);
+}
+
 void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char *const *hosts,
 		       size_t nhosts)
 {
@@ -205,6 +234,7 @@ void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char 
 		strbuf_addch(sb, ' ');
 		place(sb, c->odd[0].how, c->odd[0].frame, c->odd[0].user, false,
 		      c->odd[0].how == GP_SIB_WAITS ? NULL : &c->odd[0]);
+		timeline(sb, &x);
 		unread(sb, &x);
 		return;
 	}
@@ -225,6 +255,7 @@ void gp_siblings_words(struct strbuf *sb, const struct gp_sibcmp *c, const char 
 	place(sb, c->how, c->frame, c->user, c->nsame > 1, NULL);
 	if (c->kind == GP_SIBK_RANKS && !c->at_rest)
 		strbuf_addstr(sb, c->nodd > 1 ? ": the odd ones out" : ": the odd one out");
+	timeline(sb, &x);
 	unread(sb, &x);
 }
 
@@ -263,6 +294,12 @@ bool gp_report_siblings(struct strbuf *sb, const struct gp_doc *docs, size_t n)
 	bool said = false;
 	if (s && names && hosts) {
 		size_t k = 0;
+		double t0 = 0;
+		for (size_t i = 0; i < n; i++) {
+			double st = docs[i].is_trace ? gp_loaded_started(&docs[i].l) : 0;
+			if (st > 0 && (t0 <= 0 || st < t0))
+				t0 = st;
+		}
 		for (size_t i = 0; i < n; i++) {
 			strbuf_init(&names[i], 0);
 			source_name(&names[i], &docs[i]);
@@ -270,8 +307,13 @@ bool gp_report_siblings(struct strbuf *sb, const struct gp_doc *docs, size_t n)
 			if (!docs[i].is_trace)
 				continue;
 			const struct gp_activity *a = &docs[i].v.act;
-			k += gp_siblings_of(&docs[i].l.stuck, &docs[i].l.procs, a->pid, (float)a->tcpu,
-					    (unsigned)i, s + k, GP_SIBLINGS_MAX - k);
+			size_t got = gp_siblings_of(&docs[i].l.stuck, &docs[i].l.procs, a->pid, (float)a->tcpu,
+						    (unsigned)i, s + k, GP_SIBLINGS_MAX - k);
+			/* Aligned by wall clock: each file's t from the first
+			 * file's start (its header's "started"). */
+			double st = gp_loaded_started(&docs[i].l);
+			gp_siblings_shift(s + k, got, st > 0 && t0 > 0 ? st - t0 : 0);
+			k += got;
 		}
 		struct gp_sibcmp c;
 		if (gp_siblings_compare(s, k, &c) && spans(&c)) {

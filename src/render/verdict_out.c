@@ -82,6 +82,10 @@ json_t *gp_verdict_json(const struct gp_verdict *v)
 			json_object_set_new(j, "leans", json_string(gp_class_name(v->leans)));
 		json_object_set_new(j, "needs_s", json_real(v->needs_s));
 	}
+	if (v->still_before_s > 0) {
+		json_object_set_new(j, "still_before_s", json_real(v->still_before_s));
+		json_object_set_new(j, "still_before_by", json_string(v->before_given ? "caller" : "threads"));
+	}
 	if (v->eta_s >= 0)
 		json_object_set_new(j, "eta_s", json_real(v->eta_s));
 	json_object_set_new(j, "judged", json_pack("{s:f, s:f}", "from", v->judged_from, "to", v->judged_to));
@@ -144,7 +148,7 @@ void gp_verdict_print(FILE *out, const struct gp_verdict *v)
 	if (v->before != GP_CLASS_COUNT)
 		fprintf(out, " (before: %s)", gp_class_name(v->before));
 	gp_verdict_reason(&sb, v);
-	fprintf(out, " since +%.1f s, confidence %s (%s)\n", v->since_s, gp_conf_name(v->confidence),
+	fprintf(out, " since %+.1f s, confidence %s (%s)\n", v->since_s, gp_conf_name(v->confidence),
 		sb.buf);
 	strbuf_reset(&sb);
 	gp_verdict_summary(&sb, v);

@@ -875,6 +875,19 @@ static bool anon_only(const struct gp_phase *ph)
 	return true;
 }
 
+/* A flat time that began before the trace: how it is known (issue 28). */
+static void still_words(struct strbuf *sb, const struct gp_verdict *v)
+{
+	if (v->still_before_s <= 0)
+		return;
+	char d[32];
+	gp_fmt_duration(d, sizeof d, v->still_before_s);
+	if (v->before_given)
+		strbuf_addf(sb, ", %s before the trace began, as its caller saw it (--flat-before)", d);
+	else
+		strbuf_addf(sb, ", %s before the trace began: no thread of it had run for that long", d);
+}
+
 static void story(struct strbuf *sb, const struct gp_verdict *v)
 {
 	char d[32], rs[32], ps[32];
@@ -896,7 +909,9 @@ static void story(struct strbuf *sb, const struct gp_verdict *v)
 		return;
 	case GP_STORY_HANG:
 		gp_fmt_duration(d, sizeof d, v->flat);
-		strbuf_addf(sb, "no progress for %s (since +%.1f s): ", d, v->since_s);
+		strbuf_addf(sb, "no progress for %s (since %+.1f s", d, v->since_s);
+		still_words(sb, v);
+		strbuf_addstr(sb, "): ");
 		describe_activity(sb, &v->act, machine_of(v));
 		if (v->after_progress && v->nphases)
 			before_that(sb, v);
@@ -906,6 +921,12 @@ static void story(struct strbuf *sb, const struct gp_verdict *v)
 			strbuf_addf(sb, "flat for %.0f s since +%.1f s, %.0f s short of --hang-after %.0f: "
 				    "leans %s (", v->flat, v->since_s, v->needs_s, v->hang_after,
 				    gp_class_name(v->leans));
+		else if (v->still_before_s > 0)
+			strbuf_addf(sb, "no progress for %.0f s (%.0f s before the trace, %s, and %.0f s "
+				    "of trace), %.0f s short of --hang-after %.0f: leans %s (", v->flat,
+				    v->still_before_s, v->before_given ? "as its caller saw it"
+				    : "when no thread had run since", v->flat - v->still_before_s,
+				    v->needs_s, v->hang_after, gp_class_name(v->leans));
 		else
 			strbuf_addf(sb, "no progress in %.0f s of trace, %.0f s short of --hang-after %.0f: "
 				    "leans %s (", v->flat, v->needs_s, v->hang_after, gp_class_name(v->leans));

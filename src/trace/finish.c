@@ -112,6 +112,7 @@ void trace_finish(struct run *r, const char *reason, double t_end, const char *c
 
 	/* The verdict: a pure function of the compact series. */
 	struct gp_verdict_opts vo = { .hang_after = o->judge.hang_after, .slow_rate = (double)o->judge.slow_rate,
+				      .flat_before = o->flat_before,
 				      .page_size = r->page_size, .end_reason = reason,
 				      .have_status = end.have_status, .status = end.status,
 				      .signal = end.signal,

@@ -31,6 +31,7 @@ struct trace_opts {
 	int pid;
 	char **cmd;            /* after "--" */
 	double kill_after;
+	double flat_before;    /* --flat-before: no progress for this long before the trace */
 	const char *proc_root;
 	bool nvml, reopen, children;
 	int ras_port;          /* NCCL's RAS service on 127.0.0.1; 0: not asked */
@@ -80,6 +81,7 @@ struct run {
 	struct announced { int pid; char comm[16]; } *announced; /* descendants with a `target`
 				       line, and the name it gave */
 	size_t nannounced, capannounced;
+	bool announced_once;     /* the first sample's descendants are announced (with still_s) */
 	struct libs_seen { int pid; char *paths; } *libs; /* runtimes last written, a process */
 	size_t nlibs, caplibs;
 	double libs_checked;          /* when the runtimes were last looked at */

@@ -177,6 +177,8 @@ void trace_announce(struct run *r, double t)
 		if (ident)
 			json_object_update_missing(target, ident);
 		json_decref(ident);
+		if (!exec && !r->is_child && !r->announced_once)
+			gp_target_still(&r->root, pid, target);
 		if (exec)
 			exec_libs(r, pid, target);
 		else
@@ -184,6 +186,7 @@ void trace_announce(struct run *r, double t)
 		gp_proctab_target(&r->procs, target);
 		trace_write_line(r, target);
 	}
+	r->announced_once = true;
 }
 
 /* An empty argv read from /proc, or procps's "-" for one: the process
@@ -257,6 +260,8 @@ void trace_write_target(struct run *r)
 		json_object_set_new(target, "cmdline", a);
 	}
 	json_object_set_new(target, "how", json_string(r->is_child ? "command" : o->sample.name ? "name" : "pid"));
+	if (!r->is_child)
+		gp_target_still(&r->root, o->pid, target);
 	target_libs(r, o->pid, target);
 	json_t *jc = json_object_get(target, "comm");
 	if (json_is_string(jc))

@@ -32,6 +32,7 @@ enum {
 	OPT_REOPEN,
 	OPT_KILL_AFTER,
 	OPT_FAIL_ON,
+	OPT_FLAT_BEFORE,
 	OPT_STACKS,
 	OPT_NO_CHILDREN,
 	OPT_RAS_PORT,
@@ -59,6 +60,10 @@ static const struct argp_option trace_options[] = {
 	{ NULL, 0, NULL, 0, "Verdict:", 3 },
 	{ "fail-on", OPT_FAIL_ON, "CLASS[,CLASS]", 0,
 	  "Exit 3 when the verdict is one of these classes", 3 },
+	{ "flat-before", OPT_FLAT_BEFORE, "SECONDS", 0,
+	  "The target had made no progress for SECONDS before this trace, as the caller "
+	  "saw it (gpuprobe watch's bundles pass it): a trace that sees none either "
+	  "judges its flat stretch from then", 3 },
 	{ NULL, 0, NULL, 0, "A command started by gpuprobe:", 6 },
 	{ "kill-after", OPT_KILL_AFTER, "SECONDS", 0,
 	  "After forwarding SIGINT/SIGTERM, wait this long before SIGKILL (default 5)", 6 },
@@ -68,6 +73,7 @@ static const struct argp_option trace_options[] = {
 /* The options trace only stores (gp_set_option). */
 static const struct gp_opt_field trace_fields[] = {
 	GP_OPT_SECONDS(OPT_KILL_AFTER, struct trace_opts, kill_after, 0, 3600 * GP_NS_S),
+	GP_OPT_SECONDS(OPT_FLAT_BEFORE, struct trace_opts, flat_before, 0, 365 * 86400 * GP_NS_S),
 	GP_OPT_OFF(OPT_NO_NVML, struct trace_opts, nvml),
 	GP_OPT_OFF(OPT_NO_CHILDREN, struct trace_opts, children),
 	GP_OPT_ON(OPT_REOPEN, struct trace_opts, reopen),
@@ -183,8 +189,11 @@ static void drain_kmsg(struct run *r)
 static void note_members(struct run *r, double t, const json_t *line)
 {
 	int pid;
-	for (size_t m = 0; gp_tree_member(r->smp.tree, m, &pid, NULL, NULL); m++)
+	struct gp_sampler *s;
+	for (size_t m = 0; gp_tree_member(r->smp.tree, m, &pid, NULL, &s); m++) {
 		gp_proctab_seen(&r->procs, pid, t);
+		gp_proctab_ran(&r->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
+	}
 	gp_proctab_sample_end(&r->procs, t, json_object_get(line, "died"));
 }
 
@@ -515,7 +524,10 @@ int cmd_trace(int argc, char **argv, const struct gp_global *g)
 	r.live = !o.out.quiet && !r.out_stdout && isatty(STDOUT_FILENO);
 	/* The info facts, but no GPU runtime dlopen'ed into the tracer. */
 	struct gp_host_info_opts hio = { .process = r.root.live };
-	trace_write_line(&r, gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio)));
+	json_t *header = gp_result_header("trace", g->argc, g->argv, gp_host_info_ex(&r.root, &hio));
+	if (o.flat_before > 0)
+		json_object_set_new(header, "flat_before_s", json_real(o.flat_before));
+	trace_write_line(&r, header);
 
 	double t0 = 0;
 	if (start_clock(&r, &t0) < 0) {

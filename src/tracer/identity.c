@@ -3,6 +3,7 @@
 #include "nsinfo.h"
 #include "procstat.h"
 #include "result.h"
+#include "still.h"
 
 #include <libproc2/pids.h>
 #include <pwd.h>
@@ -244,4 +245,11 @@ json_t *gp_target_identity(const struct gp_root *root, int pid)
 	}
 	procps_pids_unref(&info);
 	return t;
+}
+
+void gp_target_still(const struct gp_root *root, int pid, json_t *target)
+{
+	double s = gp_proc_still_s(root, pid);
+	if (s >= 0)
+		json_object_set_new(target, "still_s", json_real(s));
 }

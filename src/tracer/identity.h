@@ -19,4 +19,10 @@ int gp_find_by_name(const char *name, int **pids);
  * process does not exist. */
 json_t *gp_target_identity(const struct gp_root *root, int pid);
 
+/* still_s: seconds since any thread of pid last ran, where that can be
+ * told (still.h); written for the processes of a PID target as the trace
+ * starts, so the verdict knows how long the tree was already still
+ * before it (doc/result-format.md). */
+void gp_target_still(const struct gp_root *root, int pid, json_t *target);
+
 #endif

@@ -176,6 +176,17 @@ const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n
 	return s->last_threads;
 }
 
+int gp_sampler_main_ran(const struct gp_sampler *s)
+{
+	for (size_t i = 0; i < s->nlast_threads; i++) {
+		const struct gp_thread *th = &s->last_threads[i];
+		if (th->tid != s->o.pid)
+			continue;
+		return th->is_new || th->d_run_ns > 0 || th->d_utime > 0 || th->d_stime > 0;
+	}
+	return -1;
+}
+
 void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot)
 {
 	*tot = s->tot;

@@ -80,6 +80,10 @@ const char *gp_sampler_threads_json(const struct gp_sampler *s, size_t *len);
  * the next gp_sampler_take: what the stack policy of trace chooses from. */
 struct gp_thread;
 const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n);
+/* The main thread (tid = pid) of the last sample ran since the one
+ * before (new, or its run time or CPU times moved: what its record
+ * writes as other than "same"); -1 when it is not in the sample. */
+int gp_sampler_main_ran(const struct gp_sampler *s);
 
 /* Our own reads of a process's memory (stacks: process_vm_readv, the
  * unwinder's) fault its not-yet-resident file pages into its page tables

@@ -35,10 +35,18 @@ static void from_snapshot(struct gp_sibling *s, const struct gp_stuck_proc *p,
 		gp_strlcpy(s->job, id->job, sizeof s->job);
 	}
 	bool busy = busy_pid == p->pid && busy_cpu >= SIB_BUSY_PCT;
+	if (id && id->active_known) {
+		s->stop_t = id->active_t;
+		s->stop_known = true;
+	}
 	if (p->state == 'Z' || p->state == 'X') {
 		/* exited; its parent has not reaped it yet */
 		s->how = GP_SIB_EXITED;
 		s->exit_t = t;
+		/* when its main thread last ran, else when it was seen gone */
+		if (!s->stop_known)
+			s->stop_t = id && id->gone ? id->gone_t : t;
+		s->stop_known = true;
 		s->frame[0] = s->user[0] = '\0';
 		if (id && id->ended) {
 			s->ended = true;
@@ -101,7 +109,10 @@ size_t gp_siblings_of(const struct gp_stuck *stuck, const struct gp_proctab *pro
 		s->world_size = id->world_size;
 		s->job_env = id->job_env;
 		s->how = GP_SIB_EXITED;
-		s->exit_t = id->gone_t;
+		s->exit_t = s->stop_t = id->gone_t;
+		if (id->active_known && id->active_t < id->gone_t)
+			s->stop_t = id->active_t;
+		s->stop_known = true;
 		s->ended = id->ended;
 		s->status = id->status;
 		s->signal = id->signal;
@@ -111,6 +122,14 @@ size_t gp_siblings_of(const struct gp_stuck *stuck, const struct gp_proctab *pro
 		gp_strlcpy(s->job, id->job, sizeof s->job);
 	}
 	return n;
+}
+
+void gp_siblings_shift(struct gp_sibling *s, size_t n, double by)
+{
+	for (size_t i = 0; i < n; i++) {
+		s[i].stop_t += by;
+		s[i].exit_t += by;
+	}
 }
 
 /* ---- the comparison ---------------------------------------------------- */
@@ -191,6 +210,65 @@ static size_t majority(const struct set *st, unsigned *size)
 	return best;
 }
 
+/* Who stopped first (see siblings.h).  One that computes has not
+ * stopped: the others stopped while it ran, and it is first only in
+ * that sense (first_runs).  Every member's stop must be known, and the
+ * first must be apart from the others by more than a sample's grain. */
+static void timeline(const struct set *st, const struct gp_sibling *rep, struct gp_sibcmp *c)
+{
+	const struct gp_sibling *first = NULL, *runs = NULL;
+	double from = 0, to = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct gp_sibling *a = &st->s[st->ix[i]];
+		if (a->how == GP_SIB_RUNS) {
+			runs = runs ? runs : a;
+			continue;
+		}
+		if (!a->stop_known)
+			return;
+		if (!first || a->stop_t < first->stop_t)
+			first = a;
+	}
+	if (runs) {
+		/* the others' span: every stopped one */
+		first = NULL;
+		for (size_t i = 0; i < st->n; i++) {
+			const struct gp_sibling *a = &st->s[st->ix[i]];
+			if (a->how == GP_SIB_RUNS)
+				continue;
+			from = first ? (a->stop_t < from ? a->stop_t : from) : a->stop_t;
+			to = first ? (a->stop_t > to ? a->stop_t : to) : a->stop_t;
+			first = a;
+		}
+		if (!first)
+			return;
+		c->first = (struct gp_sib_member){ runs->pid, runs->rank, runs->source };
+		c->first_runs = true;
+		c->first_odd = !same_place(runs, rep);
+	} else {
+		if (!first)
+			return;
+		bool any = false;
+		for (size_t i = 0; i < st->n; i++) {
+			const struct gp_sibling *a = &st->s[st->ix[i]];
+			if (a == first)
+				continue;
+			from = any ? (a->stop_t < from ? a->stop_t : from) : a->stop_t;
+			to = any ? (a->stop_t > to ? a->stop_t : to) : a->stop_t;
+			any = true;
+		}
+		/* 1.5 s: more than a 1 Hz sample's grain apart */
+		if (!any || from - first->stop_t < 1.5)
+			return;
+		c->first = (struct gp_sib_member){ first->pid, first->rank, first->source };
+		c->first_t = first->stop_t;
+		c->first_odd = !same_place(first, rep);
+	}
+	c->rest_from = from;
+	c->rest_to = to;
+	c->timeline = true;
+}
+
 static void fill(const struct set *st, size_t maj, unsigned m, enum gp_sib_story story,
 		 struct gp_sibcmp *c)
 {
@@ -232,6 +310,8 @@ static void fill(const struct set *st, size_t maj, unsigned m, enum gp_sib_story
 		if (c->kind == GP_SIBK_RANKS && story == GP_SIBS_ODD && c->how == GP_SIB_WAITS && c->in_coll
 		    && c->odd[i].how == GP_SIB_EXITED)
 			c->waits_for_exited = true;
+	if (story != GP_SIBS_SAME)
+		timeline(st, rep, c);
 }
 
 /* The comparison of one set; false: nothing to say. */

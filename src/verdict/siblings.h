@@ -51,6 +51,11 @@ struct gp_sibling {
 	int status, signal;
 	double exit_t;           /* EXITED: the first sample that did not list it */
 	unsigned source;         /* which result (report of several), 0 */
+	/* When it stopped: last used CPU (proctab active_t), or exited;
+	 * RUNS: not stopped.  stop_known false: not known.  Times are the
+	 * result's t plus the shift gp_siblings_of was given. */
+	double stop_t;
+	bool stop_known;
 };
 
 enum gp_sib_kind { GP_SIBK_NONE, GP_SIBK_RANKS, GP_SIBK_WORKERS, GP_SIBK_PROCESSES };
@@ -102,6 +107,14 @@ struct gp_sibcmp {
 	/* The tree is at rest (idle): the ranks apart are no culprit (a
 	 * server's rank 0 waits for requests, the others for it). */
 	bool at_rest;
+	/* The timeline (ODD, TWO; every member's stop known): who stopped
+	 * first and when, and the span in which the others did (issue 29:
+	 * the first to leave work is the usual culprit).  first_runs: the
+	 * others stopped while it still computes. */
+	bool timeline;
+	struct gp_sib_member first;
+	double first_t, rest_from, rest_to;
+	bool first_odd, first_runs;
 };
 
 /* The processes of one result: each process of the snapshot (its main
@@ -111,6 +124,9 @@ struct gp_sibcmp {
  * Returns the count written (at most cap). */
 size_t gp_siblings_of(const struct gp_stuck *stuck, const struct gp_proctab *procs, int busy_pid,
 		      float busy_cpu, unsigned source, struct gp_sibling *out, size_t cap);
+/* Shifts the times of s (stop_t, exit_t) by by: results traced apart,
+ * each by its start's wall clock. */
+void gp_siblings_shift(struct gp_sibling *s, size_t n, double by);
 
 /* Compares them (see above); false, c->kind NONE, when there is nothing
  * to say. */

@@ -34,6 +34,7 @@ struct judging {
 	size_t n;
 	const struct gp_verdict_opts *o;
 	double H, t0, t_end, last_progress, flat, interval;
+	double before;           /* flat before the trace (still_before) */
 	struct step *st;
 	struct group g[GP_VERDICT_MAX_PHASES];
 	size_t ng;
@@ -100,6 +101,8 @@ static void judge_hang(const struct judging *j, struct gp_verdict *v)
 	v->io_seen = j->io_seen;
 	v->gpu_seen = j->gpu;
 	v->since_s = v->judged_from = j->last_progress;
+	v->still_before_s = j->before;
+	v->since_s -= j->before;
 	v->judged_to = j->t_end;
 	add_phase(v, j->last_progress, j->t_end, GP_PHASE_ACTIVITY, 0);
 	bool long_flat = j->flat >= 2 * j->H;
@@ -141,6 +144,8 @@ static void judge_short(const struct judging *j, struct gp_verdict *v)
 	v->flat = j->flat;
 	v->after_progress = j->ng > 0;
 	v->since_s = v->judged_from = from;
+	v->still_before_s = j->before;
+	v->since_s -= j->before;
 	v->judged_to = j->t_end;
 	v->needs_s = j->H - j->flat;
 	v->leans = j->act.kind;
@@ -279,6 +284,31 @@ static void judge_progress(const struct judging *j, struct gp_verdict *v)
 	build_evidence(p, j->n, v->since_s, j->o->page_size, v);
 }
 
+/* How long the tree had already been still when the trace began: the
+ * least still_s of the processes there at its first sample (a PID
+ * trace's target lines, proctab.h); 0 when one of them is not known.
+ * Only a trace that saw no progress at all extends its flat time by it:
+ * nothing ran before it either, so the flat stretch began then (issue
+ * 28: a bundle's 10 s trace of a process deadlocked an hour ago). */
+static double still_before(const struct gp_proctab *procs, double t0)
+{
+	double least = -1;
+	for (size_t i = 0; procs && i < procs->n; i++) {
+		const struct gp_proc_ident *q = &procs->p[i];
+		if (q->first_t > t0 + 1e-3)
+			continue;
+		/* Read well before the samples begin (a watch record whose
+		 * spool turned): what came between is not known. */
+		if (q->first_t < t0 - 1.0)
+			return 0;
+		if (q->still_s < 0)
+			return 0;
+		if (least < 0 || q->still_s < least)
+			least = q->still_s;
+	}
+	return least > 0 ? least : 0;
+}
+
 static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_opts *o,
 		  struct gp_verdict *v)
 {
@@ -305,6 +335,14 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		j->gpu = gpu_seen(j->l);
 		measure_activity(p, n, j->last_progress, o->page_size, o->stuck, &j->act);
 		measure_siblings(o->stuck, o->procs, &j->act);
+		if (!j->ng) {
+			j->before = still_before(o->procs, j->t0);
+			if (o->flat_before > j->before) {
+				j->before = o->flat_before;
+				v->before_given = !o->flat_before_threads;
+			}
+			j->flat += j->before;
+		}
 		if (j->flat >= j->H && j->flat > 0) {
 			judge_hang(j, v);
 		} else if (j->ng) {
@@ -421,6 +459,9 @@ void gp_loaded_verdict_opts(const struct gp_loaded *l, struct gp_verdict_opts *v
 		json_t *h = json_object_get(l->verdict, "hang_after_s");
 		vo->hang_after = json_is_number(h) ? json_number_value(h) : GP_VERDICT_HANG_AFTER_DEFAULT;
 	}
+	json_t *fb = json_object_get(l->header, "flat_before_s");
+	if (json_is_number(fb) && json_number_value(fb) > 0 && json_number_value(fb) < 1e9)
+		vo->flat_before = json_number_value(fb);
 	json_t *st = json_object_get(l->exit, "status"), *sg = json_object_get(l->exit, "signal");
 	vo->end_reason = json_string_value(json_object_get(l->exit, "reason"));
 	vo->have_status = json_is_integer(st) || json_is_integer(sg);

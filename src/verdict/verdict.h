@@ -46,6 +46,10 @@ struct gp_verdict_opts {
 	const char *kmsg_why;
 	/* NCCL's RAS service as the trace's `ras` lines read it; NULL: not asked. */
 	const struct gp_ras_seen *ras;
+	/* No progress for this long before the trace, as its caller saw it
+	 * (trace --flat-before, header flat_before_s: watch's bundles). */
+	double flat_before;
+	bool flat_before_threads; /* it is a reading of still_s (watch's own), not a caller's word */
 	const char *machine;     /* the traced machine (header host.machine), for
 				    syscall names; NULL: this one (live) */
 };
@@ -340,6 +344,11 @@ struct gp_verdict {
 	double judged_from, judged_to;
 	double hang_after;       /* the --hang-after it was judged with */
 	double needs_s;          /* undecided: seconds of flatness still needed */
+	/* Of the flat time, the seconds before the trace: no thread of the
+	 * tree had run for that long when it started (proctab still_s); 0
+	 * none.  since_s is then before 0. */
+	double still_before_s;
+	bool before_given;       /* it is the caller's --flat-before, not still_s */
 	enum gp_class leans;     /* undecided: the class it leans to; COUNT: none */
 	double eta_s;            /* progress with a known total, else < 0 */
 	struct gp_phase phase[GP_VERDICT_MAX_PHASES];

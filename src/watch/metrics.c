@@ -38,6 +38,59 @@ static void proc_labels(struct strbuf *sb, const char *name, const struct gp_met
 	strbuf_addf(sb, "%s{pid=\"%d\",comm=\"", name, p->pid);
 	label(sb, p->comm);
 	strbuf_addch(sb, '"');
+	/* Where it lives, only where it is somewhere (an empty label is no
+	 * label to Prometheus: a host process's series stay as they were). */
+	const struct { const char *name, *v; } where[] = {
+		{ "nspid", p->nspid }, { "container_id", p->container_id },
+		{ "pod", p->pod }, { "namespace", p->pod_ns },
+	};
+	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
+		if (where[i].v[0]) {
+			strbuf_addf(sb, ",%s=\"", where[i].name);
+			label(sb, where[i].v);
+			strbuf_addch(sb, '"');
+		}
+}
+
+void gp_metrics_gpu_add(struct gp_metric_proc *p, const char *uuid, const char *pci)
+{
+	char key[96];
+	snprintf(key, sizeof key, "%.60s|%.32s", uuid ? uuid : "", pci ? pci : "");
+	if (!strcmp(key, "|"))
+		return;
+	for (size_t i = 0; i < p->ngpus; i++)
+		if (!strcmp(p->gpus[i], key))
+			return;
+	if (p->ngpus < sizeof p->gpus / sizeof p->gpus[0])
+		snprintf(p->gpus[p->ngpus++], sizeof p->gpus[0], "%s", key);
+}
+
+/* The hang clock and the GPUs held: see metrics.h. */
+static void hang_and_gpus(struct strbuf *sb, const struct gp_metric_proc *p, size_t n)
+{
+	head(sb, "gpuprobe_process_hang_since_timestamp_seconds", "gauge",
+	     "For a hung process: when its flat stretch began (Unix time).");
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].hang || p[i].hang_since_unix <= 0)
+			continue;
+		proc_labels(sb, "gpuprobe_process_hang_since_timestamp_seconds", &p[i]);
+		strbuf_addf(sb, "} %.3f\n", p[i].hang_since_unix);
+	}
+	head(sb, "gpuprobe_process_gpu_info", "gauge",
+	     "1 for each GPU the process holds: NVML's UUID (as DCGM exporter labels it), or its PCI address.");
+	for (size_t i = 0; i < n; i++)
+		for (size_t g = 0; g < p[i].ngpus; g++) {
+			const char *bar = strchr(p[i].gpus[g], '|');
+			proc_labels(sb, "gpuprobe_process_gpu_info", &p[i]);
+			strbuf_addstr(sb, ",UUID=\"");
+			struct strbuf u = STRBUF_INIT;
+			strbuf_addf(&u, "%.*s", (int)(bar - p[i].gpus[g]), p[i].gpus[g]);
+			label(sb, u.buf);
+			strbuf_release(&u);
+			strbuf_addstr(sb, "\",pci_bus_id=\"");
+			label(sb, bar + 1);
+			strbuf_addstr(sb, "\"} 1\n");
+		}
 }
 
 void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,
@@ -50,6 +103,9 @@ void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,
 	head(sb, "gpuprobe_watch_bundles_total", "counter",
 	     "Bundles gpuprobe watch has written since it started.");
 	strbuf_addf(sb, "gpuprobe_watch_bundles_total %lu\n", w->bundles);
+	head(sb, "gpuprobe_watch_last_update_timestamp_seconds", "gauge",
+	     "When gpuprobe watch last wrote this file (Unix time): stale when it stopped.");
+	strbuf_addf(sb, "gpuprobe_watch_last_update_timestamp_seconds %.3f\n", w->now_unix);
 
 	head(sb, "gpuprobe_process_class", "gauge",
 	     "1 for the verdict class of the process now (gpuprobe trace's classes).");
@@ -98,6 +154,7 @@ void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,
 		label(sb, p[i].frame);
 		strbuf_addstr(sb, "\"} 1\n");
 	}
+	hang_and_gpus(sb, p, n);
 	head(sb, "gpuprobe_process_gpu", "gauge",
 	     "1 for what the GPU does for the process now: work, spin, busy, idle or unknown.");
 	for (size_t i = 0; i < n; i++) {

@@ -17,6 +17,23 @@
  *        seed 000's runtime thread polling while the GPU context idles
  *   gpuprobe_process_gpu{pid,comm,state}     1 for its GPU's state now:
  *        work, spin, busy (occupancy alone), idle, unknown (gpuwork.h)
+ *   gpuprobe_watch_last_update_timestamp_seconds
+ *        when this file was written (Unix time): a watch killed with -9
+ *        leaves its last file behind, "up 1" included; an alert on
+ *        time() minus this sees it
+ *   gpuprobe_process_hang_since_timestamp_seconds{pid,comm,...}
+ *        for a process whose class is a hang-*: when its flat stretch
+ *        began (Unix time), from what gpuprobe saw and, for a process
+ *        found already still, how long no thread of it had run
+ *        (tracer/still.h): a watch restarted does not restart the clock
+ *        of a hang that went on meanwhile.  "Hung 5 minutes" is one
+ *        expression: time() - gpuprobe_process_hang_since_timestamp_seconds > 300
+ *   gpuprobe_process_gpu_info{pid,comm,...,UUID,pci_bus_id} 1
+ *        a GPU the process holds (NVML's UUID; DRM fdinfo's drm-pdev for
+ *        the others): joins DCGM exporter's series, which carry UUID
+ * Every process series carries, besides pid and comm: nspid (its pid in
+ * its own namespace, "" when the same), container_id, pod and namespace
+ * (nsinfo.c: the cgroup path, the pod's own files), "" where none.
  *   A followed process's descendants whose threads the hang snapshot
  *   stacked get lines of their own too (their pid, comm, CPU and
  *   signature, the tree's class and seconds): the hung worker named.
@@ -48,12 +65,27 @@ struct gp_metric_proc {
 	char frame[160];
 	char dist_job[64];
 	int rank;
+	/* Where it lives (target nspid, container), "" unknown or none. */
+	char nspid[16];
+	char container_id[72];
+	char pod[72];
+	char pod_ns[72];
+	double hang_since_unix;     /* hang: when its flat stretch began; 0 none */
+	/* The GPUs it holds: NVML UUIDs, or PCI addresses (drm-pdev), each
+	 * "UUID|pci" as gp_metrics_gpu_add keeps them. */
+	char gpus[4][96];
+	size_t ngpus;
 };
 
 struct gp_metrics_watch {
 	unsigned long bundles;
 	size_t procs;
+	double now_unix;            /* the time of this writing */
 };
+
+/* Adds a GPU the process holds (uuid "" or pci "" when not known; kept
+ * once, at most 4). */
+void gp_metrics_gpu_add(struct gp_metric_proc *p, const char *uuid, const char *pci);
 
 /* The file's text (pure). */
 void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,

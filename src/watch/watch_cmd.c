@@ -179,6 +179,36 @@ static void wproc_free(struct wproc *w)
 	free(w);
 }
 
+/* The labels that say where a process lives, from its target line:
+ * its pid inside its namespace, its container and pod (nsinfo.c). */
+static void where_of(struct gp_metric_proc *m, const json_t *target)
+{
+	const json_t *ns = json_object_get(target, "nspid");
+	if (json_array_size(ns) > 1)
+		snprintf(m->nspid, sizeof m->nspid, "%lld",
+			 (long long)json_integer_value(json_array_get(ns, json_array_size(ns) - 1)));
+	const json_t *c = json_object_get(target, "container");
+	const char *id = json_string_value(json_object_get(c, "id"));
+	const char *pod = json_string_value(json_object_get(c, "pod"));
+	const char *pns = json_string_value(json_object_get(c, "namespace"));
+	snprintf(m->container_id, sizeof m->container_id, "%s", id ? id : "");
+	snprintf(m->pod, sizeof m->pod, "%s", pod ? pod : "");
+	snprintf(m->pod_ns, sizeof m->pod_ns, "%s", pns ? pns : "");
+}
+
+/* The GPUs a sample says the process holds: NVML's rows (uuid), DRM
+ * fdinfo's clients (pdev). */
+static void gpus_of(struct gp_metric_proc *m, const json_t *line)
+{
+	const json_t *gpu = json_object_get(line, "gpu"), *e;
+	size_t i;
+	json_array_foreach(json_object_get(gpu, "nvml"), i, e)
+		gp_metrics_gpu_add(m, json_string_value(json_object_get(e, "uuid")),
+				   json_string_value(json_object_get(e, "pci_bus_id")));
+	json_array_foreach(json_object_get(gpu, "drm"), i, e)
+		gp_metrics_gpu_add(m, NULL, json_string_value(json_object_get(e, "pdev")));
+}
+
 static void record(void *ctx, double t, json_t *line);
 
 static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, char **argv)
@@ -209,6 +239,12 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	if (ident)
 		json_object_update(target, ident);
 	json_decref(ident);
+	json_object_set_new(target, "t", json_real(t));
+	gp_target_still(&W->root, pid, target);
+	const json_t *js = json_object_get(target, "still_s");
+	w->still_s = json_is_number(js) ? json_number_value(js) : -1;
+	w->first_t = t;
+	where_of(&w->where, target);
 	gp_proctab_target(&W->procs, target); /* its job and rank, for the metrics */
 	gp_proctab_target(&w->procs, target);
 	double span = W->o->judge.hang_after * 2 > 60 ? W->o->judge.hang_after * 2 : 60;
@@ -265,7 +301,8 @@ static void hot_stacks(struct watch *W, struct wproc *w, double t, struct gp_poi
 static void members(struct watch *W, struct wproc *w, double t, const json_t *line, bool again)
 {
 	int pid;
-	for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, NULL, NULL); m++) {
+	struct gp_sampler *s;
+	for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, NULL, &s); m++) {
 		if (pid != w->pid && (again || !gp_proctab_find(&w->procs, pid))) {
 			json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
 						   "t", t, "how", "descendant");
@@ -277,6 +314,7 @@ static void members(struct watch *W, struct wproc *w, double t, const json_t *li
 			record(w, t, target);
 		}
 		gp_proctab_seen(&w->procs, pid, t);
+		gp_proctab_ran(&w->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
 	}
 	gp_proctab_sample_end(&w->procs, t, json_object_get(line, "died"));
 }
@@ -303,6 +341,7 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 		return false;
 	}
 	members(W, w, t, line, turn);
+	gpus_of(&w->where, line);
 	if (w->spooled)
 		gp_spool_write(&w->spool, t, line, raws, nraws);
 	else
@@ -320,13 +359,22 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	w->since = gp_sampling_flat_for(&w->smp, t);
 	w->cpu = pt.cpu_pct / 100.0;
 	w->gw = pt.gw.work;
+	/* No progress since it was first sampled, found still then: the
+	 * flat stretch began before (what still_s says, and the samples
+	 * trimmed since). */
+	double before = 0;
+	if (w->still_s > 0 && w->smp.fw.since <= w->first_t + 1e-6 && w->series.n) {
+		before = w->still_s + (w->series.pt[0].t - w->first_t);
+		w->since += w->still_s;
+	}
 
 	struct gp_verdict_opts vo = { .hang_after = W->o->judge.hang_after,
 				      .slow_rate = (double)W->o->judge.slow_rate,
 				      .page_size = W->page_size,
 				      .kstacks_seen = W->o->st.kstacks && geteuid() == 0,
 				      .stuck = w->smp.stuck.t >= 0 ? &w->smp.stuck : NULL,
-				      .procs = &w->procs };
+				      .procs = &w->procs,
+				      .flat_before = before, .flat_before_threads = true };
 	gp_verdict_compute(w->series.pt, w->series.n, &vo, W->v);
 	w->cls = W->v->cls;
 	w->judged = true;
@@ -349,9 +397,18 @@ static double member_cpu(struct gp_sampler *smp)
 /* The metrics of one process of w's tree (pid, comm), with the tree's
  * class; false for a descendant that has no wait signature. */
 static bool metric_of(const struct watch *W, const struct wproc *w, int pid, const char *comm,
-		      double cpu, struct gp_metric_proc *m)
+		      double cpu, double now, struct gp_metric_proc *m)
 {
-	*m = (struct gp_metric_proc){ .pid = pid, .rank = -1 };
+	/* A descendant lives where its parent does (its container, pod);
+	 * its own namespace pid and GPUs are not read. */
+	*m = w->where;
+	if (pid != w->pid) {
+		m->nspid[0] = '\0';
+		m->ngpus = 0;
+	}
+	m->pid = pid;
+	m->rank = -1;
+	m->signature[0] = m->frame[0] = m->dist_job[0] = '\0';
 	/* flat for --hang-after, its stacks taken: idle or hung alike
 	 * (a rank alone, waiting in a collective for the odd one, is
 	 * a process waiting for input) */
@@ -369,6 +426,7 @@ static bool metric_of(const struct watch *W, const struct wproc *w, int pid, con
 	m->cls = gp_class_name(w->cls);
 	m->hang = is_hang(w->cls);
 	m->since_progress = w->since;
+	m->hang_since_unix = m->hang ? now - w->since : 0;
 	m->cpu_cores = cpu;
 	m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? cpu : 0;
 	m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
@@ -384,20 +442,23 @@ static void write_metrics(struct watch *W)
 		return;
 	struct gp_metric_proc *mp = NULL;
 	size_t k = 0, cap = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	for (size_t i = 0; i < W->n; i++) {
 		const struct wproc *w = W->p[i];
 		if (!w->judged || !gp_grow(&mp, &cap, k + 1, sizeof *mp, 16))
 			continue;
-		metric_of(W, w, w->pid, w->comm, w->cpu, &mp[k++]);
+		metric_of(W, w, w->pid, w->comm, w->cpu, now, &mp[k++]);
 		int pid;
 		const char *comm;
 		struct gp_sampler *smp;
 		for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, &comm, &smp); m++)
 			if (pid != w->pid && gp_grow(&mp, &cap, k + 1, sizeof *mp, 16)
-			    && metric_of(W, w, pid, comm ? comm : "", member_cpu(smp), &mp[k]))
+			    && metric_of(W, w, pid, comm ? comm : "", member_cpu(smp), now, &mp[k]))
 				k++;
 	}
-	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n };
+	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n, .now_unix = now };
 	struct strbuf sb = STRBUF_INIT;
 	gp_metrics_text(&sb, &mw, mp, k);
 	if (gp_metrics_write(W->o->metrics, &sb) < 0) {

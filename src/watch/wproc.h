@@ -11,6 +11,7 @@
 #include "series.h"
 #include "spool.h"
 #include "follow.h"
+#include "metrics.h"
 #include "verdict.h"
 
 #include <jansson.h>
@@ -58,6 +59,11 @@ struct wproc {
 	bool episode;                 /* this flat stretch's hang was handled */
 	bool want_bundle;             /* ... and waits for its bundle */
 	bool seen;
+	/* Found already still: seconds since any thread of it had run when
+	 * first sampled at first_t (tracer/still.h), -1 unknown; a watch
+	 * restarted keeps the clock of a hang that went on (issue 28). */
+	double still_s, first_t;
+	struct gp_metric_proc where;  /* nspid, container, pod, GPUs: its metric labels */
 };
 
 struct watch {

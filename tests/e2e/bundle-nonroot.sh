@@ -24,9 +24,11 @@ cat "$TMP/err"
 ok "exit 0 (got $rc, ${took} s)" [ $rc -eq 0 ]
 ok "the bundle is there" test -s "$O/b.tar.gz"
 mkdir "$TMP/x" && tar -xzf "$O/b.tar.gz" -C "$TMP/x" || fail "tar cannot read the bundle"
-M=$(echo "$TMP"/x/gpuprobe-bundle-$T-*/MANIFEST)
+M=$TMP/x/b/MANIFEST
+ok "the folder in the archive is named as the archive (b)" test -f "$M"
 cat "$M"
 ok "MANIFEST says gpuprobe was not root" grep -q 'as uid 65534 (not root' "$M"
+ok "MANIFEST says what each missing capability cost" grep -q "^capabilities: missing SYS_PTRACE (costs user stacks" "$M"
 ok "MANIFEST: info and the trace completed" sh -c "grep -q '^info.txt  *ok ' '$M' && grep -q '^trace.jsonl  *ok ' '$M'"
 ok "MANIFEST: the stacks say ptrace was denied" grep -qi 'stacks.txt:.*\(denied\|not permitted\|root\)' "$M"
 ok "MANIFEST: the runtime libraries are missing, /proc/PID/maps unreadable" \

@@ -30,5 +30,9 @@ for stride in 32 16; do
 	ok "$stride bytes: at 100 % SM in the samples, never \"no context\"" \
 		jq -s -e '[.[] | select(.type == "sample") | .gpu.activity.nvml | select(.)] |
 			any(.sm_pct == 100) and all(.no_context != true)' "$TMP/$stride.jsonl"
+	# The GPU's UUID beside its index (issue 28: DCGM exporter's join key)
+	ok "$stride bytes: the process's rows name the GPU's UUID" \
+		jq -s -e '[.[] | select(.type == "sample") | .gpu.nvml[]?.uuid] |
+			length > 0 and all(. == "GPU-fa6e0000-0000-4000-8000-000000000000")' "$TMP/$stride.jsonl"
 done
 pass

@@ -105,7 +105,7 @@ static unsigned long long now_us(void)
 
 static const char *const fn_names[] = {
 	"nvmlInit_v2", "nvmlShutdown", "nvmlDeviceGetCount_v2",
-	"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetName",
+	"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetName", "nvmlDeviceGetUUID",
 	"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
 	"nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetGraphicsRunningProcesses_v3",
 	"nvmlDeviceGetGraphicsRunningProcesses_v2", "nvmlDeviceGetGraphicsRunningProcesses",
@@ -358,6 +358,15 @@ API int nvmlDeviceGetName(void *h, char *name, unsigned len)
 {
 	CALL();
 	snprintf(name, len, "Fake NVML GPU %u", gpu_of(h));
+	return OK;
+}
+
+/* A UUID of the form drivers give ("GPU-" and 36 hex digits and
+ * dashes), one per fake GPU: what DCGM exporter labels series by. */
+API int nvmlDeviceGetUUID(void *h, char *uuid, unsigned len)
+{
+	CALL();
+	snprintf(uuid, len, "GPU-fa6e0000-0000-4000-8000-%012u", gpu_of(h));
 	return OK;
 }
 

@@ -221,6 +221,80 @@ static void test_across_results(void **st)
 
 /* Target lines into the table: the program and its short name, the
  * job's variables, who left. */
+/* The timeline (issue 29): rank 1 stopped 6 s before the others; one
+ * stop not known: no timeline; a rank computing: the others stopped
+ * while it went on.  And proctab's main-thread runs: a "same" record
+ * did not run, a delta that moved run_ns did, the first listing is the
+ * baseline, still_s dates one found still. */
+static void test_timeline(void **st)
+{
+	(void)st;
+	struct gp_sibling s[] = {
+		sib(1, 100, 0, "job.py", GP_SIB_WAITS, AR),
+		sib(11, 100, 1, "job.py", GP_SIB_WAITS, "load_batch (job.py:14)"),
+		sib(12, 100, 2, "job.py", GP_SIB_WAITS, AR),
+		sib(13, 100, 3, "job.py", GP_SIB_WAITS, AR),
+	};
+	double stops[] = { 8.0, 2.0, 8.5, 8.0 };
+	for (int i = 0; i < 4; i++) {
+		s[i].stop_t = stops[i];
+		s[i].stop_known = true;
+	}
+	struct gp_sibcmp c;
+	assert_true(gp_siblings_compare(s, 4, &c));
+	assert_true(c.timeline);
+	assert_int_equal(c.first.rank, 1);
+	assert_true(c.first_odd);
+	assert_true(c.rest_from == 8.0 && c.rest_to == 8.5);
+	assert_non_null(strstr(words(&c, NULL, 0), "; timeline: rank 1 (pid 11) stopped first, at +2.0 s, "
+				"6.0 s before the others (+8.0 to +8.5 s)"));
+	/* within a sample's grain: no first */
+	s[1].stop_t = 7.0;
+	assert_true(gp_siblings_compare(s, 4, &c));
+	assert_false(c.timeline);
+	s[1].stop_t = 2.0;
+	s[2].stop_known = false;
+	assert_true(gp_siblings_compare(s, 4, &c));
+	assert_false(c.timeline);
+	s[2].stop_known = true;
+	s[1] = sib(11, 100, 1, "job.py", GP_SIB_RUNS, "spin (job.py:40)");
+	assert_true(gp_siblings_compare(s, 4, &c));
+	assert_true(c.timeline && c.first_runs);
+	assert_non_null(strstr(words(&c, NULL, 0), "; timeline: the others stopped between +8.0 and +8.5 s "
+				"while rank 1 (pid 11) went on computing"));
+
+	struct gp_proctab t;
+	gp_proctab_init(&t);
+	json_t *a = json_pack("{s:s, s:i, s:s, s:f}", "type", "target", "pid", 40, "comm", "python3",
+			      "still_s", 30.0);
+	json_t *b = json_pack("{s:s, s:i, s:s, s:f}", "type", "target", "pid", 41, "comm", "python3", "t", 0.0);
+	gp_proctab_target(&t, a);
+	gp_proctab_target(&t, b);
+	assert_true(gp_proctab_find(&t, 40)->active_known && gp_proctab_find(&t, 40)->active_t == -30.0);
+	assert_false(gp_proctab_find(&t, 41)->active_known);
+	const char *lines[] = {
+		"{\"type\":\"sample\",\"t\":0,\"pid\":40,\"proc\":{},\"threads\":[{\"tid\":40,\"new\":true}],"
+		"\"procs\":[{\"pid\":41,\"proc\":{},\"threads\":[{\"tid\":41,\"new\":true}]}]}",
+		"{\"type\":\"sample\",\"t\":1,\"pid\":40,\"proc\":{},\"threads\":[{\"tid\":40,\"same\":1}],"
+		"\"procs\":[{\"pid\":41,\"proc\":{},\"threads\":[{\"tid\":41,\"delta\":1,\"add\":{\"run_ns\":5}}]}]}",
+		"{\"type\":\"sample\",\"t\":2,\"pid\":40,\"proc\":{},\"threads\":[{\"tid\":40,\"same\":1}],"
+		"\"procs\":[{\"pid\":41,\"proc\":{},\"threads\":[{\"tid\":41,\"delta\":1,\"state\":\"S\"},"
+		"{\"tid\":42,\"delta\":1,\"add\":{\"run_ns\":9}}]}]}",
+	};
+	for (size_t i = 0; i < 3; i++) {
+		json_t *l = json_loads(lines[i], 0, NULL);
+		assert_non_null(l);
+		gp_proctab_sample(&t, l);
+		json_decref(l);
+	}
+	assert_true(gp_proctab_find(&t, 40)->active_t == -30.0); /* never ran: as still_s said */
+	assert_true(gp_proctab_find(&t, 41)->active_known);
+	assert_true(gp_proctab_find(&t, 41)->active_t == 1.0);   /* its helper thread 42 is not it */
+	json_decref(a);
+	json_decref(b);
+	gp_proctab_free(&t);
+}
+
 static void test_proctab(void **st)
 {
 	(void)st;
@@ -283,4 +357,5 @@ static void test_proctab(void **st)
 UNIT_MAIN(cmocka_unit_test(test_rank_apart), cmocka_unit_test(test_rank_exited_or_computing),
 	  cmocka_unit_test(test_ranks_same), cmocka_unit_test(test_two_ranks),
 	  cmocka_unit_test(test_pool_workers), cmocka_unit_test(test_rank_workers_and_two_jobs),
-	  cmocka_unit_test(test_across_results), cmocka_unit_test(test_proctab))
+	  cmocka_unit_test(test_across_results), cmocka_unit_test(test_proctab),
+	  cmocka_unit_test(test_timeline))

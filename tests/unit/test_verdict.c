@@ -13,6 +13,8 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "proctab.h"
+#include "still.h"
 #include "verdict.h"
 #include "verdict_text.h"
 
@@ -218,6 +220,64 @@ static void test_too_few_samples(void **st)
 	assert_false(gp_verdict_class_valid("hung"));
 }
 
+/* A 10 s trace of threads asleep on futexes: with the tree still for
+ * 40 s before it (still_s), it is a hang from 40 s before the trace; not
+ * knowing one process's, it is undecided; the caller's --flat-before
+ * counts the same way; progress in the trace cancels both (issue 28). */
+static void test_still_before_the_trace(void **st)
+{
+	struct gp_point p[N];
+	base_trace(p, 1.0);
+	for (int i = 0; i < 11; i++) {
+		p[i].common_wchan_count = 3;
+		strcpy(p[i].common_wchan, "futex_do_wait");
+	}
+	struct gp_proc_ident procs[2] = {
+		{ .pid = 10, .first_t = 0, .still_s = 40, .rank = -1, .world_size = -1 },
+		{ .pid = 11, .first_t = 0, .still_s = 55, .rank = -1, .world_size = -1 },
+	};
+	struct gp_proctab tab = { .p = procs, .n = 2 };
+	struct gp_verdict v;
+	struct gp_verdict_opts o = { .hang_after = H, .page_size = 4096, .procs = &tab };
+	gp_verdict_compute(p, 11, &o, &v);
+	assert_string_equal(gp_class_name(v.cls), "hang-blocked");
+	assert_true(v.still_before_s > 39.9 && v.still_before_s < 40.1);
+	assert_true(v.since_s < -39.9 && v.since_s > -40.1);
+	assert_false(v.before_given);
+	assert_non_null(strstr(summary_of(&v), "40 s before the trace began: no thread of it had run"));
+	/* A process that appeared later does not count; one at the start
+	 * whose still_s is unknown makes it unknown. */
+	procs[1].first_t = 5;
+	procs[1].still_s = 0;
+	gp_verdict_compute(p, 11, &o, &v);
+	assert_string_equal(gp_class_name(v.cls), "hang-blocked");
+	procs[1].first_t = 0;
+	procs[1].still_s = -1;
+	gp_verdict_compute(p, 11, &o, &v);
+	assert_string_equal(gp_class_name(v.cls), "undecided");
+	assert_true(v.still_before_s == 0);
+	/* The caller's word (watch's bundle). */
+	o.flat_before = 25;
+	gp_verdict_compute(p, 11, &o, &v);
+	assert_string_equal(gp_class_name(v.cls), "hang-blocked");
+	assert_true(v.before_given);
+	assert_non_null(strstr(summary_of(&v), "as its caller saw it"));
+	/* Output in the trace: judged from the trace alone. */
+	for (int i = 3; i < 11; i++)
+		p[i].io_wchar = p[i - 1].io_wchar + (1u << 20);
+	procs[1].still_s = 55;
+	gp_verdict_compute(p, 11, &o, &v);
+	assert_true(v.still_before_s == 0);
+	assert_true(strcmp(gp_class_name(v.cls), "hang-blocked") != 0);
+
+	double ms = 0;
+	assert_true(gp_sched_exec_start("python3 (17952, #threads: 1)\n-----\n"
+		"se.exec_start                                :      34988491.384935\n"
+		"se.vruntime                                  :           559.288476\n", &ms));
+	assert_true(ms > 34988491.38 && ms < 34988491.39);
+	assert_false(gp_sched_exec_start("se.vruntime : 1.0\n", &ms));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_load_then_deadlock),
 		cmocka_unit_test(test_exited_keeps_what_came_before),
 		cmocka_unit_test(test_too_few_samples),
+		cmocka_unit_test(test_still_before_the_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,7 +30,7 @@
 static void test_metrics_text(void **st)
 {
 	(void)st;
-	struct gp_metric_proc p[3] = {
+	struct gp_metric_proc p[4] = {
 		{ .pid = 42, .comm = "py\"th\\o\nn", .cls = "hang-blocked", .hang = 1,
 		  .since_progress = 12.5, .cpu_cores = 0.25, .idle_cpu_cores = 0.25, .gpu = "spin",
 		  .signature = "5b1f0a2c", .frame = "all_reduce (c10d.py:1) <- \"x\"", .dist_job = "h:29500",
@@ -38,10 +38,27 @@ static void test_metrics_text(void **st)
 		{ .pid = 7, .comm = "ok", .cls = "progress", .since_progress = 0, .gpu = "work", .rank = -1 },
 		{ .pid = 9, .comm = "n\xff\x1b[31m", .cls = "idle", .gpu = "idle", .signature = "00000001",
 		  .frame = "f", .rank = -1 },
+		{ .pid = 4321, .comm = "python3", .cls = "hang-blocked", .hang = 1, .gpu = "idle",
+		  .since_progress = 400, .hang_since_unix = 1796560000.5, .rank = -1, .nspid = "1",
+		  .container_id = "0123456789ab", .pod = "train-0", .pod_ns = "ml" },
 	};
-	struct gp_metrics_watch w = { .bundles = 3, .procs = 3 };
+	gp_metrics_gpu_add(&p[3], "GPU-fa6e0000-0000-4000-8000-000000000000", NULL);
+	gp_metrics_gpu_add(&p[3], NULL, "0000:03:00.0");
+	gp_metrics_gpu_add(&p[3], NULL, "0000:03:00.0");
+	struct gp_metrics_watch w = { .bundles = 3, .procs = 4, .now_unix = 1796560400.25 };
 	struct strbuf sb = STRBUF_INIT;
-	gp_metrics_text(&sb, &w, p, 3);
+	gp_metrics_text(&sb, &w, p, 4);
+	/* Staleness, the hang's clock, where it lives, its GPUs (issue 28). */
+	assert_non_null(strstr(sb.buf, "\ngpuprobe_watch_last_update_timestamp_seconds 1796560400.250\n"));
+	assert_non_null(strstr(sb.buf, "\ngpuprobe_process_hang_since_timestamp_seconds{pid=\"4321\","
+				       "comm=\"python3\",nspid=\"1\",container_id=\"0123456789ab\","
+				       "pod=\"train-0\",namespace=\"ml\"} 1796560000.500\n"));
+	assert_null(strstr(sb.buf, "gpuprobe_process_hang_since_timestamp_seconds{pid=\"7\""));
+	assert_non_null(strstr(sb.buf, "gpuprobe_process_gpu_info{pid=\"4321\",comm=\"python3\",nspid=\"1\","
+				       "container_id=\"0123456789ab\",pod=\"train-0\",namespace=\"ml\","
+				       "UUID=\"GPU-fa6e0000-0000-4000-8000-000000000000\",pci_bus_id=\"\"} 1\n"));
+	assert_non_null(strstr(sb.buf, ",UUID=\"\",pci_bus_id=\"0000:03:00.0\"} 1\n"));
+	assert_int_equal(p[3].ngpus, 2);
 	/* A comm is any bytes: the value is its safe text (common/safetext.h:
 	 * a newline as \n, ESC as \x1b, a byte not UTF-8 as \xff), then
 	 * quote and backslash escaped (exposition format, label_value). */
