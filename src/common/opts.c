@@ -386,6 +386,33 @@ static error_t judge_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp gp_judge_argp = { judge_options, judge_parse, NULL, NULL, NULL, gp_group_help, NULL };
 
+/* ---- --name, --interval, --seconds -------------------------------------- */
+
+static const struct argp_option sample_options[] = {
+	{ "name", 'n', "NAME", 0, "The process whose comm or argv[0] is NAME", 1 },
+	{ "interval", 'i', "SECONDS", 0, "Time between samples (default 1)", 2 },
+	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS", 2 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static error_t sample_parse(int key, char *arg, struct argp_state *state)
+{
+	struct gp_sample_args *s = state->input;
+	if (key == 'n' && !*arg)
+		argp_error(state, "--name needs a non-empty NAME");
+	if (key == 'n')
+		s->name = arg;
+	else if (key == 'i')
+		s->interval = gp_arg_seconds(state, key, arg, s->min_interval_ns, 3600 * GP_NS_S);
+	else if (key == 's')
+		s->seconds = gp_arg_seconds(state, key, arg, 1, 365 * 86400 * GP_NS_S);
+	else
+		return ARGP_ERR_UNKNOWN;
+	return 0;
+}
+
+const struct argp gp_sample_argp = { sample_options, sample_parse, NULL, NULL, NULL, gp_group_help, NULL };
+
 /* ---- operands ------------------------------------------------------------ */
 
 /* ARGP_KEY_ARGS comes only where ARGP_KEY_ARG was refused: FILE... takes

@@ -141,6 +141,19 @@ struct gp_judge_args {
 };
 extern const struct argp gp_judge_argp;
 
+/* -n NAME, -i SECONDS, -s SECONDS: what a sampling command (trace, watch)
+ * follows by name, and its clock.  Its options carry their own groups,
+ * 1 (the command's target) and 2 (sampling): the command's headers of
+ * those groups head them too (place the group with header NULL, group 0). */
+struct gp_sample_args {
+	const struct gp_help *help;
+	const char *name;            /* -n; NULL: none */
+	double interval;             /* seconds between samples */
+	double seconds;              /* 0: no limit */
+	int64_t min_interval_ns;     /* the command's floor for -i */
+};
+extern const struct argp gp_sample_argp;
+
 /* The operands (positional arguments) of a command, as a group: one PID,
  * one FILE, or FILE...; then the command's check of the whole line (which
  * operands and options go together), run once all is parsed.  So a

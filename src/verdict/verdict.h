@@ -400,7 +400,7 @@ void gp_verdict_compute(const struct gp_point *pt, size_t n,
  * src/render/verdict_text.h. */
 
 /* One step of output, for the judge (steps.c) and the live flat watch
- * (trace/flatwatch.c), counted with the same floors: the value of output
+ * (loop/flatwatch.c), counted with the same floors: the value of output
  * kind m in a point, the least growth that is one step of it, and a
  * counter's step -- it grew by floor or more since *base (base moves
  * there), or went back (a re-opened DRM client: base restarts there). */

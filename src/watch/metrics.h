@@ -34,6 +34,9 @@
  * Every process series carries, besides pid and comm: nspid (its pid in
  * its own namespace, "" when the same), container_id, pod and namespace
  * (nsinfo.c: the cgroup path, the pod's own files), "" where none.
+ *   A followed process's descendants whose threads the hang snapshot
+ *   stacked get lines of their own too (their pid, comm, CPU and
+ *   signature, the tree's class and seconds): the hung worker named.
  *   gpuprobe_process_wait_signature{pid,comm,dist_job,rank,signature,frame} 1
  *        where the main thread of a process with no progress for
  *        --hang-after (idle or hung) waits, as a short stable signature

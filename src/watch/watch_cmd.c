@@ -13,28 +13,24 @@
 #include "opts.h"
 #include "procfs.h"
 #include "procstat.h"
-#include "ptstop.h"
 #include "result.h"
 #include "safefile.h"
-#include "safetext.h"
 #include "sampler.h"
+#include "sampling.h"
 #include "series.h"
 #include "spool.h"
-#include "stacks.h"
 #include "tasks.h"
 #include "strbuf.h"
 #include "stuck.h"
 #include "proctab.h"
+#include "ticker.h"
 #include "timeutil.h"
 #include "tree.h"
-#include "trace/flatwatch.h"
 #include "verdict.h"
-#include "verdict_text.h"
 #include "watch.h"
+#include "wproc.h"
 
 #include <argp.h>
-#include <ctype.h>
-#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,10 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -57,27 +51,12 @@ enum {
 	OPT_METRICS,
 };
 
-struct watch_opts {
-	int *pids;
-	size_t npids, cappids;
-	const char *name;
-	bool gpu;
-	double interval, seconds, bundle_every, bundle_seconds;
-	uint64_t bundle_max;
-	const char *bundle_dir, *metrics;
-	bool quiet;
-	struct gp_stack_args st;
-	struct gp_judge_args judge;
-};
 
 static const struct argp_option watch_options[] = {
 	{ NULL, 0, NULL, 0, "What to follow (together, and picked up as they start):", 1 },
-	{ "name", 'n', "NAME", 0, "Every process whose comm or argv[0] is NAME", 1 },
 	{ "gpu", OPT_GPU, NULL, 0, "Every process that holds a GPU: in an NVML process list, "
 	  "or with /dev/nvidia*, /dev/kfd or /dev/dri/* open", 1 },
 	{ NULL, 0, NULL, 0, "Sampling:", 2 },
-	{ "interval", 'i', "SECONDS", 0, "Time between ticks (default 1; at least 0.1)", 2 },
-	{ "seconds", 's', "SECONDS", 0, "Stop after SECONDS (default: until signalled)", 2 },
 	{ NULL, 0, NULL, 0, "On a hang:", 3 },
 	{ "bundle-dir", OPT_BUNDLE_DIR, "DIR", 0, "Write a bundle into DIR when a process's "
 	  "verdict turns to a hang class (once per hang)", 3 },
@@ -95,8 +74,6 @@ static const struct argp_option watch_options[] = {
 };
 
 static const struct gp_opt_field watch_fields[] = {
-	GP_OPT_SECONDS('i', struct watch_opts, interval, 100 * GP_NS_MS, 3600 * GP_NS_S),
-	GP_OPT_SECONDS('s', struct watch_opts, seconds, 1, 365 * 86400 * GP_NS_S),
 	GP_OPT_SECONDS(OPT_BUNDLE_EVERY, struct watch_opts, bundle_every, 0, 86400 * GP_NS_S),
 	GP_OPT_SECONDS(OPT_BUNDLE_SECONDS, struct watch_opts, bundle_seconds, GP_NS_S, 600 * GP_NS_S),
 	GP_OPT_ON(OPT_GPU, struct watch_opts, gpu),
@@ -106,44 +83,48 @@ static const struct gp_opt_field watch_fields[] = {
 	GP_OPT_END,
 };
 
+/* A PID operand: the processes to follow, as many as given. */
+static void add_pid(struct argp_state *state, struct watch_opts *o, const char *arg)
+{
+	int pid = gp_arg_pid(state, ARGP_KEY_ARG, arg);
+	if (!gp_grow(&o->pids, &o->cappids, o->npids + 1, sizeof *o->pids, 8))
+		argp_failure(state, GP_EXIT_ERROR, ENOMEM, "PID");
+	o->pids[o->npids++] = pid;
+}
+
+/* The whole line: something to follow, and no empty FILE or DIR. */
+static void watch_check(struct argp_state *state, const struct watch_opts *o)
+{
+	if (!o->npids && !o->sample.name && !o->gpu)
+		argp_error(state, "nothing to follow: give PIDs, --name NAME or --gpu");
+	if (o->metrics && !*o->metrics)
+		argp_error(state, "--metrics needs a FILE");
+	if (o->bundle_dir && !*o->bundle_dir)
+		argp_error(state, "--bundle-dir needs a DIR");
+}
+
 static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
 	struct watch_opts *o = state->input;
-	switch (key) {
-	case 'n':
-		if (!*arg)
-			argp_error(state, "--name needs a non-empty NAME");
-		o->name = arg;
-		return 0;
-	case OPT_BUNDLE_MAX:
+	if (key == OPT_BUNDLE_MAX)
 		o->bundle_max = gp_arg_size(state, key, arg, 1, UINT64_MAX);
-		return 0;
-	case ARGP_KEY_ARG: {
-		int pid = gp_arg_pid(state, key, arg);
-		if (!gp_grow(&o->pids, &o->cappids, o->npids + 1, sizeof *o->pids, 8))
-			argp_failure(state, GP_EXIT_ERROR, ENOMEM, "PID");
-		o->pids[o->npids++] = pid;
-		return 0;
-	}
-	case ARGP_KEY_END:
-		if (!o->npids && !o->name && !o->gpu)
-			argp_error(state, "nothing to follow: give PIDs, --name NAME or --gpu");
-		if (o->metrics && !*o->metrics)
-			argp_error(state, "--metrics needs a FILE");
-		if (o->bundle_dir && !*o->bundle_dir)
-			argp_error(state, "--bundle-dir needs a DIR");
-		return 0;
-	default:
+	else if (key == ARGP_KEY_ARG)
+		add_pid(state, o, arg);
+	else if (key == ARGP_KEY_END)
+		watch_check(state, o);
+	else
 		return gp_set_option(state, watch_fields, key, arg, o);
-	}
+	return 0;
 }
 
 static const struct argp watch_argp = {
 	watch_options, watch_parse, "[PID...]",
 	"Follow processes for as long as they live (given PIDs, every process named "
-	"--name, every GPU holder with --gpu; new ones as they start), each with a "
-	"live verdict: trace's sampling and verdict, stacks only of hot threads and, "
-	"once a process has made no progress for --hang-after, of all its threads.  "
+	"--name, every GPU holder with --gpu; new ones as they start), each with its "
+	"descendants and a live verdict on the tree: trace's sampling and verdict (a "
+	"parent waiting on a deadlocked worker is hang-blocked, the worker named), "
+	"stacks only of hot threads and, once the tree has made no progress for "
+	"--hang-after, of all its threads.  "
 	"A PID given is the process that held it at the start: a later process with "
 	"its number is not followed.\v"
 	"When a process's verdict turns to hang-blocked, hang-gpu-spin, "
@@ -169,61 +150,6 @@ static const struct argp watch_argp = {
 
 /* ---- one followed process -------------------------------------------- */
 
-struct wproc {
-	int pid;
-	unsigned long long start;     /* starttime: a reused pid is another process */
-	char comm[16];
-	struct gp_tree *tree;
-	struct gp_stacks *stk;
-	struct gp_series series;
-	struct gp_flat_watch fw;
-	struct gp_stuck stuck;
-	bool snapped;                 /* this flat stretch has its stacks */
-	double last_hot;              /* when hot threads were last stacked */
-	struct gp_spool spool;
-	bool spooled;
-	enum gp_class cls;
-	bool judged;
-	double since;                 /* seconds without progress */
-	double cpu;                   /* cores, last interval */
-	uint8_t gw;                   /* enum gp_gpu_work */
-	bool episode;                 /* this flat stretch's hang was handled */
-	bool want_bundle;             /* ... and waits for its bundle */
-	bool seen;
-	/* Found already still: seconds since any thread of it had run when
-	 * first sampled at first_t (tracer/still.h), -1 unknown; a watch
-	 * restarted keeps the clock of a hang that went on (issue 28). */
-	double still_s, first_t;
-	struct gp_metric_proc where;  /* nspid, container, pod, GPUs: its metric labels */
-};
-
-struct watch {
-	struct watch_opts *o;
-	struct gp_root root;
-	char spool[4096];
-	struct wproc **p;
-	size_t n, cap;
-	struct gp_follow follow;
-	struct gp_proctab procs;      /* the followed processes' identities: job, rank */
-	/* One set of GPU readers (gpu/house.h) for every watched process:
-	 * one NVML handle, the device-wide lists asked once a tick. */
-	struct gp_gpu_house *house;
-	struct gp_verdict *v;         /* scratch: one verdict at a time */
-	json_t *host;                 /* the header's host facts, read once */
-	long page_size;
-	unsigned long bundles;
-	double last_bundle;           /* < 0: none yet */
-	int bundle_pid;               /* the bundle being written, 0 none */
-	char bundle_path[4096];
-	char bundle_line[512];        /* logged when it is done */
-	double bundle_t0;
-	bool metrics_warned;
-	size_t window;                /* points kept a process */
-	/* Processes that left (pid and starttime): a zombie, or a process
-	 * that is gone but still listed, is not followed again and again. */
-	struct { int pid; unsigned long long start; } gone[256];
-	unsigned ngone;
-};
 
 static bool was_gone(const struct watch *W, int pid, unsigned long long start)
 {
@@ -234,11 +160,6 @@ static bool was_gone(const struct watch *W, int pid, unsigned long long start)
 	return false;
 }
 
-static bool is_hang(enum gp_class c)
-{
-	return c == GP_CLASS_HANG_BLOCKED || c == GP_CLASS_HANG_BUSY_KERNEL
-	       || c == GP_CLASS_HANG_BUSY_USER || c == GP_CLASS_HANG_GPU_SPIN;
-}
 
 static bool proc_stat(const struct gp_root *root, int pid, struct gp_stat *st)
 {
@@ -247,32 +168,11 @@ static bool proc_stat(const struct gp_root *root, int pid, struct gp_stat *st)
 	return gp_read_file(root, path, buf, sizeof buf) > 0 && gp_parse_stat(buf, st);
 }
 
-static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void log_line(const char *fmt, ...)
-{
-	char ts[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	/* One line whatever the names in it hold (a comm with a newline
-	 * would forge the next line, one with ESC drive the terminal):
-	 * made safe whole (common/safetext.h). */
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	gp_safe_tail(&sb, 0);
-	printf("%s gpuprobe watch: %s\n", ts, sb.buf);
-	fflush(stdout);
-	strbuf_release(&sb);
-}
 
 static void wproc_free(struct wproc *w)
 {
-	gp_tree_free(w->tree);
-	gp_stacks_close(w->stk);
+	gp_sampling_free(&w->smp);
+	gp_proctab_free(&w->procs);
 	gp_series_free(&w->series);
 	if (w->spooled)
 		gp_spool_close(&w->spool);
@@ -309,6 +209,8 @@ static void gpus_of(struct gp_metric_proc *m, const json_t *line)
 		gp_metrics_gpu_add(m, NULL, json_string_value(json_object_get(e, "pdev")));
 }
 
+static void record(void *ctx, double t, json_t *line);
+
 static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, char **argv)
 {
 	struct gp_stat st;
@@ -321,18 +223,15 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	w->start = st.starttime;
 	snprintf(w->comm, sizeof w->comm, "%.15s", st.comm);
 	w->last_hot = -1e9;
-	gp_stuck_init(&w->stuck);
-	struct gp_tree_opts to = { .root = &W->root, .pid = pid, .children = false,
-				   .kstacks = W->o->st.kstacks, .no_nvml = false,
-				   .house = W->house };
-	w->tree = gp_tree_new(&to);
-	if (!w->tree) {
+	gp_proctab_init(&w->procs);
+	struct gp_sampling_opts so = { .root = &W->root, .pid = pid, .children = true,
+				       .kstacks = W->o->st.kstacks, .no_python = W->o->st.no_python,
+				       .stacks = true, .hang_after = W->o->judge.hang_after,
+				       .house = W->house, .emit = record, .ctx = w };
+	if (gp_sampling_init(&w->smp, &so) < 0) {
 		free(w);
 		return NULL;
 	}
-	unsigned flags = (W->o->st.kstacks ? 0 : GP_STACKS_NO_KERNEL) |
-			 (W->o->st.no_python ? GP_STACKS_NO_PYTHON : 0);
-	w->stk = gp_stacks_open(pid, flags);
 	/* The record: the lines trace -o would write, for the bundle. */
 	json_t *head = gp_result_header("watch", argc, argv, json_incref(W->host));
 	json_t *target = json_pack("{s:s, s:i, s:s}", "type", "target", "pid", pid, "how", "watch");
@@ -347,6 +246,7 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	w->first_t = t;
 	where_of(&w->where, target);
 	gp_proctab_target(&W->procs, target); /* its job and rank, for the metrics */
+	gp_proctab_target(&w->procs, target);
 	double span = W->o->judge.hang_after * 2 > 60 ? W->o->judge.hang_after * 2 : 60;
 	w->spooled = gp_spool_open(&w->spool, W->spool, pid, w->start, span, t, head, target) == 0;
 	return w;
@@ -363,19 +263,10 @@ static void trim(struct watch *W, struct wproc *w)
 	w->series.n -= drop;
 }
 
-/* A stacks line of w (tids NULL: every thread) into its record; kept
- * as the stuck snapshot when keep. */
-static void stack(struct wproc *w, double t, const int *tids, size_t k, const char *why,
-		  struct gp_point *pt, bool keep)
+/* A line of w's tree (stolen) into its record. */
+static void record(void *ctx, double t, json_t *line)
 {
-	json_t *line = NULL;
-	if (!w->stk || gp_stacks_snapshot(w->stk, t, tids, k, &line) != 0 || !line)
-		return;
-	json_object_set_new(line, "why", json_string(why));
-	if (pt && pt->top_tid)
-		gp_stacks_top_frame(line, pt->top_tid, pt->top_frame, sizeof pt->top_frame);
-	if (keep)
-		gp_stuck_add(&w->stuck, line);
+	struct wproc *w = ctx;
 	if (w->spooled)
 		gp_spool_write(&w->spool, t, line, NULL, 0);
 	else
@@ -388,195 +279,44 @@ static void stack(struct wproc *w, double t, const int *tids, size_t k, const ch
  * 0.1-1 s, which a sidecar spends only where a verdict needs it. */
 static void hot_stacks(struct watch *W, struct wproc *w, double t, struct gp_point *pt)
 {
-	if (t - w->last_hot < GP_WATCH_HOT_EVERY || !w->fw.init
-	    || t - w->fw.since < W->o->judge.hang_after / 2)
+	if (t - w->last_hot < GP_WATCH_HOT_EVERY
+	    || gp_sampling_flat_for(&w->smp, t) < W->o->judge.hang_after / 2 || !w->smp.fw.init)
 		return;
 	struct gp_sampler *smp;
 	int pid;
-	if (!gp_tree_member(w->tree, 0, &pid, NULL, &smp))
-		return;
-	size_t n;
-	const struct gp_thread *th = gp_sampler_threads(smp, &n);
-	int tids[64];
-	size_t k = 0;
-	for (size_t i = 0; i < n && k < 64; i++)
-		if (th[i].cpu_pct >= W->o->st.hot_pct)
-			tids[k++] = th[i].tid;
-	if (!k)
-		return;
-	w->last_hot = t;
-	stack(w, t, tids, k, "hot", pt, false);
-}
-
-/* ---- bundles --------------------------------------------------------- */
-
-static uint64_t dir_bundle_bytes(const char *dir)
-{
-	uint64_t sum = 0;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, "gpuprobe-bundle-", 16))
+	for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, NULL, &smp); m++) {
+		int tids[64];
+		size_t k = gp_sampling_hot(smp, W->o->st.hot_pct, tids, 64);
+		if (!k)
 			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			sum += (uint64_t)st.st_size;
-	}
-	if (d)
-		closedir(d);
-	return sum;
-}
-
-/* In the bundle's child: the record as one result file, then the bundle,
- * through the command table (the commands sit side by side: watch runs
- * `gpuprobe bundle` as a person would, with the hidden options that hand
- * it the record and the reason). */
-static void bundle_child(struct watch *W, struct wproc *w, json_t *verdict, const char *why)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Its working files under the watch's spool: removed with it.  Its
-	 * standard output (the bundle's name) is not the watch's log: the
-	 * watch logs the one line when the bundle is done. */
-	setenv("TMPDIR", W->spool, 1);
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0)
-		dup2(null, STDOUT_FILENO);
-	char rec[4200], pid[16], secs[32], hang[32];
-	snprintf(rec, sizeof rec, "%s/bundle-%d.jsonl", W->spool, w->pid);
-	json_t *tail[3] = { verdict, json_pack("{s:s, s:f, s:s, s:n, s:n}", "type", "exit", "t",
-					       w->series.n ? w->series.pt[w->series.n - 1].t : 0.0,
-					       "reason", "time limit", "status", "signal"), NULL };
-	bool have_rec = w->spooled && gp_spool_export(&w->spool, rec, tail) == 0;
-	snprintf(pid, sizeof pid, "%d", w->pid);
-	snprintf(secs, sizeof secs, "%g", W->o->bundle_seconds);
-	snprintf(hang, sizeof hang, "%g", W->o->judge.hang_after);
-	char *argv[] = { "gpuprobe", "bundle", pid, "-q", "-o", W->bundle_path, "--seconds", secs,
-			 "--interval", "0.25", "--hang-after", hang, "--why", (char *)why,
-			 have_rec ? "--watch-record" : NULL, rec, NULL };
-	int argc = 0;
-	while (argv[argc])
-		argc++;
-	char prog[] = "gpuprobe bundle";
-	char *cargv[sizeof argv / sizeof argv[0]];
-	memcpy(cargv, argv + 1, sizeof argv - sizeof argv[0]);
-	cargv[0] = prog;
-	struct gp_global g = { .quiet = true, .argv0 = "gpuprobe", .argc = argc, .argv = argv };
-	int rc = cmd_bundle(argc - 1, cargv, &g);
-	unlink(rec);
-	fflush(NULL);
-	_exit(rc == 0 ? 0 : 1);
-}
-
-static void safe_name(const char *in, char *out, size_t cap)
-{
-	size_t j = 0;
-	for (const char *c = in; *c && j + 1 < cap; c++)
-		out[j++] = (isalnum((unsigned char)*c) || *c == '.' || *c == '_' || *c == '-') ? *c : '_';
-	out[j] = '\0';
-}
-
-/* A line snprintf cut short (its return at cap or more) ends at a word,
- * with an ellipsis, not mid-word: the verdict's summary is long. */
-static void clip_words(char *buf, size_t cap, int wanted)
-{
-	if (wanted < 0 || (size_t)wanted < cap || cap < 16)
-		return;
-	size_t end = cap - 5; /* room for " ..." and the NUL */
-	while (end > cap / 2 && buf[end] != ' ')
-		end--;
-	while (end > 0 && (buf[end - 1] == ',' || buf[end - 1] == ';' || buf[end - 1] == ':' || buf[end - 1] == ' '))
-		end--;
-	memcpy(buf + end, " ...", 5);
-}
-
-static void start_bundle(struct watch *W, struct wproc *w, double t, const char *summary)
-{
-	char why[512], comm[32], stamp[24];
-	clip_words(why, sizeof why, snprintf(why, sizeof why, "gpuprobe watch: %s, no progress for %.1f s: %s",
-					     gp_class_name(w->cls), w->since, summary));
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	safe_name(w->comm, comm, sizeof comm);
-	snprintf(W->bundle_path, sizeof W->bundle_path, "%s/gpuprobe-bundle-%d-%s-%s.tar.gz",
-		 W->o->bundle_dir, w->pid, comm, stamp);
-	json_t *verdict = gp_verdict_json(W->v);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0)
-		bundle_child(W, w, verdict, why);
-	json_decref(verdict);
-	if (pid < 0) {
-		log_line("pid %d (%s): %s: no bundle: fork: %s", w->pid, w->comm,
-			 gp_class_name(w->cls), strerror(errno));
-		return;
-	}
-	W->bundle_pid = pid;
-	W->bundle_t0 = gp_mono_now();
-	W->last_bundle = t;
-	clip_words(W->bundle_line, sizeof W->bundle_line,
-		   snprintf(W->bundle_line, sizeof W->bundle_line, "pid %d (%s): %s, no progress for %.1f s: %s",
-			    w->pid, w->comm, gp_class_name(w->cls), w->since, summary));
-}
-
-/* The bundle's child, taken when it is done; the one log line. */
-static void reap_bundle(struct watch *W)
-{
-	int st;
-	if (!W->bundle_pid || waitpid(W->bundle_pid, &st, WNOHANG) != W->bundle_pid)
-		return;
-	W->bundle_pid = 0;
-	struct stat sb;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(W->bundle_path, &sb) == 0) {
-		W->bundles++;
-		log_line("%s: bundle %s (%.0f KiB, %.1f s)", W->bundle_line, W->bundle_path,
-			 (double)sb.st_size / 1024, gp_mono_now() - W->bundle_t0);
-	} else {
-		log_line("%s: the bundle %s could not be written", W->bundle_line, W->bundle_path);
+		w->last_hot = t;
+		gp_sampling_snapshot(&w->smp, pid, smp, t, tids, k, "hot", pt, false);
 	}
 }
 
-static void stop_bundle(struct watch *W)
+/* A `target` line, how "descendant", into the record for each process
+ * of the tree the table does not hold yet: the verdict names a worker
+ * by it (its program, its job).  again: for every one, the record turning
+ * to its other file (which starts with the followed process's alone). */
+static void members(struct watch *W, struct wproc *w, double t, const json_t *line, bool again)
 {
-	if (!W->bundle_pid)
-		return;
-	kill(W->bundle_pid, SIGKILL);
-	waitpid(W->bundle_pid, NULL, 0);
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp", W->bundle_path);
-	unlink(tmp);
-	W->bundle_pid = 0;
-}
-
-/* A hang was judged: once per flat stretch, a line and maybe a bundle. */
-static void on_hang(struct watch *W, struct wproc *w, double t)
-{
-	struct strbuf sb = STRBUF_INIT;
-	gp_verdict_summary(&sb, W->v);
-	if (!w->episode) {
-		w->episode = true;
-		w->want_bundle = W->o->bundle_dir != NULL;
-		if (!w->want_bundle)
-			log_line("pid %d (%s): %s, no progress for %.1f s: %s", w->pid, w->comm,
-				 gp_class_name(w->cls), w->since, sb.buf);
+	int pid;
+	struct gp_sampler *s;
+	for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, NULL, &s); m++) {
+		if (pid != w->pid && (again || !gp_proctab_find(&w->procs, pid))) {
+			json_t *target = json_pack("{s:s, s:i, s:f, s:s}", "type", "target", "pid", pid,
+						   "t", t, "how", "descendant");
+			json_t *ident = gp_target_identity(&W->root, pid);
+			if (ident)
+				json_object_update_missing(target, ident);
+			json_decref(ident);
+			gp_proctab_target(&w->procs, target);
+			record(w, t, target);
+		}
+		gp_proctab_seen(&w->procs, pid, t);
+		gp_proctab_ran(&w->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
 	}
-	if (w->want_bundle && !W->bundle_pid
-	    && (W->last_bundle < 0 || t - W->last_bundle >= W->o->bundle_every)) {
-		w->want_bundle = false;
-		uint64_t used = dir_bundle_bytes(W->o->bundle_dir);
-		if (used >= W->o->bundle_max)
-			log_line("pid %d (%s): %s, no progress for %.1f s: %s: no bundle: %s holds "
-				 "%llu bytes of bundles (--bundle-max %llu)", w->pid, w->comm,
-				 gp_class_name(w->cls), w->since, sb.buf, W->o->bundle_dir,
-				 (unsigned long long)used, (unsigned long long)W->o->bundle_max);
-		else
-			start_bundle(W, w, t, sb.buf);
-	}
-	strbuf_release(&sb);
+	gp_proctab_sample_end(&w->procs, t, json_object_get(line, "died"));
 }
 
 /* ---- the tick -------------------------------------------------------- */
@@ -590,41 +330,40 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 	struct gp_raw raws[2];
 	size_t nraws = 0;
 	const char *why;
-	gp_ptstop_drain();
 	/* A spool file that starts here reads alone: no reference or delta
 	 * to a sample of the file it overwrites (tracer/threadrec.h). */
-	if (w->spooled && gp_spool_due(&w->spool, t))
-		gp_tree_keyframe(w->tree);
-	enum gp_sample_rc rc = gp_tree_take(w->tree, t, &pt, &line, raws, &nraws, &why);
-	gp_ptstop_drain();
+	bool turn = w->spooled && gp_spool_due(&w->spool, t);
+	if (turn)
+		gp_tree_keyframe(w->smp.tree);
+	enum gp_sample_rc rc = gp_sampling_take(&w->smp, t, &pt, &line, raws, &nraws, &why);
 	if (rc != GP_SAMPLE_OK) {
 		*gone = rc == GP_SAMPLE_GONE && why ? why : "cannot be read";
 		return false;
 	}
+	members(W, w, t, line, turn);
 	gpus_of(&w->where, line);
 	if (w->spooled)
 		gp_spool_write(&w->spool, t, line, raws, nraws);
 	else
 		json_decref(line);
 	hot_stacks(W, w, t, &pt);
-	if (gp_flat_watch(&w->fw, &pt)) {
-		w->snapped = false;
+	if (gp_sampling_output(&w->smp, &pt)) {
 		w->episode = w->want_bundle = false;
-		gp_stuck_init(&w->stuck);
-	} else if (!w->snapped && t - w->fw.since >= W->o->judge.hang_after) {
-		stack(w, t, NULL, 0, "hang", NULL, true);
-		w->snapped = true;
+		gp_stuck_init(&w->smp.stuck);
+	} else if (gp_sampling_hang_due(&w->smp, t)) {
+		gp_sampling_snapshot_all(&w->smp, t, "hang");
 	}
+	gp_sampling_sweep(&w->smp);
 	gp_series_push(&w->series, &pt);
 	trim(W, w);
-	w->since = t - w->fw.since;
+	w->since = gp_sampling_flat_for(&w->smp, t);
 	w->cpu = pt.cpu_pct / 100.0;
 	w->gw = pt.gw.work;
 	/* No progress since it was first sampled, found still then: the
 	 * flat stretch began before (what still_s says, and the samples
 	 * trimmed since). */
 	double before = 0;
-	if (w->still_s > 0 && w->fw.since <= w->first_t + 1e-6 && w->series.n) {
+	if (w->still_s > 0 && w->smp.fw.since <= w->first_t + 1e-6 && w->series.n) {
 		before = w->still_s + (w->series.pt[0].t - w->first_t);
 		w->since += w->still_s;
 	}
@@ -633,54 +372,91 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 				      .slow_rate = (double)W->o->judge.slow_rate,
 				      .page_size = W->page_size,
 				      .kstacks_seen = W->o->st.kstacks && geteuid() == 0,
-				      .stuck = w->stuck.t >= 0 ? &w->stuck : NULL,
+				      .stuck = w->smp.stuck.t >= 0 ? &w->smp.stuck : NULL,
+				      .procs = &w->procs,
 				      .flat_before = before, .flat_before_threads = true };
 	gp_verdict_compute(w->series.pt, w->series.n, &vo, W->v);
 	w->cls = W->v->cls;
 	w->judged = true;
 	if (is_hang(w->cls))
-		on_hang(W, w, t);
+		watch_on_hang(W, w, t);
 	return true;
 }
 
+/* The CPU a process of a tree burns now, in cores. */
+static double member_cpu(struct gp_sampler *smp)
+{
+	size_t n;
+	const struct gp_thread *th = gp_sampler_threads(smp, &n);
+	double pct = 0;
+	for (size_t i = 0; i < n; i++)
+		pct += th[i].cpu_pct;
+	return pct / 100.0;
+}
+
+/* The metrics of one process of w's tree (pid, comm), with the tree's
+ * class; false for a descendant that has no wait signature. */
+static bool metric_of(const struct watch *W, const struct wproc *w, int pid, const char *comm,
+		      double cpu, double now, struct gp_metric_proc *m)
+{
+	/* A descendant lives where its parent does (its container, pod);
+	 * its own namespace pid and GPUs are not read. */
+	*m = w->where;
+	if (pid != w->pid) {
+		m->nspid[0] = '\0';
+		m->ngpus = 0;
+	}
+	m->pid = pid;
+	m->rank = -1;
+	m->signature[0] = m->frame[0] = m->dist_job[0] = '\0';
+	/* flat for --hang-after, its stacks taken: idle or hung alike
+	 * (a rank alone, waiting in a collective for the odd one, is
+	 * a process waiting for input) */
+	if (w->smp.hang_snapped && gp_stuck_signature(&w->smp.stuck, pid, m->signature,
+						    sizeof m->signature, m->frame, sizeof m->frame)) {
+		const struct gp_proc_ident *id = gp_proctab_find(&W->procs, pid);
+		if (id && id->job_env) {
+			snprintf(m->dist_job, sizeof m->dist_job, "%s", id->job);
+			m->rank = id->rank;
+		}
+	} else if (pid != w->pid) {
+		return false;
+	}
+	snprintf(m->comm, sizeof m->comm, "%s", comm);
+	m->cls = gp_class_name(w->cls);
+	m->hang = is_hang(w->cls);
+	m->since_progress = w->since;
+	m->hang_since_unix = m->hang ? now - w->since : 0;
+	m->cpu_cores = cpu;
+	m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? cpu : 0;
+	m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
+	return true;
+}
+
+/* Every followed process, then each of its descendants that waits where
+ * the hang snapshot saw it (its own signature and CPU, the tree's class):
+ * a parent hung on a deadlocked worker names the worker too. */
 static void write_metrics(struct watch *W)
 {
 	if (!W->o->metrics)
 		return;
-	struct gp_metric_proc *mp = calloc(W->n ? W->n : 1, sizeof *mp);
-	if (!mp)
-		return;
+	struct gp_metric_proc *mp = NULL;
+	size_t k = 0, cap = 0;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	double now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	size_t k = 0;
 	for (size_t i = 0; i < W->n; i++) {
 		const struct wproc *w = W->p[i];
-		if (!w->judged)
+		if (!w->judged || !gp_grow(&mp, &cap, k + 1, sizeof *mp, 16))
 			continue;
-		struct gp_metric_proc *m = &mp[k++];
-		*m = w->where;
-		m->pid = w->pid;
-		snprintf(m->comm, sizeof m->comm, "%s", w->comm);
-		m->cls = gp_class_name(w->cls);
-		m->hang = is_hang(w->cls);
-		m->since_progress = w->since;
-		m->hang_since_unix = m->hang ? now - w->since : 0;
-		m->cpu_cores = w->cpu;
-		m->idle_cpu_cores = m->hang || w->cls == GP_CLASS_IDLE ? w->cpu : 0;
-		m->gpu = gp_gpu_work_name((enum gp_gpu_work)w->gw);
-		m->rank = -1;
-		/* flat for --hang-after, its stacks taken: idle or hung alike
-		 * (a rank alone, waiting in a collective for the odd one, is
-		 * a process waiting for input) */
-		if (w->snapped && gp_stuck_signature(&w->stuck, w->pid, m->signature, sizeof m->signature,
-						   m->frame, sizeof m->frame)) {
-			const struct gp_proc_ident *id = gp_proctab_find(&W->procs, w->pid);
-			if (id && id->job_env) {
-				snprintf(m->dist_job, sizeof m->dist_job, "%s", id->job);
-				m->rank = id->rank;
-			}
-		}
+		metric_of(W, w, w->pid, w->comm, w->cpu, now, &mp[k++]);
+		int pid;
+		const char *comm;
+		struct gp_sampler *smp;
+		for (size_t m = 0; gp_tree_member(w->smp.tree, m, &pid, &comm, &smp); m++)
+			if (pid != w->pid && gp_grow(&mp, &cap, k + 1, sizeof *mp, 16)
+			    && metric_of(W, w, pid, comm ? comm : "", member_cpu(smp), now, &mp[k]))
+				k++;
 	}
 	struct gp_metrics_watch mw = { .bundles = W->bundles, .procs = W->n, .now_unix = now };
 	struct strbuf sb = STRBUF_INIT;
@@ -701,6 +477,19 @@ static void write_metrics(struct watch *W)
 }
 
 /* The processes to follow now: new ones added, gone ones dropped. */
+/* pid is a descendant in the tree of a followed process: judged there,
+ * not followed twice (--name python3 matches a pool's parent and its
+ * workers; a hang would be bundled once a process). */
+static bool in_a_tree(const struct watch *W, int pid)
+{
+	int m_pid;
+	for (size_t i = 0; i < W->n; i++)
+		for (size_t m = 0; gp_tree_member(W->p[i]->smp.tree, m, &m_pid, NULL, NULL); m++)
+			if (m_pid == pid)
+				return true;
+	return false;
+}
+
 static void refresh(struct watch *W, double t, const struct gp_global *g)
 {
 	int *cand = NULL;
@@ -717,6 +506,8 @@ static void refresh(struct watch *W, double t, const struct gp_global *g)
 			W->p[i]->seen = true;
 			continue;
 		}
+		if (in_a_tree(W, cand[c]))
+			continue;
 		if (!gp_grow(&W->p, &W->cap, W->n + 1, sizeof *W->p, 16))
 			break;
 		struct wproc *w = wproc_new(W, cand[c], t, g->argc, g->argv);
@@ -725,7 +516,7 @@ static void refresh(struct watch *W, double t, const struct gp_global *g)
 		w->seen = true;
 		W->p[W->n++] = w;
 		if (!W->o->quiet)
-			log_line("following pid %d (%s)", w->pid, w->comm);
+			watch_log("following pid %d (%s)", w->pid, w->comm);
 	}
 	free(cand);
 }
@@ -738,7 +529,7 @@ static void tick(struct watch *W, double t, const struct gp_global *g)
 		const char *gone = NULL;
 		if (!tick_one(W, w, t, &gone)) {
 			if (!W->o->quiet)
-				log_line("pid %d (%s): no longer followed: %s", w->pid, w->comm, gone);
+				watch_log("pid %d (%s): no longer followed: %s", w->pid, w->comm, gone);
 			unsigned slot = W->ngone++ % 256;
 			W->gone[slot].pid = w->pid;
 			W->gone[slot].start = w->start;
@@ -748,8 +539,38 @@ static void tick(struct watch *W, double t, const struct gp_global *g)
 		}
 		i++;
 	}
-	reap_bundle(W);
+	watch_reap_bundle(W);
 	write_metrics(W);
+}
+
+/* One tick of the watch (loop/ticker.h drives it). */
+static const char *watch_tick(void *ctx, double t)
+{
+	struct watch *W = ctx;
+	tick(W, t, W->g);
+	const struct watch_opts *o = W->o;
+	if (o->npids && !o->sample.name && !o->gpu && W->n == 0) {
+		if (!o->quiet)
+			watch_log("every PID given has exited");
+		return "exited";
+	}
+	return NULL;
+}
+
+/* A SIGCHLD (a stack's late stop is drained already): the bundle's
+ * child, when done. */
+static const char *watch_sigchld(void *ctx)
+{
+	watch_reap_bundle(ctx);
+	return NULL;
+}
+
+static const char *watch_signal(void *ctx, int sig, const siginfo_t *si)
+{
+	(void)si;
+	if (!((struct watch *)ctx)->o->quiet)
+		watch_log("signal %d: ending", sig);
+	return "interrupted";
 }
 
 /* ---- set-up and the loop --------------------------------------------- */
@@ -841,14 +662,18 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		{ GP_KEY_HOT_THRESHOLD, "CPU% over which a thread is hot: its stacks are taken "
 		  "(default 50)" },
 		{ GP_KEY_HANG_AFTER, "No progress for this long is a hang (default 30)" },
+		{ 'n', "Every process whose comm or argv[0] is NAME" },
+		{ 'i', "Time between ticks (default 1; at least 0.1)" },
+		{ 's', "Stop after SECONDS (default: until signalled)" },
 		{ 0, NULL },
 	};
-	struct watch_opts o = { .interval = 1.0, .bundle_every = GP_WATCH_BUNDLE_EVERY,
+	struct watch_opts o = { .sample = { help, NULL, 1.0, 0, 100 * GP_NS_MS }, .bundle_every = GP_WATCH_BUNDLE_EVERY,
 				.bundle_seconds = GP_WATCH_BUNDLE_SECONDS,
 				.bundle_max = GP_WATCH_BUNDLE_MAX, .quiet = g->quiet,
 				.st = { help, 50, true },
 				.judge = { help, GP_VERDICT_HANG_AFTER_DEFAULT, 0 } };
 	const struct gp_group groups[] = {
+		{ &gp_sample_argp, &o.sample, NULL, 0 },
 		{ &gp_stack_argp, &o.st, NULL, 2 }, { &gp_judge_argp, &o.judge, NULL, 3 },
 		GP_GROUPS_END,
 	};
@@ -860,21 +685,16 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		o.judge.hang_after = GP_VERDICT_HANG_AFTER_DEFAULT;
 
 	struct watch W = { .o = &o, .page_size = sysconf(_SC_PAGESIZE), .last_bundle = -1,
-			   .follow = { .pids = o.pids, .npids = o.npids, .name = o.name, .gpu = o.gpu,
+			   .follow = { .pids = o.pids, .npids = o.npids, .name = o.sample.name, .gpu = o.gpu,
 				       .fd_scan_every = 5, .fd_scanned = -1 } };
 	/* Enough points for the verdict's phases: four --hang-after, at
 	 * least two minutes, at most an hour. */
 	double keep = o.judge.hang_after * 4 > 120 ? o.judge.hang_after * 4 : 120;
-	W.window = (size_t)(keep / o.interval) + 1;
+	W.window = (size_t)(keep / o.sample.interval) + 1;
 	if (W.window > 3600)
 		W.window = 3600;
 	sigset_t waitset, orig;
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGINT);
-	sigaddset(&waitset, SIGTERM);
-	sigaddset(&waitset, SIGHUP);
-	sigaddset(&waitset, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &waitset, &orig);
+	gp_ticker_block(&waitset, &orig);
 
 	int rc = GP_EXIT_OK;
 	if (setup(&W) < 0) {
@@ -884,54 +704,18 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 	W.follow.root = &W.root; /* the PIDs given, known by start time (follow.h) */
 	gp_proctab_init(&W.procs);
 	if (!o.quiet)
-		log_line("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
-			 o.name ? ", --name " : "", o.name ? o.name : "", o.gpu ? ", --gpu" : "",
+		watch_log("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,
+			 o.sample.name ? ", --name " : "", o.sample.name ? o.sample.name : "", o.gpu ? ", --gpu" : "",
 			 o.judge.hang_after, o.bundle_dir ? ", bundles into " : "",
 			 o.bundle_dir ? o.bundle_dir : "", o.metrics ? ", metrics to " : "",
 			 o.metrics ? o.metrics : "");
-	double t0 = gp_mono_now();
-	for (unsigned long k = 0;; k++) {
-		/* The tick's scheduled time, not the clock read now: the sleep
-		 * ends within a millisecond of it, and a flat stretch is then
-		 * whole ticks long -- read from the clock, 5 s of flatness was
-		 * 4.9997 s and a --hang-after 5 hang was judged a tick late. */
-		double t = (double)k * o.interval;
-		tick(&W, t, g);
-		if (o.npids && !o.name && !o.gpu && W.n == 0) {
-			if (!o.quiet)
-				log_line("every PID given has exited");
-			break;
-		}
-		double deadline = (double)(k + 1) * o.interval;
-		while (deadline <= gp_mono_now() - t0)
-			deadline += o.interval, k++;
-		if (o.seconds > 0 && deadline > o.seconds + 1e-9)
-			break;
-		int sig = 0;
-		for (;;) {
-			double left = deadline - (gp_mono_now() - t0);
-			if (left <= 0)
-				break;
-			struct timespec ts = gp_ts_from_s(left);
-			siginfo_t si;
-			sig = sigtimedwait(&waitset, &si, &ts);
-			if (sig == SIGCHLD) {
-				gp_ptstop_drain();
-				reap_bundle(&W);
-				sig = 0;
-				continue;
-			}
-			if (sig > 0)
-				break;
-		}
-		if (sig > 0) {
-			if (!o.quiet)
-				log_line("signal %d: ending", sig);
-			break;
-		}
-	}
+	W.g = g;
+	struct gp_ticker tk = { .interval = o.sample.interval, .seconds = o.sample.seconds,
+				.scheduled_t = true, .t0 = gp_mono_now(), .waitset = &waitset };
+	static const struct gp_ticker_ops ops = { watch_tick, watch_sigchld, watch_signal };
+	gp_ticker_run(&tk, &ops, &W);
 out:
-	stop_bundle(&W);
+	watch_stop_bundle(&W);
 	for (size_t i = 0; i < W.n; i++)
 		wproc_free(W.p[i]);
 	free(W.p);

@@ -24,7 +24,7 @@ command -v gcc > /dev/null 2>&1 || skip "no gcc (to strip comments)"
 # (its sampler reads the GPU and the machine).  The renderer and the probes are side by side
 # in the data flow; the order keeps the renderer from the probes, a check
 # below keeps the probes from the renderer.
-LIBRARY="common model verdict render sysread gpu tracer"
+LIBRARY="common model verdict render sysread gpu tracer loop"
 COMMANDS="lockprobe idleprobe report demo info trace stacks watch bundle"
 # Commands still in a library room, on their way to a room of their own
 # (issue 18: src/trace/, src/stacks/).  Once moved, these names match

@@ -1,5 +1,5 @@
 #include "config.h"
-#include "trace/flatwatch.h"
+#include "flatwatch.h"
 #include "verdict.h"
 
 /* The same steps the verdict counts (verdict.h: gp_output_floor), taken
