@@ -315,6 +315,12 @@ static void members(struct watch *W, struct wproc *w, double t, const json_t *li
 		}
 		gp_proctab_seen(&w->procs, pid, t);
 		gp_proctab_ran(&w->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
+		if (s) { /* as trace: a GPU wait's peer (verdict) */
+			bool ctx;
+			uint8_t gw;
+			gp_sampler_gpu(s, &ctx, &gw);
+			gp_proctab_gpu(&w->procs, pid, ctx, gw);
+		}
 	}
 	gp_proctab_sample_end(&w->procs, t, json_object_get(line, "died"));
 }
