@@ -98,6 +98,31 @@ static const char *script_of(const json_t *argv, char *buf, size_t cap)
 	return NULL;
 }
 
+/* Code given inline (-c, -e) tells programs apart by its head: the
+ * statement before the first ';', '(' or newline ("from
+ * multiprocessing.spawn import spawn_main" against "from
+ * multiprocessing.resource_tracker import main": a pool's workers and its
+ * resource tracker are not siblings, seen on an H100, 2026-12-06), the
+ * arguments after it (each worker's pipe_handle) left out. */
+static void code_head(struct gp_proc_ident *p, const json_t *argv, const char *flag)
+{
+	size_t n = json_array_size(argv);
+	for (size_t i = 1; i + 1 < n; i++) {
+		const char *a = json_string_value(json_array_get(argv, i));
+		if (!a || strcmp(a, flag))
+			continue;
+		const char *code = json_string_value(json_array_get(argv, i + 1));
+		if (!code)
+			return;
+		int len = (int)strcspn(code, ";(\n");
+		if (len > 48)
+			len = 48;
+		size_t at = strlen(p->program);
+		snprintf(p->program + at, sizeof p->program - at, " %.*s", len, code);
+		return;
+	}
+}
+
 static void set_program(struct gp_proc_ident *p, const json_t *target)
 {
 	const char *exe = json_string_value(json_object_get(target, "exe"));
@@ -108,6 +133,8 @@ static void set_program(struct gp_proc_ident *p, const json_t *target)
 	const char *script = interpreter(base(file)) || (a0 && interpreter(base(a0)))
 			     ? script_of(argv, mod, sizeof mod) : NULL;
 	snprintf(p->program, sizeof p->program, "%s%s%s", file, script ? " " : "", script ? script : "");
+	if (script && (!strcmp(script, "-c") || !strcmp(script, "-e")))
+		code_head(p, argv, script);
 	if (!script)
 		gp_strlcpy(p->label, base(file), sizeof p->label);
 	else if (!strncmp(script, "-m ", 3))
