@@ -539,9 +539,12 @@ static int iter_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 		carry_last(s, th, s->last.wait_ns, t->pass.read_ns);
 		return 0;
 	}
-	/* Another thread under this tid, or the first reading: /proc's
-	 * prev_cputime is the new thread's own. */
-	if (!s->have_last || gp_ns_to_ticks(r->start_boottime, t->clk_tck) != s->starttime)
+	/* Another task under this tid (a reused tid; or exec's de_thread,
+	 * which gives the leader's tid and start time to the thread that
+	 * exec'd: GP_TI_NEW, its task differs), or the first reading:
+	 * /proc's prev_cputime is then that task's own. */
+	if (!s->have_last || (r->flags & GP_TI_NEW)
+	    || gp_ns_to_ticks(r->start_boottime, t->clk_tck) != s->starttime)
 		s->cpu_prev = (struct gp_cputime){ 0, 0 };
 	gp_taskconv_thread(r, t->clk_tck, &s->cpu_prev, th);
 	th->read_ns = t->pass.read_ns;
