@@ -166,7 +166,7 @@ static __always_inline bool moved(const struct gp_taskiter_last *o, const struct
  * leader's is freed: try_get_task_stack fails and /proc says "-1 0 0"). */
 static __always_inline void regs_of(struct task_struct___ti *t, struct gp_taskiter_rec *r)
 {
-	if (t->stack_refcount.refs.counter == 0)
+	if (BPF_CORE_READ(t, stack_refcount.refs.counter) == 0)
 		return;
 	struct pt_regs *p = (struct pt_regs *)bpf_task_pt_regs((struct task_struct *)t);
 	if (!p)
@@ -177,7 +177,7 @@ static __always_inline void regs_of(struct task_struct___ti *t, struct gp_taskit
 	r->ip = BPF_CORE_READ(p, ip);
 	/* syscall_get_arguments (arch/x86/include/asm/syscall.h): a 32-bit
 	 * call's are bx cx dx si di bp, a 64-bit one's di si dx r10 r8 r9. */
-	if (t->thread_info.status & TS_COMPAT) {
+	if (BPF_CORE_READ(t, thread_info.status) & TS_COMPAT) {
 		r->flags |= GP_TI_COMPAT;
 		r->args[0] = BPF_CORE_READ(p, bx);
 		r->args[1] = BPF_CORE_READ(p, cx);
@@ -213,21 +213,26 @@ static __always_inline void wchan_of(struct task_struct___ti *t, struct gp_taski
 		r->flags |= GP_TI_WCHAN;
 }
 
+/* The members only a written record needs are read with BPF_CORE_READ
+ * (probe reads): each direct access to a BTF pointer costs the verifier
+ * a search of the kernel's BTF by name at load (check_ptr_to_btf_access),
+ * 10 ms of gpuprobe's start with all of them direct (perf, 2026-12-06);
+ * the members every thread's pass compares (now_of) stay direct loads. */
 static __always_inline void fill(struct task_struct___ti *t, const struct gp_taskiter_last *n,
 				 struct gp_taskiter_rec *r)
 {
 	__builtin_memset(r, 0, sizeof *r);
-	r->tid = t->pid;
+	r->tid = BPF_CORE_READ(t, pid);
 	r->state = n->state;
 	r->exit_state = n->exit_state;
-	r->cpu = t->thread_info.cpu;
-	r->ppid = t->real_parent->tgid;
-	r->nr_threads = t->signal->nr_threads;
-	bpf_probe_read_kernel(r->comm, sizeof r->comm, t->comm);
+	r->cpu = BPF_CORE_READ(t, thread_info.cpu);
+	r->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	r->nr_threads = BPF_CORE_READ(t, signal, nr_threads);
+	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
 	r->utime = n->utime;
 	r->stime = n->stime;
-	r->prev_utime = t->prev_cputime.utime;
-	r->prev_stime = t->prev_cputime.stime;
+	r->prev_utime = BPF_CORE_READ(t, prev_cputime.utime);
+	r->prev_stime = BPF_CORE_READ(t, prev_cputime.stime);
 	r->sum_exec = n->sum_exec;
 	r->run_delay = n->run_delay;
 	r->pcount = n->pcount;
@@ -235,9 +240,9 @@ static __always_inline void fill(struct task_struct___ti *t, const struct gp_tas
 	r->nivcsw = n->nivcsw;
 	r->min_flt = n->min_flt;
 	r->maj_flt = n->maj_flt;
-	r->start_boottime = t->start_boottime;
-	r->cutime = t->signal->cutime;
-	r->cstime = t->signal->cstime;
+	r->start_boottime = BPF_CORE_READ(t, start_boottime);
+	r->cutime = BPF_CORE_READ(t, signal, cutime);
+	r->cstime = BPF_CORE_READ(t, signal, cstime);
 	r->orig_ax = -1;
 	regs_of(t, r);
 	wchan_of(t, r);

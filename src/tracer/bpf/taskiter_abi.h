@@ -7,7 +7,7 @@
 
 /* Threads one pass may list in `visited` (taskiter.bpf.c); a process
  * with more is read in part and completed from /proc/PID/task. */
-#define GP_TASKITER_MAXV (1u << 18)
+#define GP_TASKITER_MAXV (1u << 16)
 /* Threads of all traced processes whose last values are kept. */
 #define GP_TASKITER_MAXLAST (1u << 20)
 
