@@ -76,14 +76,14 @@ for r in $(seq "$RUNS"); do
 		[ "$tag" = proc ] && env=(GPUPROBE_BPF_SAMPLER=off)
 		L=$(gp_one "$tag-long-$r" "$SECONDS_IDLE" "$WORK/$tag-long-$r.jsonl" "${env[@]}")
 		S=$(gp_one "$tag-short-$r" "$SHORT" "$WORK/$tag-short-$r.jsonl" "${env[@]}")
-		awk -v L="$L" -v S="$S" -v pl="$pl" -v p="$pst" -v th="$n" -v run="$r" -v load="$load" -v tag="gpuprobe ($tag)" 'BEGIN {
+		awk -v L="$L" -v S="$S" -v pl="$pl" -v p="$pst" -v th="$n" -v run="$r" -v ld="$load" -v tag="gpuprobe ($tag)" 'BEGIN {
 			split(L, l, " "); split(S, s, " ")
 			d = l[1] - s[1]; st = d > 0 ? (l[3] - s[3]) / d : 0
-			printf "| %s | %s | %s | %s (%s) | %.3f | %.4f× | %.2f | %.4f× | %.2f |\n", run, load, tag, l[1], l[2],
+			printf "| %s | %s | %s | %s (%s) | %.3f | %.4f× | %.2f | %.4f× | %.2f |\n", run, ld, tag, l[1], l[2],
 			  l[3], (pl > 0 ? l[3] / pl : 0), st * 1000, (p > 0 ? st / p : 0), st * 1e6 / th }'
 	done
-	awk -v pl="$pl" -v p="$pst" -v th="$n" -v run="$r" -v load="$load" 'BEGIN {
-		printf "| %s | %s | pidstat -t 1 | - | %.3f | 1× | %.2f | 1× | %.2f |\n", run, load, pl, p * 1000, p * 1e6 / th }'
+	awk -v pl="$pl" -v p="$pst" -v th="$n" -v run="$r" -v ld="$load" 'BEGIN {
+		printf "| %s | %s | pidstat -t 1 | - | %.3f | 1× | %.2f | 1× | %.2f |\n", run, ld, pl, p * 1000, p * 1e6 / th }'
 done
 echo
 echo "Verdicts of the last run's ${SECONDS_IDLE} s traces:"
