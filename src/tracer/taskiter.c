@@ -334,7 +334,7 @@ static int pass_locked(struct gp_taskiter *it, struct gp_taskiter_pass *p)
 	if (info.visited > GP_TASKITER_MAXV
 	    || (boundaries && info.visited < (__u32)(info.nr_threads > 0 ? info.nr_threads : 0))) {
 		restart(it, info.visited);
-		errno = EAGAIN;
+		errno = info.visited > GP_TASKITER_MAXV ? E2BIG : EAGAIN;
 		return -1;
 	}
 	if (info.visited == 0) {

@@ -38,8 +38,9 @@ void gp_taskiter_free(struct gp_taskiter *it);
  * since this reader's last pass, in that same order.  Valid until the
  * next pass of this reader.  0, or -1 with errno: ESRCH no thread left
  * (the process is gone); EAGAIN the pass was cut (a thread at a read()
- * boundary exited, or more threads than one pass lists): the next pass
- * writes every thread again, and this sample must be read from /proc. */
+ * boundary exited): the next pass writes every thread again, and this
+ * sample must be read from /proc; E2BIG more threads than one pass lists
+ * (GP_TASKITER_MAXV): read this process from /proc. */
 struct gp_taskiter_pass {
 	const uint32_t *tids;
 	size_t ntids;

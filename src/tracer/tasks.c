@@ -510,8 +510,16 @@ static int kstack_part(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
  * failed: this sample is read from /proc (list_tids, read_thread). */
 static int iter_tids(struct gp_tasks *t, size_t *n)
 {
-	if (gp_taskiter_pass(t->iter, &t->pass) < 0)
+	if (gp_taskiter_pass(t->iter, &t->pass) < 0) {
+		if (errno == E2BIG) { /* for good: every pass would be cut */
+			gp_taskiter_free(t->iter);
+			t->iter = NULL;
+			snprintf(t->why_proc, sizeof t->why_proc, "more threads than a pass lists (%u)",
+				 GP_TASKITER_MAXV);
+			gp_result_note_sampler("proc", t->why_proc);
+		}
 		return -1;
+	}
 	if (!gp_grow(&t->tids, &t->captids, t->pass.ntids, sizeof *t->tids, 256))
 		return -1;
 	for (size_t i = 0; i < t->pass.ntids; i++)
