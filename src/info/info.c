@@ -9,6 +9,7 @@
 #include "opts.h"
 #include "procfs.h"
 #include "sockflow.h"
+#include "taskiter.h"
 
 #include <argp.h>
 #include <errno.h>
@@ -91,6 +92,10 @@ int cmd_info(int argc, char **argv, const struct gp_global *g)
 		struct gp_sockflow *sf = gp_sockflow_get();
 		json_object_set_new(h, "bpf", json_pack("{s:b, s:s}", "sockets", sf != NULL,
 							"why", sf ? "" : gp_sockflow_why()));
+		/* How trace and watch will read threads (tracer/taskiter.h). */
+		bool it = gp_taskiter_usable();
+		json_object_set_new(h, "sampler", json_pack("{s:s, s:s}", "path", it ? "bpf" : "proc",
+							    "why", it ? "" : gp_taskiter_why()));
 	}
 	gp_root_close(&root);
 	if (o.fmt.fmt == GP_FMT_JSON) {

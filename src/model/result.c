@@ -253,6 +253,16 @@ int gp_result_close(struct gp_result *r)
 	return 0;
 }
 
+static char sampler_path[8], sampler_why[200];
+
+void gp_result_note_sampler(const char *path, const char *why)
+{
+	if (sampler_path[0] && strcmp(path, "proc") != 0)
+		return;
+	snprintf(sampler_path, sizeof sampler_path, "%s", path);
+	snprintf(sampler_why, sizeof sampler_why, "%s", why ? why : "");
+}
+
 json_t *gp_result_header(const char *command, int argc, char **argv, json_t *host)
 {
 	char now[64];
@@ -264,6 +274,11 @@ json_t *gp_result_header(const char *command, int argc, char **argv, json_t *hos
 			      "gpuprobe", PACKAGE_VERSION, "format", GP_RESULT_FORMAT,
 			      "command", command, "argv", a, "started", now);
 	json_object_set_new(h, "host", host ? host : json_object());
+	if (sampler_path[0]) {
+		json_object_set_new(h, "sampler_path", json_string(sampler_path));
+		if (sampler_why[0])
+			json_object_set_new(h, "sampler_why", gp_json_string(sampler_why));
+	}
 	return h;
 }
 

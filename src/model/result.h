@@ -54,8 +54,14 @@ int gp_result_close(struct gp_result *r);
 const char *gp_result_path(const struct gp_result *r);
 
 /* {"type":"header","gpuprobe":VERSION,"command":..,"argv":[..],
- *  "started":ISO8601,"host":host} — steals host. */
+ *  "started":ISO8601,"host":host} — steals host.  With "sampler_path"
+ * (and "sampler_why") once a thread table was made (gp_result_note_sampler). */
 json_t *gp_result_header(const char *command, int argc, char **argv, json_t *host);
+
+/* How this gpuprobe's thread tables read threads (tracer/tasks.c): "bpf"
+ * or "proc" and why not BPF.  A "proc" stands over an earlier "bpf" (the
+ * header says the path was not BPF's for every process). */
+void gp_result_note_sampler(const char *path, const char *why);
 
 
 

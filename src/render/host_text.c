@@ -220,6 +220,13 @@ static void walk_memory(const json_t *h, fact_fn fn, void *ctx)
 			 : "not used: ", on ? "" : s_of(bpf, "why") ? s_of(bpf, "why") : "?");
 		fn(ctx, "BPF", b, false);
 	}
+	const json_t *smp = json_object_get(h, "sampler");
+	if (smp) {
+		bool on = s_of(smp, "path") && !strcmp(s_of(smp, "path"), "bpf");
+		snprintf(b, sizeof b, "%s%s", on ? "threads read by a BPF task iterator (only those that moved)"
+			 : "/proc: ", on ? "" : s_of(smp, "why") ? s_of(smp, "why") : "?");
+		fn(ctx, "Sampler", b, false);
+	}
 	const json_t *ml = json_object_get(h, "memlock");
 	if (ml) {
 		char s1[32], s2[32];

@@ -1,6 +1,9 @@
 #include "config.h"
 #include "tasks.h"
 #include "parse.h"
+#include "result.h"
+#include "taskconv.h"
+#include "taskiter.h"
 #include "threadrec.h"
 #include "waitgraph.h"
 #include "grow.h"
@@ -49,6 +52,8 @@ struct slot {
 	/* Read by gp_tasks_prime, not yet by a sample: the next sample
 	 * reports it as new, with the kernel stack the prime read. */
 	bool primed;
+	/* The BPF path's cputime_adjust state (taskconv.h). */
+	struct gp_cputime cpu_prev;
 };
 
 struct gp_tasks {
@@ -69,6 +74,13 @@ struct gp_tasks {
 	long ncpu;
 	bool runq_busy;           /* this sample: more runnable tasks than CPUs */
 	size_t listed;            /* threads at its last sample (all_threads' share) */
+	/* The BPF path (taskiter.h), NULL on the /proc path: this sample's
+	 * pass, and the next of its records to hand out (iter_thread). */
+	struct gp_taskiter *iter;
+	struct gp_taskiter_pass pass;
+	size_t reci;
+	long clk_tck;
+	char why_proc[200];       /* why the /proc path ("" on BPF's) */
 	char buf[8192];
 };
 
@@ -139,6 +151,31 @@ static int open_task_file(struct gp_tasks *t, int tid, int which)
 	return gp_open(t->root, path, 0);
 }
 
+/* The BPF path where it loads (taskiter.h), the /proc path where it does
+ * not, for a recorded tree (--proc-root: the kernel's threads are not
+ * those files') and for the benchmark's re-opening baseline.  The choice
+ * goes into the result's header (sampler_path, doc/result-format.md). */
+static void choose_path(struct gp_tasks *t)
+{
+	t->clk_tck = sysconf(_SC_CLK_TCK);
+	if (!t->root->live)
+		snprintf(t->why_proc, sizeof t->why_proc, "a recorded /proc (--proc-root)");
+	else if (t->flags & GP_TASKS_REOPEN)
+		snprintf(t->why_proc, sizeof t->why_proc, "--reopen (the /proc baseline)");
+	else if (!(t->iter = gp_taskiter_new(t->pid)))
+		snprintf(t->why_proc, sizeof t->why_proc, "%s",
+			 gp_taskiter_why()[0] ? gp_taskiter_why() : strerror(errno));
+	if (t->root->live)
+		gp_result_note_sampler(t->iter ? "bpf" : "proc", t->why_proc);
+}
+
+const char *gp_tasks_path(const struct gp_tasks *t, const char **why)
+{
+	if (why)
+		*why = t->why_proc;
+	return t->iter ? "bpf" : "proc";
+}
+
 struct gp_tasks *gp_tasks_new(const struct gp_root *root, int pid, unsigned flags)
 {
 	char path[64];
@@ -175,6 +212,7 @@ struct gp_tasks *gp_tasks_new(const struct gp_root *root, int pid, unsigned flag
 		t->denied[F_SCHEDSTAT] = true;
 	else
 		close(sfd);
+	choose_path(t);
 	return t;
 }
 
@@ -194,6 +232,7 @@ void gp_tasks_free(struct gp_tasks *t)
 	for (size_t i = 0; i < t->nslots; i++)
 		slot_close(&t->slots[i]);
 	all_threads -= all_threads < t->listed ? all_threads : t->listed;
+	gp_taskiter_free(t->iter);
 	free(t->slots);
 	free(t->hash);
 	free(t->out);
@@ -369,6 +408,22 @@ static bool woken(struct gp_tasks *t, struct slot *s)
 	       && st.state == 'R';
 }
 
+/* A thread that has not run since its last reading: that reading stands
+ * (wait_ns, the time it waited for a CPU, can grow without a run: a
+ * dequeue before it ran). */
+static void carry_last(struct slot *s, struct gp_thread *th, uint64_t wait_ns, int64_t read_ns)
+{
+	*th = s->last;
+	th->read_ns = read_ns;
+	th->last_wait_ns = th->wait_ns;
+	th->wait_ns = wait_ns;
+	th->unchanged = true;
+	if (s->primed)
+		th->kstack = s->kstack;	/* read by the prime, written by no sample yet */
+}
+
+static int kstack_part(struct gp_tasks *t, struct slot *s, struct gp_thread *th);
+
 /* Reads the whole thread.  0 = ok, -1 = vanished (or unreadable).
  *
  * Cost, measured on Linux 6.18 (a pread of a kept fd, 1000 threads):
@@ -398,15 +453,7 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	if (th->have_sched && s->have_last && s->last.st.state != 'R'
 	    && th->pcount == s->last.pcount && th->run_ns == s->last.run_ns
 	    && (!t->runq_busy || !woken(t, s))) {
-		uint64_t wait_ns = th->wait_ns;
-		int64_t read_ns = th->read_ns;
-		*th = s->last;
-		th->read_ns = read_ns;
-		th->last_wait_ns = th->wait_ns;
-		th->wait_ns = wait_ns;
-		th->unchanged = true;
-		if (s->primed)
-			th->kstack = s->kstack;	/* read by the prime, written by no sample yet */
+		carry_last(s, th, th->wait_ns, th->read_ns);
 		return 0;
 	}
 	if (slot_read(t, s, F_STAT, t->buf, sizeof t->buf) <= 0
@@ -427,6 +474,15 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 		gp_parse_syscall(t->buf, &th->sc);
 	else if (n < 0 && errno == ESRCH)
 		return -1;
+	return kstack_part(t, s, th);
+}
+
+/* A thread read in full: its kernel stack when asked for and it says
+ * something new (want_kstack), and this reading kept as its last.  0, or
+ * -1 when it vanished. */
+static int kstack_part(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
+{
+	ssize_t n;
 	if (!t->denied[F_STACK] && want_kstack(s, th)) {
 		n = optional_read(t, s, F_STACK, t->buf, sizeof t->buf);
 		if (n >= 0) {
@@ -448,6 +504,66 @@ static int read_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	return 0;
 }
 
+/* The BPF path's listing (taskiter.h): every thread the iterator saw this
+ * pass, in /proc/PID/task's order; iter_thread takes the records of those
+ * that moved, which come in the same order.  -1 with errno when the pass
+ * failed: this sample is read from /proc (list_tids, read_thread). */
+static int iter_tids(struct gp_tasks *t, size_t *n)
+{
+	if (gp_taskiter_pass(t->iter, &t->pass) < 0) {
+		if (errno == E2BIG) { /* for good: every pass would be cut */
+			gp_taskiter_free(t->iter);
+			t->iter = NULL;
+			snprintf(t->why_proc, sizeof t->why_proc, "more threads than a pass lists (%u)",
+				 GP_TASKITER_MAXV);
+			gp_result_note_sampler("proc", t->why_proc);
+		}
+		return -1;
+	}
+	if (!gp_grow(&t->tids, &t->captids, t->pass.ntids, sizeof *t->tids, 256))
+		return -1;
+	for (size_t i = 0; i < t->pass.ntids; i++)
+		t->tids[i] = (int)t->pass.tids[i];
+	*n = t->pass.ntids;
+	t->reci = 0;
+	return 0;
+}
+
+/* A thread on the BPF path: its record when the iterator wrote one (it
+ * moved), converted to what /proc would say (taskconv.h), else its last
+ * reading carried over untouched -- no file read, no record.  A record
+ * is judged by read_thread's rule: not run since its last reading (run
+ * count and run time equal, neither then nor now runnable) carries that
+ * reading, with the new wait_ns.  0, or -1 when it vanished (the /proc
+ * read of a thread never read). */
+static int iter_thread(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
+{
+	const struct gp_taskiter_rec *r = NULL;
+	if (t->reci < t->pass.nrecs && t->pass.recs[t->reci].tid == (uint32_t)s->tid)
+		r = &t->pass.recs[t->reci++];
+	if (!r && !s->have_last)
+		return read_thread(t, s, th); /* not written, never read: from /proc */
+	if (!r) {
+		carry_last(s, th, s->last.wait_ns, t->pass.read_ns);
+		return 0;
+	}
+	/* Another task under this tid (a reused tid; or exec's de_thread,
+	 * which gives the leader's tid and start time to the thread that
+	 * exec'd: GP_TI_NEW, its task differs), or the first reading:
+	 * /proc's prev_cputime is then that task's own. */
+	if (!s->have_last || (r->flags & GP_TI_NEW)
+	    || gp_ns_to_ticks(r->start_boottime, t->clk_tck) != s->starttime)
+		s->cpu_prev = (struct gp_cputime){ 0, 0 };
+	gp_taskconv_thread(r, t->clk_tck, &s->cpu_prev, th);
+	th->read_ns = t->pass.read_ns;
+	if (s->have_last && s->last.st.state != 'R' && th->st.state != 'R'
+	    && th->pcount == s->last.pcount && th->run_ns == s->last.run_ns) {
+		carry_last(s, th, th->wait_ns, th->read_ns);
+		return 0;
+	}
+	return kstack_part(t, s, th);
+}
+
 /* Drops the slots not seen this sample: those threads exited.  The first
  * of them that had been read is named in stats (ended_tid). */
 static void drop_exited(struct gp_tasks *t, struct gp_tasks_stats *stats)
@@ -456,7 +572,12 @@ static void drop_exited(struct gp_tasks *t, struct gp_tasks_stats *stats)
 	for (size_t i = 0; i < t->nslots; i++) {
 		struct slot *x = &t->slots[i];
 		if (x->gen == t->gen) {
-			t->slots[w++] = *x;
+			/* A slot is 1.2 KB: copied only when one before it left
+			 * (copying each, every sample, was a third of the BPF
+			 * path's user time at 10 000 threads, perf 2026-12-06). */
+			if (w != i)
+				t->slots[w] = *x;
+			w++;
 			continue;
 		}
 		if (x->gen != 0) {
@@ -490,14 +611,15 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 {
 	memset(stats, 0, sizeof *stats);
 	size_t ntids;
-	if (list_tids(t, &ntids) < 0 || ntids == 0) {
+	bool via_iter = t->iter && iter_tids(t, &ntids) == 0;
+	if (!via_iter && (list_tids(t, &ntids) < 0 || ntids == 0)) {
 		errno = ESRCH;
 		return -1;
 	}
 	t->gen++;
 	all_threads = all_threads - (all_threads < t->listed ? all_threads : t->listed) + ntids;
 	t->listed = ntids;
-	t->runq_busy = runqueue_busy(t);
+	t->runq_busy = !via_iter && runqueue_busy(t);
 	if (ntids > t->capout) {
 		struct gp_thread *no = realloc(t->out, ntids * sizeof *no);
 		if (!no)
@@ -524,7 +646,7 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 		}
 		s->gen = t->gen;
 		struct gp_thread *th = &t->out[n];
-		int rc = read_thread(t, s, th);
+		int rc = via_iter ? iter_thread(t, s, th) : read_thread(t, s, th);
 		s->primed = false;
 		if (rc < 0) {
 			/* A kept fd of an exited thread reads ESRCH even when the

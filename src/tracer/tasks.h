@@ -95,4 +95,8 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *n,
 /* Fds kept open by every table of the process (tasks.c: the budget). */
 size_t gp_tasks_kept_fds(void);
 
+/* How this table reads its threads: "bpf" (a task iterator, taskiter.h)
+ * or "proc"; *why says why not BPF ("" on the BPF path). */
+const char *gp_tasks_path(const struct gp_tasks *t, const char **why);
+
 #endif
