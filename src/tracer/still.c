@@ -81,9 +81,18 @@ static void read_thread(const struct gp_root *root, int pid, const char *tid, st
 		l->ms[st.processor] = ms;
 }
 
+/* More threads than this: not read (-1).  Two small reads a thread,
+ * once, at the start of a PID trace: 83-112 ms of CPU for 10 001 idle
+ * threads here (2026-12-06), a third of what a 10 s trace of them costs
+ * on the BPF sampler (bench/results/2026-12-06-bpf-sampler.md). */
+#define STILL_MAX_THREADS 4096
+
 double gp_proc_still_s(const struct gp_root *root, int pid)
 {
-	if (!root->live)
+	/* GPUPROBE_STILL=off: not read (a test counting the sampler's own
+	 * opens of thread files) */
+	const char *off = getenv("GPUPROBE_STILL");
+	if (!root->live || (off && !strcmp(off, "off")))
 		return -1;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpu <= 0 || ncpu > CPU_SETSIZE)
@@ -103,6 +112,15 @@ double gp_proc_still_s(const struct gp_root *root, int pid)
 		l.ms[c] = -1;
 	struct dirent *e;
 	int nthreads = 0;
+	while ((e = readdir(d)))
+		nthreads += e->d_name[0] >= '0' && e->d_name[0] <= '9';
+	if (nthreads > STILL_MAX_THREADS) {
+		closedir(d);
+		free(l.ms);
+		return -1;
+	}
+	rewinddir(d);
+	nthreads = 0;
 	while (!l.running && !l.unknown && (e = readdir(d)))
 		if (e->d_name[0] >= '0' && e->d_name[0] <= '9') {
 			read_thread(root, pid, e->d_name, &l);

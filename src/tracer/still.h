@@ -24,7 +24,8 @@
 
 /* Seconds since any thread of pid last ran: 0 when one is on a CPU or
  * runnable; -1 when it cannot be told (no sched file, a replayed root, a
- * CPU gpuprobe may not run on, no such process). */
+ * CPU gpuprobe may not run on, no such process) or is not read: more
+ * than 4 096 threads (its cost), GPUPROBE_STILL=off. */
 double gp_proc_still_s(const struct gp_root *root, int pid);
 
 /* Parses a sched file's se.exec_start, in ms; false when absent. */
