@@ -1,5 +1,5 @@
 /* Go's goroutines (issue 32): what the reader makes of the frames and
- * groups it read (src/tracer/goroutines.c), what the model keeps of a
+ * groups it read (src/unwind/goroutines.c), what the model keeps of a
  * stacks line's "goroutines" -- a result file is input like any other --
  * (src/model/stuck.c), and that the verdict judges a Go program by its
  * goroutines, never by the runtime's threads (src/verdict/waitjudge.c),

@@ -7,7 +7,7 @@
  * whole session is rebuilt when the target exec'd or its PID was reused
  * (starttime or /proc/PID/exe changed).
  *
- * How a thread is stopped: src/tracer/ptstop.h holds the contract (one
+ * How a thread is stopped: src/unwind/ptstop.h holds the contract (one
  * thread at a time in all of gpuprobe, PTRACE_SEIZE + PTRACE_INTERRUPT,
  * never ATTACH, a bounded wait, a stop that comes late let go as soon as
  * it comes).  Here: the unwind is the only work done while a thread is
