@@ -17,7 +17,8 @@ command -v gcc > /dev/null 2>&1 || skip "no gcc (to strip comments)"
 # headers of the rooms before it, never of one after it.  The commands
 # are the top floor, side by side; a command room that does not exist yet
 # simply has no files.  src/gpuprobe.c and src/commands.h (the command
-# table) are above them all and may include any room.  The order is the
+# table) are above them all and may include any room, as src/stacks_hint.h
+# does to join the unwinder's facts to the renderer's words.  The order is the
 # includes' own: the result (model) on the helpers; the verdict reads it,
 # the renderer both; then the probes: the machine's readers (sysread:
 # hostinfo.c takes gp_json_string from the model), the GPU's, the tracer
