@@ -70,6 +70,39 @@ static json_t *py_thread_json(const struct gp_stk_thread *th)
 	return o;
 }
 
+/* ---- Go's goroutines ------------------------------------------------------ */
+
+json_t *gp_gogroups_json(const struct gp_gogroup *g, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_pack("{s:s, s:s, s:I}", "start", g[i].g.start, "wait", g[i].g.wait,
+				      "n", (json_int_t)g[i].n);
+		if (g[i].g.at[0])
+			json_object_set_new(o, "at", json_string(g[i].g.at));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *goinfo_json(const struct gp_goinfo *gi)
+{
+	json_t *o = json_object();
+	if (gi->version)
+		json_object_set_new(o, "go", json_string(gi->version));
+	json_object_set_new(o, "module", json_string(gi->module ? gi->module : ""));
+	if (gi->error)
+		json_object_set_new(o, "error", json_string(gi->error));
+	if (!gi->counted)
+		return o;
+	json_object_set_new(o, "n", json_integer((json_int_t)gi->n));
+	json_object_set_new(o, "system", json_integer((json_int_t)gi->system));
+	json_object_set_new(o, "groups", gp_gogroups_json(gi->groups, gi->ngroups));
+	if (gi->more)
+		json_object_set_new(o, "more", json_integer((json_int_t)gi->more));
+	return o;
+}
+
 /* ---- modules and frames ----------------------------------------------- */
 
 /* Where to get what a module without DWARF lacks.  A container's file is
@@ -219,8 +252,8 @@ void gp_stackline_thread(struct gp_stackline *b, const struct gp_stk_thread *th)
 	json_array_append_new(b->threads, thread_json(th, b->mods));
 }
 
-json_t *gp_stackline_end(struct gp_stackline *b, const struct gp_pyinfo *py, json_t *goroutines,
-			 const struct gp_stk_cost *c)
+json_t *gp_stackline_end(struct gp_stackline *b, const struct gp_pyinfo *py,
+			 const struct gp_goinfo *go, const struct gp_stk_cost *c)
 {
 	json_t *o = b->line;
 	json_object_set_new(o, "threads", b->threads);
@@ -233,8 +266,8 @@ json_t *gp_stackline_end(struct gp_stackline *b, const struct gp_pyinfo *py, jso
 	json_object_set_new(o, "modules", marr);
 	if (py)
 		json_object_set_new(o, "python", gp_pyinfo_json(py));
-	if (goroutines)
-		json_object_set_new(o, "goroutines", goroutines);
+	if (go)
+		json_object_set_new(o, "goroutines", goinfo_json(go));
 	json_object_set_new(o, "cost", cost_json(c));
 	*b = (struct gp_stackline){ 0 };
 	return o;

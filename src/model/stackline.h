@@ -1,7 +1,7 @@
 /* A `stacks` line as the unwinder hands it over, and its one writer.
  *
  * The unwinder (src/unwind/stacks.h has the line's schema) reads threads,
- * frames, modules and Python frames; what it read is put in the records
+ * frames, modules, Python frames and Go's goroutines; what it read is put in the records
  * below, in the words the line uses, and written as JSON here: the line
  * has one writer, and what a probe knows is kept apart from how the
  * result spells it (issue 31).  Nothing here reads /proc or a target.
@@ -52,6 +52,36 @@ struct gp_pyinfo {
 	size_t threads;        /* thread states read */
 };
 json_t *gp_pyinfo_json(const struct gp_pyinfo *pi);
+
+/* One goroutine of a Go process as read (src/unwind/goroutines.h): the
+ * pieces its group is made of. */
+#define GP_GO_NAME 96
+#define GP_GO_WAIT 40
+struct gp_goraw {
+	char start[GP_GO_NAME];   /* its start function */
+	char at[GP_GO_NAME];      /* gp_go_pick_at's frame, "" none */
+	char wait[GP_GO_WAIT];    /* wait reason, or "running", "runnable", "syscall" */
+};
+
+/* Goroutines of the same start, at and wait: n of them. */
+struct gp_gogroup {
+	struct gp_goraw g;
+	size_t n;
+};
+/* The groups as the line's "groups" array. */
+json_t *gp_gogroups_json(const struct gp_gogroup *g, size_t n);
+
+/* The line's "goroutines": a Go process's. */
+struct gp_goinfo {
+	const char *version;      /* "go1.19.8", NULL unknown */
+	const char *module;       /* its path, NULL none */
+	const char *error;        /* why (not all) read, NULL */
+	bool counted;             /* n, system and the groups were counted */
+	size_t n, system;         /* the program's goroutines, the runtime's own */
+	const struct gp_gogroup *groups; /* the largest, largest first */
+	size_t ngroups;
+	size_t more;              /* goroutines in groups beyond those */
+};
 
 /* A module that appears in frames: the line's "modules", and its hint
  * (where to get what it lacks) written from these facts. */
@@ -110,10 +140,10 @@ struct gp_stackline {
 void gp_stackline_begin(struct gp_stackline *b, double t, int pid);
 /* Adds a thread, and each module of its frames not yet in the line. */
 void gp_stackline_thread(struct gp_stackline *b, const struct gp_stk_thread *th);
-/* The whole line (the caller's): py the interpreter or NULL, goroutines
- * (stolen; goroutines.h writes them) or NULL, and the cost. */
-json_t *gp_stackline_end(struct gp_stackline *b, const struct gp_pyinfo *py, json_t *goroutines,
-			 const struct gp_stk_cost *c);
+/* The whole line (the caller's): py the interpreter or NULL, go the
+ * goroutines or NULL, and the cost. */
+json_t *gp_stackline_end(struct gp_stackline *b, const struct gp_pyinfo *py,
+			 const struct gp_goinfo *go, const struct gp_stk_cost *c);
 
 /* What a session could not take, and why: the facts of the hint that
  * src/render/unwind_text.h words. */

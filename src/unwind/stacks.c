@@ -436,7 +436,8 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 	struct gp_pyinfo pi;
 	bool py = gp_py_info(s->py, &pi);
 	double g0 = gp_stk_now_us();
-	json_t *go = gp_go_read_json(s->go);
+	struct gp_goinfo gi;
+	bool go = gp_go_read(s->go, &gi);
 	if (go)
 		c.goroutines_us = gp_stk_now_us() - g0;
 	s->tot.snapshots++;
@@ -447,7 +448,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 	c.wall_ms = (w_end - w0) / 1000.0;
 	free(th);
 	free(all);
-	*line = gp_stackline_end(&b, py ? &pi : NULL, go, &c);
+	*line = gp_stackline_end(&b, py ? &pi : NULL, go ? &gi : NULL, &c);
 	return 0;
 }
 
