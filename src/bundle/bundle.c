@@ -662,7 +662,7 @@ int gp_bundle_write(const struct gp_bundle_opts *o)
 				    "reading of DRM fdinfo, KFD and NVML per process (src/gpu/gpumem.c)",
 				    gp_bundle_gpu, &pa);
 	rows[nr++] = own_part_start(&b, "runtime-libs.json", 15, "(built in) GPU runtimes mapped "
-				    "in /proc/PID/maps and their build-ids (src/tracer/runlibs.c)",
+				    "in /proc/PID/maps and their build-ids (src/unwind/runlibs.c)",
 				    gp_bundle_libs, &pa);
 	rows[nr++] = own_part_start(&b, "env.txt", 10, "(built in) the target's environment "
 				    "variables the allow-list keeps, never the others (src/bundle/bundle_env.c)",

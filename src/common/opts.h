@@ -128,7 +128,7 @@ struct gp_stack_args {
 	const struct gp_help *help;
 	double hot_pct;
 	bool kstacks;
-	bool no_python;              /* --no-python: no CPython frames (tracer/pyframes.c) */
+	bool no_python;              /* --no-python: no CPython frames (unwind/pyframes.c) */
 };
 extern const struct argp gp_stack_argp;
 

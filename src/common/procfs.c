@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 
 int gp_root_open(struct gp_root *root, const char *path)
 {
@@ -170,4 +172,28 @@ int gp_list_tids(int pid, int **out, size_t *n)
 	*out = v;
 	*n = k;
 	return 0;
+}
+
+/* An absolute symbolic link below /proc/PID/root is followed from *our*
+ * root (the magic link only sets where the walk starts): openat2's
+ * RESOLVE_IN_ROOT (Linux 5.6) scopes "/" and ".." to the target's root as
+ * chroot would (tfile.c cites the rest). */
+int gp_open_in_root(int pid, const char *path)
+{
+	char root[64];
+	snprintf(root, sizeof root, "/proc/%d/root", pid);
+	int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	while (*path == '/')
+		path++;
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof how);
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int e = errno;
+	close(dir);
+	errno = e;
+	return fd;
 }

@@ -39,6 +39,12 @@ ssize_t gp_read_file(const struct gp_root *root, const char *path,
 char *gp_slurp(const struct gp_root *root, const char *path, size_t *len);
 char *gp_slurp_fd(int fd, size_t *len);
 
+/* Opens path as process pid sees it below its root (its absolute symbolic
+ * links followed inside it: openat2 RESOLVE_IN_ROOT), read-only,
+ * non-blocking.  -1 with errno.  Where a target's file is read from is
+ * decided in src/unwind/tfile.h; this is only the open. */
+int gp_open_in_root(int pid, const char *path);
+
 /* The thread ids of a live process (/proc/PID/task), in ascending order.
  * 0 with a malloc'd *tids, or -1 with errno (ENOENT: no such process). */
 int gp_list_tids(int pid, int **tids, size_t *n);

@@ -5,7 +5,7 @@
  * within milliseconds, whatever step gpuprobe is in (issue 27: 2.94 s
  * stopped behind a RAS read of a port that never answered).
  *
- * The hook is set once by whoever owns ptrace stops (src/tracer/ptstop.c
+ * The hook is set once by whoever owns ptrace stops (src/unwind/ptstop.c
  * sets gp_ptstop_drain at its first stop); without one these are plain
  * waits.  Not thread-safe: called from gpuprobe's main thread. */
 #ifndef GP_WAITFD_H

@@ -19,7 +19,7 @@
 #include "timeutil.h"
 #include "sampler.h"
 #include "strbuf.h"
-#include "stacks.h"
+#include "stacks_hint.h"
 #include "hostinfo.h"
 #include "gpu_args.h"
 #include "gpuact.h"

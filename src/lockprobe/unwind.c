@@ -6,7 +6,7 @@
 #include "error.h"
 #include "opts.h"
 #include "parse.h"
-#include "stacks.h"
+#include "stacks_hint.h"
 #include "timeutil.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include "grow.h"
 #include "load.h"
 #include "ptstop.h"
-#include "stacks.h"
+#include "stacks_hint.h"
 #include "tasks.h"
 
 #include <stdlib.h>

@@ -30,7 +30,7 @@ static bool py_label(const json_t *p, char *buf, size_t cap)
 
 bool gp_frame_label(const json_t *f, char *buf, size_t cap)
 {
-	/* Code a JIT wrote (tracer/xmaps.h): its pc is all there is. */
+	/* Code a JIT wrote (unwind/xmaps.h): its pc is all there is. */
 	const char *pc = json_string_value(json_object_get(f, "pc"));
 	if (json_is_true(json_object_get(f, "jit"))) {
 		snprintf(buf, cap, "[jit] %s", pc ? pc : "?");
@@ -348,7 +348,7 @@ static const char *lead_comm_of(const json_t *threads, int pid)
 }
 
 /* Where a goroutine waits, by the Go runtime's own names for it
- * (runtime2.go waitReasonStrings; tracer/goroutines.c names go1.19's
+ * (runtime2.go waitReasonStrings; unwind/goroutines.c names go1.19's
  * "semacquire" from its frames): what the verdict weighs (stuck.h). */
 enum gp_go_where gp_go_where_of(const char *wait)
 {

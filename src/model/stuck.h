@@ -77,7 +77,7 @@ struct gp_stuck_proc {
 				    threads: gp_stuck_dist_frame) */
 };
 
-/* A Go process's goroutines as its `stacks` line read them (tracer/
+/* A Go process's goroutines as its `stacks` line read them (unwind/
  * goroutines.h): the program's own, in groups of the same start
  * function, frame and wait reason, the largest first. */
 /* Where a goroutine waits, as the verdict weighs it: on a lock, on

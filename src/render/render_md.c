@@ -439,7 +439,7 @@ static void frame_text(char *buf, size_t cap, const json_t *f)
 	base = base ? base + 1 : mod;
 	struct strbuf sb = STRBUF_INIT;
 	if (json_is_true(json_object_get(f, "jit")))
-		strbuf_addf(&sb, "[jit] %s", str(f, "pc") ? str(f, "pc") : "?"); /* tracer/xmaps.h */
+		strbuf_addf(&sb, "[jit] %s", str(f, "pc") ? str(f, "pc") : "?"); /* unwind/xmaps.h */
 	else if (sym)
 		strbuf_addstr(&sb, sym);
 	else if (json_object_get(f, "offset"))

@@ -20,7 +20,7 @@ struct gp_stacks_render_opts {
 	const char *where;    /* its namespaces and container (gp_target_where), or NULL */
 };
 
-/* A Go process's goroutines, the line's "goroutines" (tracer/
+/* A Go process's goroutines, the line's "goroutines" (unwind/
  * goroutines.h): its OS threads are the runtime's; these are the
  * program's units of work, in groups, as `goroutine N [wait reason]:`
  * heads a Go traceback.  Nothing when the line has none. */

@@ -12,7 +12,7 @@
 #include "procstat.h"
 #include "result.h"
 #include "stacks_text.h"
-#include "stacks.h"
+#include "stacks_hint.h"
 #include "strbuf.h"
 #include "target_text.h"
 #include "sysinfo.h"

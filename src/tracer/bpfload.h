@@ -1,5 +1,5 @@
 /* What every BPF program of gpuprobe checks before it loads, and how a
- * failure is said (src/tracer/sockflow.c, src/tracer/taskregs.c). */
+ * failure is said (src/tracer/sockflow.c, src/unwind/taskregs.c). */
 #ifndef GP_BPFLOAD_H
 #define GP_BPFLOAD_H
 

@@ -1,7 +1,6 @@
 /* A target's namespaces and container; see nsinfo.h. */
 #include "config.h"
 #include "nsinfo.h"
-#include "tfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -294,10 +293,10 @@ static void pod_names(const struct gp_root *root, int pid, json_t *c)
 	char ns[256];
 	if (!v) {
 		/* Live, inside its root as it sees it (a link there is its own:
-		 * tfile.h); replayed, the tree's copy. */
+		 * procfs.h, gp_open_in_root); replayed, the tree's copy. */
 		static const char sa_ns[] = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 		snprintf(path, sizeof path, "/proc/%d/root%s", pid, sa_ns);
-		int fd = root->live ? gp_tfile_open_in_root(pid, sa_ns) : gp_open(root, path, 0);
+		int fd = root->live ? gp_open_in_root(pid, sa_ns) : gp_open(root, path, 0);
 		ssize_t n = fd >= 0 ? gp_pread_all(fd, ns, sizeof ns) : -1;
 		if (fd >= 0)
 			close(fd);

@@ -2,7 +2,7 @@
 # A process in a container of another release (issue 28): a Python ABBA
 # deadlock run by Debian 13's python3.13 and libc in a root made by
 # debootstrap, in its own mount and pid namespaces, on a host of another
-# release.  gpuprobe must read the container's own files (tracer/tfile.h),
+# release.  gpuprobe must read the container's own files (unwind/tfile.h),
 # not the host's of the same names:
 #   - stacks names the Python lines (File ".../abba.py", line N) and the
 #     container's libc functions (not "??"), its libc's build-id the

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Stacks without any stop (issue 30): where BPF loads, a sleeping thread
 # is unwound from the user registers the kernel saved when it went to
-# sleep (src/tracer/taskregs.h), not stopped with ptrace.  The truth:
+# sleep (src/unwind/taskregs.h), not stopped with ptrace.  The truth:
 #   - tests/workloads/sleepers (a main thread in pause(), three in
 #     pthread_cond_wait): every thread reads "ok" with "regs_from":"bpf",
 #     the snapshot stopped none (cost.stopped 0), a watcher polling

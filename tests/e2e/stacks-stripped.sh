@@ -41,7 +41,7 @@ ok "modules[] says libgpspin.so is dynsym-only" sh -c \
 	"jq -e '.modules[] | select(.soname == \"libgpspin.so\" and .debug == \"dynsym\")' '$TMP/s.json' >/dev/null"
 
 # The debuginfod client's cache (CACHE/BUILDID/debuginfo) is read without
-# --debuginfod and without any server (issue 28, tracer/tfile.h): the
+# --debuginfod and without any server (issue 28, unwind/tfile.h): the
 # unstripped copy there names the hidden spinner.
 mkdir -p "$TMP/cache/$want" && cp "$LIBDIR/libgpspin-full.so" "$TMP/cache/$want/debuginfo"
 DEBUGINFOD_CACHE_PATH=$TMP/cache gp stacks --format json --hot-window 0 "$TPID" > "$TMP/c.json" ||

@@ -6,7 +6,7 @@
 # root to "run as root or grant CAP_SYS_PTRACE"; trace stayed denied.
 . "${0%/*}/lib.sh"
 # About ptrace stops: sleeping threads read from their saved registers,
-# with no stop (BPF, src/tracer/taskregs.h), would leave this test no
+# with no stop (BPF, src/unwind/taskregs.h), would leave this test no
 # stop to look at.  tests/e2e/stacks-bpf-regs.sh covers that path.
 export GPUPROBE_BPF_REGS=off
 . "${0%/*}/stacks-lib.sh"

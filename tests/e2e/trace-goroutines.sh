@@ -1,6 +1,6 @@
 #!/bin/sh
 # A Go program is judged by its goroutines, read from the runtime's
-# memory (issue 32, src/tracer/goroutines.c), never by the runtime's own
+# memory (issue 32, src/unwind/goroutines.c), never by the runtime's own
 # OS threads (idle Ms on futexes, the netpoller in epoll):
 #   - gohang hung: hang-blocked; the stacks line's "goroutines" has 5 in
 #     sync.Mutex.Lock and 1 in chan receive at main.holdAndWait (its start

@@ -13,7 +13,7 @@
 E2E_TIMEOUT=${E2E_TIMEOUT:-90}
 . "${0%/*}/../e2e/lib.sh"
 # About ptrace stops: sleeping threads read from their saved registers,
-# with no stop (BPF, src/tracer/taskregs.h), would leave this test no
+# with no stop (BPF, src/unwind/taskregs.h), would leave this test no
 # stop to look at.  tests/e2e/stacks-bpf-regs.sh covers that path.
 export GPUPROBE_BPF_REGS=off
 require_jq
@@ -41,7 +41,7 @@ for run in 1 2 3 4; do
 	say "$run: stacks $u"
 	# As root nothing is refused: not a SEIZE that met the exec, nor
 	# libdwfl's report of a process in its exec (ENOEXEC, ESRCH: "failed",
-	# src/tracer/stacks.c report_failed_thread; "denied" before, 2 of 29
+	# src/unwind/stacks.c report_failed_thread; "denied" before, 2 of 29
 	# sanitizer-build traces, and the CI's run 3 of 4).
 	n=$(jq -s '[.[] | select(.type=="stacks") | .threads[] | select(.unwind=="denied")] | length' "$out")
 	ok "$run: no stack reads denied ($n)" test "$n" -eq 0

@@ -20,7 +20,7 @@
 E2E_TIMEOUT=${E2E_TIMEOUT:-120}
 . "${0%/*}/../e2e/lib.sh"
 # About ptrace stops: sleeping threads read from their saved registers,
-# with no stop (BPF, src/tracer/taskregs.h), would leave this test no
+# with no stop (BPF, src/unwind/taskregs.h), would leave this test no
 # stop to look at.  tests/e2e/stacks-bpf-regs.sh covers that path.
 export GPUPROBE_BPF_REGS=off
 require_jq

@@ -17,14 +17,20 @@ command -v gcc > /dev/null 2>&1 || skip "no gcc (to strip comments)"
 # headers of the rooms before it, never of one after it.  The commands
 # are the top floor, side by side; a command room that does not exist yet
 # simply has no files.  src/gpuprobe.c and src/commands.h (the command
-# table) are above them all and may include any room.  The order is the
+# table) are above them all and may include any room, as src/stacks_hint.h
+# does to join the unwinder's facts to the renderer's words.  The order is the
 # includes' own: the result (model) on the helpers; the verdict reads it,
 # the renderer both; then the probes: the machine's readers (sysread:
 # hostinfo.c takes gp_json_string from the model), the GPU's, the tracer
-# (its sampler reads the GPU and the machine).  The renderer and the probes are side by side
+# (its sampler reads the GPU and the machine), then the unwinder (issue
+# 31): it reads a thread's state with the tracer's readers (procstat.h,
+# nsinfo.h) and loads its BPF program with the tracer's loader
+# (bpfload.h), and the sampler takes no stack, so the tracer stays below;
+# the loop that trace and watch share drives both (ptstop.h, stacks.h).
+# The renderer and the probes are side by side
 # in the data flow; the order keeps the renderer from the probes, a check
 # below keeps the probes from the renderer.
-LIBRARY="common model verdict render sysread gpu tracer loop"
+LIBRARY="common model verdict render sysread gpu tracer unwind loop"
 COMMANDS="lockprobe idleprobe report demo info trace stacks watch bundle"
 # Commands still in a library room, on their way to a room of their own
 # (issue 18: src/trace/, src/stacks/).  Once moved, these names match
@@ -83,8 +89,8 @@ ok "no command room includes another's header${out:+: $out}" test -z "$out"
 # (the other half of "the renderer never reads /proc", which the order
 # says).  And the commands live in the command rooms: a file that
 # includes commands.h (the command table) is a command.
-out=$(for r in sysread gpu tracer; do bad_includes "$r" verdict render; done)
-ok "the probes (src/sysread/, src/gpu/, src/tracer/) reach into no verdict or renderer${out:+: $out}" test -z "$out"
+out=$(for r in sysread gpu tracer unwind; do bad_includes "$r" verdict render; done)
+ok "the probes (src/sysread/, src/gpu/, src/tracer/, src/unwind/) reach into no verdict or renderer${out:+: $out}" test -z "$out"
 
 out=$(for r in $LIBRARY; do room_files "$r"; done | not_moving | xargs -r grep -l '^#include "commands.h"' |
 	sed "s|^$top_srcdir/||")

@@ -1,5 +1,5 @@
 /* Go's goroutines (issue 32): what the reader makes of the frames and
- * groups it read (src/tracer/goroutines.c), what the model keeps of a
+ * groups it read (src/unwind/goroutines.c), what the model keeps of a
  * stacks line's "goroutines" -- a result file is input like any other --
  * (src/model/stuck.c), and that the verdict judges a Go program by its
  * goroutines, never by the runtime's threads (src/verdict/waitjudge.c),
@@ -71,7 +71,8 @@ static void test_groups(void **st)
 	set(&g[14], "main.worker", "", "chan receive");
 	set(&g[15], "main.worker", "", "chan receive");
 	size_t more = 99;
-	json_t *a = gp_go_groups_json(g, 16, 2, &more);
+	struct gp_gogroup out[12];
+	json_t *a = gp_gogroups_json(out, gp_go_groups(g, 16, 2, out, &more));
 	assert_int_equal(json_array_size(a), 2);
 	json_t *first = json_array_get(a, 0);
 	assert_string_equal(json_string_value(json_object_get(first, "wait")), "sync.Mutex.Lock");
@@ -82,7 +83,7 @@ static void test_groups(void **st)
 	assert_int_equal(more, 2); /* reloadModel and main, beyond the two kept */
 	json_decref(a);
 	/* nothing at all */
-	a = gp_go_groups_json(NULL, 0, 12, &more);
+	a = gp_gogroups_json(out, gp_go_groups(NULL, 0, 12, out, &more));
 	assert_int_equal(json_array_size(a), 0);
 	assert_int_equal(more, 0);
 	json_decref(a);
@@ -100,7 +101,8 @@ static void test_groups_bounded(void **st)
 		set(&g[i], fn, "", "sleep");
 	}
 	size_t more = 0;
-	json_t *a = gp_go_groups_json(g, 1000, 12, &more);
+	struct gp_gogroup out[12];
+	json_t *a = gp_gogroups_json(out, gp_go_groups(g, 1000, 12, out, &more));
 	assert_int_equal(json_array_size(a), 12);
 	assert_int_equal(more, 1000 - 12);
 	json_decref(a);

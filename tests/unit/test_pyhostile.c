@@ -84,7 +84,7 @@ static void fake_stop(struct fake *f)
 
 /* What one read of the fake gave. */
 struct seen {
-	json_t *info;          /* gp_py_info_json */
+	json_t *info;          /* gp_py_info, as the line writes it */
 	const char *error;     /* its "error", or NULL */
 	size_t states;         /* threads with a Python thread state */
 	size_t frames, named;  /* frames read, and with a function name */
@@ -139,16 +139,19 @@ static void read_fake(const struct fake *f, struct seen *out, each_fn *each)
 		out->truncated |= pt->truncated;
 		for (size_t k = 0; k < pt->n; k++)
 			out->named += pt->f[k].function != NULL;
-		/* The JSON of its frames, as stacks.c writes it. */
+		/* The JSON of its frames, as model/stackline.c writes it. */
 		size_t next = 0;
 		json_t *g;
-		while ((g = gp_py_group_json(pt, next, &next)))
+		while ((g = gp_pygroup_json(pt, next))) {
+			next = gp_pythread_group_end(pt, next);
 			json_decref(g);
+		}
 		if (each)
 			each(f, i, pt);
 		free(pt);
 	}
-	out->info = gp_py_info_json(py);
+	struct gp_pyinfo pi;
+	out->info = gp_py_info(py, &pi) ? gp_pyinfo_json(&pi) : NULL;
 	out->secs = now() - t0;
 	gp_py_close(py);
 	dwfl_end(dwfl);

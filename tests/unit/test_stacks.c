@@ -6,6 +6,7 @@
  * stopped at once.  And the pure helpers. */
 #include "config.h"
 #include "stacks.h"
+#include "symbols.h"
 #include "stacks_text.h"
 
 #include "unit.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procfs.h"
 #include "tfile.h"
 
 static void test_candidates(void **st UNUSED)
@@ -155,7 +156,7 @@ static void test_open_live(void **st UNUSED)
 	fd = gp_tfile_open_mapped(tf, "/etc/passwd", base, &as);
 	assert_int_equal(fd, -1);
 	/* a file below our root, opened inside it */
-	fd = gp_tfile_open_in_root(getpid(), "/proc/self/maps");
+	fd = gp_open_in_root(getpid(), "/proc/self/maps");
 	assert_true(fd >= 0);
 	close(fd);
 	gp_tfile_close(tf);

@@ -2,7 +2,7 @@
  * interpreter state is hostile, for tests/unit/test_pyhostile and
  * tests/e2e/stacks-python-hostile.sh (issue 18, item 7).
  *
- * It is found the way a real interpreter is (src/tracer/pyframes.c): its
+ * It is found the way a real interpreter is (src/unwind/pyframes.c): its
  * file name starts with "python" and, linked with -rdynamic, it exports
  * _PyRuntime, Py_Version (3.13.0) and PyCode_Type.  _PyRuntime starts
  * with the _Py_DebugOffsets that CPython 3.13.0 itself carries (printed

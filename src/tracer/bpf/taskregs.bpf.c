@@ -7,7 +7,7 @@
  * (arch/x86/kernel/ptrace.c getreg reads task_pt_regs(child)).  They are
  * whole and still only while the thread is off every CPU: the record
  * says whether it was (on_cpu, __state), and the reader
- * (src/tracer/taskregs.c) takes them only then. */
+ * (src/unwind/taskregs.c) takes them only then. */
 #include "kernel.h"
 #include <stdbool.h>
 #include <bpf/bpf_helpers.h>

@@ -1,4 +1,4 @@
-/* What taskregs.bpf.c writes for src/tracer/taskregs.c: one record per
+/* What taskregs.bpf.c writes for src/unwind/taskregs.c: one record per
  * thread of the iteration. */
 #ifndef GP_TASKREGS_ABI_H
 #define GP_TASKREGS_ABI_H

@@ -13,7 +13,7 @@
  * .note.go.buildid section) and the line says why its goroutines are out
  * of sight.
  *
- * The result, as stacks.c adds it to a `stacks` line:
+ * The result, as model/stackline.c writes it in a `stacks` line:
  *   "goroutines": {"go":"go1.19.8", "module":PATH, "n":N (the program's,
  *                  the runtime's own left out), "system":K,
  *                  "groups":[{"start":"net/http.(*conn).serve",
@@ -26,13 +26,11 @@
 #ifndef GP_GOROUTINES_H
 #define GP_GOROUTINES_H
 
+#include "stackline.h"
+
 #include <elfutils/libdwfl.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-#define GP_GO_NAME 96
-#define GP_GO_WAIT 40
 
 struct gp_go;
 
@@ -43,19 +41,12 @@ void gp_go_close(struct gp_go *go);
  * again when the module it was found in is gone. */
 void gp_go_refresh(struct gp_go *go, Dwfl *dwfl);
 
-/* The line's "goroutines" object, or NULL when the process is not Go.
- * Reads the target's memory now (no thread is stopped: a goroutine that
- * waits holds its g still; one that runs may be read half-changed, and
- * every field is checked as any other read from the target). */
-json_t *gp_go_read_json(struct gp_go *go);
-
-/* One goroutine as read: the pieces the groups are made of (pure, for
- * tests). */
-struct gp_goraw {
-	char start[GP_GO_NAME];   /* its start function */
-	char at[GP_GO_NAME];      /* gp_go_pick_at's frame, "" none */
-	char wait[GP_GO_WAIT];    /* wait reason, or "running", "runnable", "syscall" */
-};
+/* The line's "goroutines" (model/stackline.h writes them), false when
+ * the process is not Go; what gi points to stays valid until the next
+ * call.  Reads the target's memory now (no thread is stopped: a goroutine
+ * that waits holds its g still; one that runs may be read half-changed,
+ * and every field is checked as any other read from the target). */
+bool gp_go_read(struct gp_go *go, struct gp_goinfo *gi);
 
 /* The runtime's own goroutines (runtime/traceback.go isSystemGoroutine:
  * a start function in package runtime, runtime.main excepted). */
@@ -74,7 +65,9 @@ const char *gp_go_pick_at(const char *const *frames, size_t n);
 const char *gp_go_sync_wait(const char *const *frames, size_t n);
 
 /* The groups of n goroutines (same start, at and wait), largest first, at
- * most max of them; what is left is *more.  A JSON array. */
-json_t *gp_go_groups_json(const struct gp_goraw *g, size_t n, size_t max, size_t *more);
+ * most max of them into out; what is left is *more.  Their count (pure,
+ * for tests). */
+size_t gp_go_groups(const struct gp_goraw *g, size_t n, size_t max, struct gp_gogroup *out,
+		    size_t *more);
 
 #endif

@@ -46,7 +46,7 @@ void gp_regstate_use_stop(struct gp_regstate *rs, int tid);
  * order: DWARF's x86-64 numbering, 0-16). */
 void gp_regstate_use_regs(struct gp_regstate *rs, int tid, const uint64_t regs[17]);
 /* The next unwind of tid starts from sp and pc of its system call, and
- * the frame pointer fp when one was found (0: unknown; stacks.c). */
+ * the frame pointer fp when one was found (0: unknown; unwinder.c). */
 void gp_regstate_use_syscall(struct gp_regstate *rs, int tid, uint64_t sp, uint64_t pc, uint64_t fp);
 
 /* Candidates for the frame pointer of a thread asleep in a system call,

@@ -7,7 +7,7 @@
  * whole session is rebuilt when the target exec'd or its PID was reused
  * (starttime or /proc/PID/exe changed).
  *
- * How a thread is stopped: src/tracer/ptstop.h holds the contract (one
+ * How a thread is stopped: src/unwind/ptstop.h holds the contract (one
  * thread at a time in all of gpuprobe, PTRACE_SEIZE + PTRACE_INTERRUPT,
  * never ATTACH, a bounded wait, a stop that comes late let go as soon as
  * it comes).  Here: the unwind is the only work done while a thread is
@@ -24,6 +24,8 @@
  */
 #ifndef GP_STACKS_H
 #define GP_STACKS_H
+
+#include "stackline.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -64,7 +66,8 @@ struct gp_stacks *gp_stacks_open(int pid, unsigned flags);
 int gp_stacks_prepare(struct gp_stacks *s);
 
 /* One snapshot of the threads tids[0..n-1] (tids NULL: every thread of
- * the process, in /proc/PID/task order).  Builds DESIGN's `stacks` line:
+ * the process, in /proc/PID/task order).  Builds DESIGN's `stacks` line
+ * (its records written by model/stackline.h):
  *
  *   {"type":"stacks", "t":t, "pid":..,
  *    "threads":[{"tid", "comm", "state", "wchan" (""=not waiting),
@@ -103,15 +106,11 @@ int gp_stacks_prepare(struct gp_stacks *s);
 int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		       json_t **line);
 
-/* One line saying what to change to get what was missing (ptrace denied,
- * kernel stacks unreadable), or NULL.  Stays valid until the next call;
- * callers print it once per session (gp_hint). */
-const char *gp_stacks_hint(struct gp_stacks *s);
-
-/* Once per module per session: "libfoo.so.1 (build-id ab12..): no debug
- * info; install its debug package or /usr/lib/debug/.build-id/ab/12...debug".
- * Returns the next such note not yet handed out, or NULL. */
-const char *gp_stacks_next_debug_note(struct gp_stacks *s);
+/* What the session could not take so far (ptrace denied, kernel stacks
+ * unreadable, a kernel thread), as facts: false when nothing.  Its words
+ * are the renderer's (unwind_text.h); the commands print them once per
+ * session (src/stacks_hint.h). */
+bool gp_stacks_missing(struct gp_stacks *s, struct gp_stacks_missing *m);
 
 /* Totals over the session, for benchmarks and the verdict's "what I could
  * not see". */
@@ -132,11 +131,5 @@ void gp_stacks_totals(const struct gp_stacks *s, struct gp_stacks_totals *tot);
 int gp_stacks_reap(struct gp_stacks *s);
 
 void gp_stacks_close(struct gp_stacks *s);
-
-/* Demangles an Itanium C++ name with libstdc++'s __cxa_demangle, found by
- * dlopen at run time (gpuprobe has no C++ link dependency).  Returns a
- * malloc'd string, or NULL when name is not mangled or no demangler is
- * available. */
-char *gp_demangle(const char *name);
 
 #endif

@@ -74,11 +74,6 @@ size_t gp_tfile_note_build_id(const unsigned char *notes, size_t n, size_t align
  * opened by (malloc'd).  -1 when none is that file. */
 int gp_tfile_open_mapped(struct gp_tfile *tf, const char *mpath, uint64_t base, char **opened_as);
 
-/* Opens path as the target sees it below its root (its absolute symbolic
- * links followed inside it: openat2 RESOLVE_IN_ROOT), read-only,
- * non-blocking.  -1 with errno. */
-int gp_tfile_open_in_root(int pid, const char *path);
-
 /* libdwfl's callbacks, with the session's tf (NULL: libdwfl's own,
  * dwfl_linux_proc_find_elf and the build-id tree). */
 int gp_tfile_find_elf(struct gp_tfile *tf, Dwfl_Module *mod, void **ud, const char *name,

@@ -61,9 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -138,33 +136,13 @@ char *gp_tfile_debuginfo_path(const struct gp_tfile *tf)
 	return strdup(buf);
 }
 
-int gp_tfile_open_in_root(int pid, const char *path)
-{
-	char root[64];
-	snprintf(root, sizeof root, "/proc/%d/root", pid);
-	int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return -1;
-	while (*path == '/')
-		path++;
-	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof how);
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int e = errno;
-	close(dir);
-	errno = e;
-	return fd;
-}
-
 /* A candidate's file: below the target's root by openat2, others as named. */
 static int open_cand(int pid, const char *path)
 {
 	char proot[64];
 	int n = snprintf(proot, sizeof proot, "/proc/%d/root/", pid);
 	if (n > 0 && !strncmp(path, proot, (size_t)n))
-		return gp_tfile_open_in_root(pid, path + n - 1);
+		return gp_open_in_root(pid, path + n - 1);
 	return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 }
 

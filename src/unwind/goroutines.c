@@ -94,6 +94,8 @@ struct gp_go {
 	size_t nwait;
 	struct gp_keytab names;   /* struct pcname: libdwfl's name of a pc, by pc */
 	struct gp_keytab walked;  /* struct walked: what a walk found, by walk_key */
+	struct gp_gogroup top[GROUPS_MAX]; /* the last read's largest groups */
+	char why[96];             /* the last read's error, when it says a number */
 };
 
 /* Goroutines of one start function parked at one pc with one wait
@@ -517,29 +519,25 @@ static int by_count(const void *x, const void *y)
 	return (a->n < b->n) - (a->n > b->n);
 }
 
-/* The largest max groups as JSON; the rest, and those over, in *more. */
-static json_t *groups_json(const struct groups *a, size_t max, size_t *more)
+/* The largest max groups into out, largest first; the rest, and those
+ * over, in *more.  Their count. */
+static size_t groups_top(const struct groups *a, size_t max, struct gp_gogroup *out, size_t *more)
 {
-	json_t *arr = json_array();
 	struct ranked order[GROUPS_SEEN];
 	for (size_t k = 0; k < a->ng; k++)
 		order[k] = (struct ranked){ a->n[k], k };
 	qsort(order, a->ng, sizeof order[0], by_count);
 	*more = a->over;
+	size_t k = 0;
 	for (size_t i = 0; i < a->ng; i++) {
-		const struct gp_goraw *g = &a->g[order[i].k];
 		size_t n = order[i].n;
 		if (i >= max) {
 			*more += n;
 			continue;
 		}
-		json_t *o = json_pack("{s:s, s:s, s:I}", "start", g->start, "wait", g->wait,
-				      "n", (json_int_t)n);
-		if (g->at[0])
-			json_object_set_new(o, "at", json_string(g->at));
-		json_array_append_new(arr, o);
+		out[k++] = (struct gp_gogroup){ a->g[order[i].k], n };
 	}
-	return arr;
+	return k;
 }
 
 /* ---- reading the goroutines --------------------------------------------- */
@@ -672,41 +670,29 @@ static bool read_g(struct gp_go *go, uint64_t gaddr, size_t *walks, struct gp_go
 	return true;
 }
 
-/* The info part of the line: the module, the version, or why not read. */
-static json_t *info_json(const struct gp_go *go)
-{
-	json_t *o = json_object();
-	if (go->version[0])
-		json_object_set_new(o, "go", json_string(go->version));
-	json_object_set_new(o, "module", json_string(go->module ? go->module : ""));
-	if (go->error[0])
-		json_object_set_new(o, "error", json_string(go->error));
-	return o;
-}
-
-json_t *gp_go_read_json(struct gp_go *go)
+bool gp_go_read(struct gp_go *go, struct gp_goinfo *gi)
 {
 	if (!go || !go->is_go || !go->mod)
-		return NULL;
-	json_t *o = info_json(go);
+		return false;
+	*gi = (struct gp_goinfo){ .version = go->version[0] ? go->version : NULL, .module = go->module,
+				  .error = go->error[0] ? go->error : NULL };
 	if (go->error[0])
-		return o;
+		return true;
 	uint64_t sl[2]; /* allgs: pointer, length */
 	if (rd(go, go->allgs, sl, sizeof sl) < 0) {
-		json_object_set_new(o, "error", json_string("runtime.allgs unreadable"));
-		return o;
+		gi->error = "runtime.allgs unreadable";
+		return true;
 	}
 	if (sl[1] > GO_MAX_G) {
-		char why[96];
-		snprintf(why, sizeof why, "runtime.allgs holds %llu goroutines, more than %u: not read",
+		snprintf(go->why, sizeof go->why, "runtime.allgs holds %llu goroutines, more than %u: not read",
 			 (unsigned long long)sl[1], GO_MAX_G);
-		json_object_set_new(o, "error", json_string(why));
-		return o;
+		gi->error = go->why;
+		return true;
 	}
 	struct groups *acc = groups_new();
 	if (!acc) {
-		json_object_set_new(o, "error", json_string("out of memory"));
-		return o;
+		gi->error = "out of memory";
+		return true;
 	}
 	/* The g pointers a chunk at a time: a bounded buffer whatever
 	 * allgs' length (a slice header's length is the target's word). */
@@ -715,7 +701,7 @@ json_t *gp_go_read_json(struct gp_go *go)
 	for (size_t i = 0; i < n; i += G_CHUNK) {
 		size_t c = n - i < G_CHUNK ? n - i : G_CHUNK;
 		if (rd(go, sl[0] + i * sizeof gp[0], gp, c * sizeof gp[0]) < 0) {
-			json_object_set_new(o, "error", json_string("runtime.allgs unreadable"));
+			gi->error = "runtime.allgs unreadable";
 			break;
 		}
 		for (size_t k = 0; k < c; k++) {
@@ -730,14 +716,13 @@ json_t *gp_go_read_json(struct gp_go *go)
 			groups_add(acc, &r);
 		}
 	}
-	size_t more = 0;
-	json_object_set_new(o, "n", json_integer((json_int_t)live));
-	json_object_set_new(o, "system", json_integer((json_int_t)sys));
-	json_object_set_new(o, "groups", groups_json(acc, GROUPS_MAX, &more));
-	if (more)
-		json_object_set_new(o, "more", json_integer((json_int_t)more));
+	gi->counted = true;
+	gi->n = live;
+	gi->system = sys;
+	gi->ngroups = groups_top(acc, GROUPS_MAX, go->top, &gi->more);
+	gi->groups = go->top;
 	groups_free(acc);
-	return o;
+	return true;
 }
 
 /* ---- pure parts ------------------------------------------------------------ */
@@ -793,15 +778,16 @@ const char *gp_go_sync_wait(const char *const *frames, size_t n)
 	return NULL;
 }
 
-json_t *gp_go_groups_json(const struct gp_goraw *g, size_t n, size_t max, size_t *more)
+size_t gp_go_groups(const struct gp_goraw *g, size_t n, size_t max, struct gp_gogroup *out,
+		    size_t *more)
 {
 	struct groups *a = groups_new();
 	*more = 0;
 	if (!a)
-		return json_array();
+		return 0;
 	for (size_t i = 0; i < n; i++)
 		groups_add(a, &g[i]);
-	json_t *arr = groups_json(a, max, more);
+	size_t k = groups_top(a, max, out, more);
 	groups_free(a);
-	return arr;
+	return k;
 }

@@ -45,6 +45,8 @@ void gp_taskregs_cost(const struct gp_taskregs *r, unsigned long *asked, unsigne
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+/* The program stays with the other BPF sources, in src/tracer/bpf/ (one
+ * build rule, one kernel.h): found through the tracer's -I. */
 #include "bpf/taskregs_abi.h"
 #include "bpf/taskregs.skel.h"
 

@@ -7,7 +7,7 @@
  * by native_thread_id -> the chain of _PyInterpreterFrame -> code objects
  * (qualified name, file name, line table).  Python 3.11 and 3.12 by their
  * struct layouts (offsets taken from CPython's own headers, see
- * pyframes.c); 3.13 by the _Py_DebugOffsets at the start of _PyRuntime;
+ * pylayout.c); 3.13 by the _Py_DebugOffsets at the start of _PyRuntime;
  * any other version is named and not read.
  *
  * How it fits the stacks contract (stacks.h): the thread states are listed
@@ -16,7 +16,8 @@
  * read, a few microseconds; names, files and line tables are read after
  * the detach, cached per code object.
  *
- * The result, as stacks.c adds it to a `stacks` line:
+ * The result, as stacks.c hands it to model/stackline.h for a `stacks`
+ * line (struct gp_pythread, struct gp_pyinfo):
  *   line:   "python": {"version":"3.11.2", "module":PATH, "threads":N}
  *           or {"version":..|null, "module":PATH, "error":"why not read"}
  *   thread: "python": {"gil":"held"|"waiting"|"not-held", "frames":N,
@@ -30,32 +31,14 @@
 #ifndef GP_PYFRAMES_H
 #define GP_PYFRAMES_H
 
+#include "stackline.h"
+
 #include <elfutils/libdwfl.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define GP_PY_MAX_FRAMES 256
-
 struct gp_py;
-
-/* What was read of one thread while it was stopped. */
-struct gp_pythread {
-	uint64_t tstate;
-	int gil;               /* 1 held, 0 not held, -1 unknown */
-	uint64_t gil_lo, gil_hi; /* its interpreter's GIL state, [lo, hi) */
-	size_t n;
-	bool truncated;        /* the chain was longer, or a read failed */
-	struct gp_pyframe_raw {
-		uint64_t code, instr;
-		bool group_end;    /* the last frame one evaluation-loop call runs */
-		/* filled after the detach by gp_py_resolve: */
-		const char *function, *file; /* owned by the session's cache,
-					      * until its next gp_py_resolve */
-		int line;          /* -1: none */
-	} f[GP_PY_MAX_FRAMES];
-};
 
 struct gp_py *gp_py_open(int pid);
 void gp_py_close(struct gp_py *py);
@@ -78,7 +61,7 @@ struct gp_pythread *gp_py_read_thread(struct gp_py *py, int tid);
 bool gp_py_waits_gil(const struct gp_pythread *pt, long nr, uint64_t uaddr);
 
 /* After the detach: names, files, lines of pt's frames.  The names and
- * files stay valid until the next call (the cache is bounded: pyframes.c,
+ * files stay valid until the next call (the cache is bounded: pycode.c,
  * CODE_MAX). */
 void gp_py_resolve(struct gp_py *py, struct gp_pythread *pt);
 
@@ -90,11 +73,8 @@ bool gp_py_is_gil_take(const struct gp_py *py, uint64_t pc);
 /* mod is the interpreter whose frames are read. */
 bool gp_py_is_module(const struct gp_py *py, Dwfl_Module *mod);
 
-/* The line's "python" object, or NULL when the process is not CPython. */
-json_t *gp_py_info_json(const struct gp_py *py);
-
-/* The frames of group g of pt (youngest first) as a JSON array; *next
- * is set to the first frame after it.  NULL when no frame is left. */
-json_t *gp_py_group_json(const struct gp_pythread *pt, size_t start, size_t *next);
+/* The line's "python" (model/stackline.h writes it): false when the
+ * process is not CPython. */
+bool gp_py_info(const struct gp_py *py, struct gp_pyinfo *pi);
 
 #endif
