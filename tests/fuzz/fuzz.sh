@@ -29,8 +29,14 @@ fi
 PKGS="jansson libproc2 libdw libelf libzstd zlib"
 pkg-config --exists cairo && PKGS="$PKGS cairo"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+# One -I per room, as Makefile.am's AM_CPPFLAGS (every folder of src/: a
+# room added later, src/unwind/ and src/loop/ of 2026-12-06, is in too).
+ROOMS=
+for d in "$top_srcdir"/src/*/; do
+	ROOMS="$ROOMS -I${d%/}"
+done
 CFLAGS="-g -O1 $SAN -I$top_builddir -I$top_srcdir/src -I$top_builddir/src/common \
-  -I$top_srcdir/src/common -I$top_srcdir/src/model -I$top_srcdir/src/verdict -I$top_srcdir/src/render -I$top_srcdir/src/gpu -I$top_srcdir/src/sysread -I$top_srcdir/src/tracer $(pkg-config --cflags $PKGS)"
+  $ROOMS $(pkg-config --cflags $PKGS)"
 LIBS="$(pkg-config --libs $PKGS) -ldl -lpthread -lm"
 
 # The library's sources, as src/Makemodule.am lists them.
