@@ -441,7 +441,7 @@ static bool on_typed(struct loader *ld, const char *type, json_t *j)
 			json_object_set(j, "comm", json_object_get(out->target, "comm"));
 		}
 		point_from_sample(ld->pb, j, ld->si, ld->first_sample, &pt, &out->kstacks_seen);
-		gp_proctab_sample(&out->procs, j);
+		gp_proctab_sample(&out->procs, j, ld->si);
 		ld->first_sample = false;
 		if (gp_series_push(&out->series, &pt) < 0)
 			return false;

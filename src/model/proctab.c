@@ -4,6 +4,7 @@
 #include "gpuwork.h"
 #include "grow.h"
 #include "parse.h"
+#include "samplein.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -275,40 +276,18 @@ void gp_proctab_sample_end(struct gp_proctab *t, double t_s, const json_t *died)
 		}
 }
 
-/* Its main thread's record in threads ran since the last sample: a new
- * one, or a delta that moved its run time or CPU times (a "same" record
- * did not run: model/trec.h); -1 when the record is not there. */
-static int main_ran(const json_t *threads, int pid)
-{
-	size_t i;
-	const json_t *r;
-	json_array_foreach(threads, i, r) {
-		const json_t *tid = json_object_get(r, "tid");
-		if (!json_is_integer(tid) || json_integer_value(tid) != pid)
-			continue;
-		if (json_object_get(r, "same"))
-			return 0;
-		if (json_object_get(r, "new"))
-			return 1;
-		const json_t *add = json_object_get(r, "add");
-		const json_t *run = json_object_get(add, "run_ns");
-		return (json_is_integer(run) && json_integer_value(run) > 0) || json_object_get(r, "utime")
-		       || json_object_get(r, "stime");
-	}
-	return -1;
-}
-
-void gp_proctab_ran(struct gp_proctab *t, int pid, double at, int ran)
+void gp_proctab_ran(struct gp_proctab *t, int pid, double at, const struct gp_ran_mark *m)
 {
 	struct gp_proc_ident *p = find_mut(t, pid);
-	if (!p || p->gone || ran < 0)
+	if (!p || p->gone || !m)
 		return;
 	/* Its first listing is the baseline: a PID trace's first sample
 	 * calls every thread new. */
-	if (p->listed && ran) {
+	if (p->listed && (m->run_ns != p->ran.run_ns || m->cpu != p->ran.cpu)) {
 		p->active_t = at;
 		p->active_known = true;
 	}
+	p->ran = *m;
 	p->listed = true;
 }
 
@@ -338,20 +317,39 @@ static void gpu_of(struct gp_proctab *t, int pid, const json_t *gpu)
 	gp_proctab_gpu(t, pid, ctx, pt.work);
 }
 
-/* A process listed at `at` with its threads and GPU: seen, whether its
- * main thread ran (main_ran), its GPU. */
-static void listed(struct gp_proctab *t, const json_t *jp, const json_t *threads, const json_t *gpu,
-		   double at)
+/* pid's main thread's mark from the records si resolved for `which`
+ * (-1 the sample's own process, else its procs' index); NULL where it
+ * has none. */
+static const struct gp_ran_mark *main_mark(const struct gp_samplein *si, int which, int pid,
+					   struct gp_ran_mark *m)
+{
+	const struct gp_trec *r;
+	size_t n = si ? gp_samplein_threads(si, which, &r) : 0;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].tid != pid)
+			continue;
+		m->run_ns = r[i].have & TR_BIT(TR_RUN_NS) ? r[i].run_ns : 0;
+		m->cpu = r[i].utime + r[i].stime;
+		return m;
+	}
+	return NULL;
+}
+
+/* A process listed at `at` (its records si's `which`) and its GPU: seen,
+ * where its main thread was, its GPU. */
+static void listed(struct gp_proctab *t, const json_t *jp, const struct gp_samplein *si, int which,
+		   const json_t *gpu, double at)
 {
 	if (!json_is_integer(jp))
 		return;
 	int pid = (int)json_integer_value(jp);
+	struct gp_ran_mark m;
 	gp_proctab_seen(t, pid, at);
-	gp_proctab_ran(t, pid, at, main_ran(threads, pid));
+	gp_proctab_ran(t, pid, at, main_mark(si, which, pid, &m));
 	gpu_of(t, pid, gpu);
 }
 
-void gp_proctab_sample(struct gp_proctab *t, const json_t *s)
+void gp_proctab_sample(struct gp_proctab *t, const json_t *s, const struct gp_samplein *si)
 {
 	const json_t *jt = json_object_get(s, "t");
 	if (!json_is_number(jt))
@@ -359,10 +357,10 @@ void gp_proctab_sample(struct gp_proctab *t, const json_t *s)
 	double at = json_number_value(jt);
 	const json_t *jp = json_object_get(s, "pid");
 	if (json_is_object(json_object_get(s, "proc")))
-		listed(t, jp, json_object_get(s, "threads"), json_object_get(s, "gpu"), at);
+		listed(t, jp, si, -1, json_object_get(s, "gpu"), at);
 	size_t i;
 	const json_t *c;
 	json_array_foreach(json_object_get(s, "procs"), i, c)
-		listed(t, json_object_get(c, "pid"), json_object_get(c, "threads"), json_object_get(c, "gpu"), at);
+		listed(t, json_object_get(c, "pid"), si, i > 255 ? -2 : (int)i, json_object_get(c, "gpu"), at);
 	gp_proctab_sample_end(t, at, json_object_get(s, "died"));
 }

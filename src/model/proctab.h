@@ -17,6 +17,17 @@
  * it is compared on those. */
 #define GP_PROCTAB_MAX 4096
 
+/* What the main thread had used by a sample: its time on a CPU
+ * (schedstat, ns; 0 where not read) and its CPU times (stat's utime +
+ * stime, in the reader's own unit).  It ran in an interval where either
+ * moved.  The live trace and the loader give the same cumulative
+ * counters (a saved file's "same" and delta records resolved), so
+ * `report` of a file draws the timeline the live trace drew. */
+struct gp_ran_mark {
+	uint64_t run_ns;
+	double cpu;
+};
+
 struct gp_proc_ident {
 	int pid, ppid;
 	char comm[16];
@@ -47,6 +58,7 @@ struct gp_proc_ident {
 	double active_t;
 	bool active_known;
 	bool listed;             /* a sample listed it (its first is the baseline) */
+	struct gp_ran_mark ran;  /* its main thread's, at the last sample that had it */
 	/* Its GPU at the last reading (issue 29: turn 3's CUDA IPC case, a
 	 * process that holds a context and runs no kernel while another's
 	 * kernel spins): a context held (NVML, DRM or KFD saw it), and
@@ -79,17 +91,19 @@ void gp_proctab_seen(struct gp_proctab *t, int pid, double t_s);
 /* The end of the sample at t: its `died` records (NULL none), and every
  * process it did not list is gone. */
 void gp_proctab_sample_end(struct gp_proctab *t, double t_s, const json_t *died);
-/* pid's main thread ran (1) or not (0) in the interval ending at `at`;
- * -1 not known.  The live trace tells it from its thread table, the
- * loader from the main thread's record (gp_proctab_sample). */
-void gp_proctab_ran(struct gp_proctab *t, int pid, double at, int ran);
+/* pid's main thread at the sample at `at` (NULL: its record is not
+ * there).  Its first is the baseline; later, a mark that moved says it
+ * ran in the interval ending at `at`. */
+void gp_proctab_ran(struct gp_proctab *t, int pid, double at, const struct gp_ran_mark *m);
 /* pid's GPU as a sample read it: a context held, what its kernels did
  * (enum gp_gpu_work).  The live trace from its sampler, the loader from
  * the sample's gpu object (gp_proctab_sample). */
 void gp_proctab_gpu(struct gp_proctab *t, int pid, bool ctx, uint8_t gw);
-/* A whole `sample` line (a saved result, or the live trace's before it
- * is written): its pid, its procs' pids and CPU times, its died records. */
-void gp_proctab_sample(struct gp_proctab *t, const json_t *sample);
+/* A whole `sample` line of a saved result: its pid, its procs' pids, their
+ * main threads' records as si resolved them (model/samplein.h), its
+ * died records. */
+struct gp_samplein;
+void gp_proctab_sample(struct gp_proctab *t, const json_t *sample, const struct gp_samplein *si);
 
 const struct gp_proc_ident *gp_proctab_find(const struct gp_proctab *t, int pid);
 

@@ -192,7 +192,8 @@ static void note_members(struct run *r, double t, const json_t *line)
 	struct gp_sampler *s;
 	for (size_t m = 0; gp_tree_member(r->smp.tree, m, &pid, NULL, &s); m++) {
 		gp_proctab_seen(&r->procs, pid, t);
-		gp_proctab_ran(&r->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
+		struct gp_ran_mark mark;
+		gp_proctab_ran(&r->procs, pid, t, s && gp_sampler_main_mark(s, &mark) ? &mark : NULL);
 		bool ctx;
 		uint8_t gw;
 		if (s) {

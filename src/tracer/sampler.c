@@ -8,6 +8,7 @@
 #include "jsonw.h"
 #include "result.h"
 #include "sysinfo.h"
+#include "proctab.h"
 #include "tasks.h"
 #include "threadrec.h"
 #include "point.h"
@@ -186,15 +187,17 @@ void gp_sampler_gpu(const struct gp_sampler *s, bool *ctx, uint8_t *gw)
 	*gw = s->gpu_gw;
 }
 
-int gp_sampler_main_ran(const struct gp_sampler *s)
+bool gp_sampler_main_mark(const struct gp_sampler *s, struct gp_ran_mark *m)
 {
 	for (size_t i = 0; i < s->nlast_threads; i++) {
 		const struct gp_thread *th = &s->last_threads[i];
 		if (th->tid != s->o.pid)
 			continue;
-		return th->is_new || th->d_run_ns > 0 || th->d_utime > 0 || th->d_stime > 0;
+		m->run_ns = th->have_sched ? th->run_ns : 0;
+		m->cpu = (double)(th->st.utime + th->st.stime);
+		return true;
 	}
-	return -1;
+	return false;
 }
 
 void gp_sampler_totals(const struct gp_sampler *s, struct gp_sampler_totals *tot)

@@ -80,10 +80,11 @@ const char *gp_sampler_threads_json(const struct gp_sampler *s, size_t *len);
  * the next gp_sampler_take: what the stack policy of trace chooses from. */
 struct gp_thread;
 const struct gp_thread *gp_sampler_threads(const struct gp_sampler *s, size_t *n);
-/* The main thread (tid = pid) of the last sample ran since the one
- * before (new, or its run time or CPU times moved: what its record
- * writes as other than "same"); -1 when it is not in the sample. */
-int gp_sampler_main_ran(const struct gp_sampler *s);
+/* The main thread's (tid = pid) counters in the last sample, as its
+ * record says them (model/proctab.h: the loader reads the same from a
+ * saved file); false when it is not in the sample. */
+struct gp_ran_mark;
+bool gp_sampler_main_mark(const struct gp_sampler *s, struct gp_ran_mark *m);
 /* The last sample's GPU as its gpu object says it (model/gpujson.h:
  * gp_gpu_json_ctx; enum gp_gpu_work, UNKNOWN when not read this sample). */
 void gp_sampler_gpu(const struct gp_sampler *s, bool *ctx, uint8_t *gw);

@@ -314,7 +314,8 @@ static void members(struct watch *W, struct wproc *w, double t, const json_t *li
 			record(w, t, target);
 		}
 		gp_proctab_seen(&w->procs, pid, t);
-		gp_proctab_ran(&w->procs, pid, t, s ? gp_sampler_main_ran(s) : -1);
+		struct gp_ran_mark mark;
+		gp_proctab_ran(&w->procs, pid, t, s && gp_sampler_main_mark(s, &mark) ? &mark : NULL);
 		if (s) { /* as trace: a GPU wait's peer (verdict) */
 			bool ctx;
 			uint8_t gw;
