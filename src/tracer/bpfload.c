@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 static char first_error[160];
 
@@ -61,4 +62,13 @@ void gp_bpf_failed(int err, char *why, size_t n)
 		snprintf(why, n, "loading BPF needs root, or CAP_BPF and CAP_PERFMON (%s)", strerror(e));
 	else
 		snprintf(why, n, "BPF: %s%s%.100s", strerror(e), first_error[0] ? ": " : "", first_error);
+}
+
+bool gp_bpf_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int a, b;
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a > major || (a == major && b >= minor);
 }

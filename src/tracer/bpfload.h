@@ -3,6 +3,7 @@
 #ifndef GP_BPFLOAD_H
 #define GP_BPFLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Whether BPF may be tried at all: not with GPUPROBE_BPF=off, nor from a
@@ -15,5 +16,8 @@ int gp_bpf_may_try(char *why, size_t n);
  * why: the capabilities asked for on EPERM, else libbpf's first error
  * message. */
 void gp_bpf_failed(int err, char *why, size_t n);
+
+/* The running kernel is release major.minor or later (uname(2)). */
+bool gp_bpf_kernel_at_least(int major, int minor);
 
 #endif

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "procstat.h"
+#include "syscalls.h"
 #include "parse.h"
 
 #include <string.h>
@@ -110,6 +111,19 @@ bool gp_parse_syscall(const char *buf, struct gp_syscall *sc)
 		if (!gp_parse_x64(p, &sc->args[i], &p))
 			return false;
 	return gp_parse_x64(p, &sc->sp, &p) && gp_parse_x64(p, &sc->pc, NULL);
+}
+
+bool gp_syscall_continued(const struct gp_syscall *before, struct gp_syscall *now)
+{
+	if (now->kind != GP_SC_IN || before->kind != GP_SC_IN || now->sp != before->sp
+	    || now->pc != before->pc || now->nr == before->nr)
+		return false;
+	const char *n = gp_syscall_name(now->nr);
+	if (!n || strcmp(n, "restart_syscall"))
+		return false;
+	now->nr = before->nr;
+	memcpy(now->args, before->args, sizeof now->args);
+	return true;
 }
 
 struct ctxt_acc {

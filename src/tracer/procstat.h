@@ -47,6 +47,22 @@ struct gp_syscall {
 /* /proc/TID/syscall. False on a malformed line. */
 bool gp_parse_syscall(const char *buf, struct gp_syscall *sc);
 
+/* A thread now in restart_syscall that was, at its reading before, in a
+ * call from the same user sp and pc: it continues that call, and *now
+ * says so (its number and arguments from before; true).  A sleep with a
+ * timeout interrupted by a stop -- ours, when a stack was taken, or any
+ * tracer's or SIGSTOP's -- or by a signal handler resumes through
+ * restart_syscall (-ERESTART_RESTARTBLOCK: the kernel rewinds the user
+ * pc to the syscall instruction and enters sys_restart_syscall, which
+ * runs the call's restart_block: kernel/signal.c, arch/x86/kernel/
+ * signal.c handle_signal/arch_do_signal_or_restart).  /proc then shows
+ * restart_syscall with the registers' meaningless arguments, and what
+ * the thread waits for was lost: a JVM's timed waits read as unknown
+ * after our first stack snapshot (tests/e2e/trace-jvm-threads.sh on the
+ * /proc path).  Same sp and pc: the restart re-enters from the very
+ * instruction of the call it continues. */
+bool gp_syscall_continued(const struct gp_syscall *before, struct gp_syscall *now);
+
 /* voluntary_ctxt_switches / nonvoluntary_ctxt_switches from status. */
 bool gp_parse_status_ctxt(const char *buf, uint64_t *vol, uint64_t *invol);
 

@@ -106,6 +106,20 @@ static struct gp_sockflow *open_it(void)
 	if (!gp_bpf_may_try(why_none, sizeof why_none))
 		return NULL;
 	struct sockflow_bpf *skel = sockflow_bpf__open();
+	/* Its hash maps are sized for a fleet's watch (65 536 processes and
+	 * sockets): preallocated, that is 4 x 65 536 elements charged at
+	 * every start, 14 ms of a 1 s trace's 140 (perf, 2026-12-06).  Since
+	 * Linux 6.1 a hash map allocates its elements as they are added
+	 * from any context, tracing programs' included (kernel/bpf/
+	 * hashtab.c on bpf_mem_alloc; the verifier's "preallocated hash
+	 * map" rule for tracing programs went with it); before, they must
+	 * be preallocated. */
+	if (skel && gp_bpf_kernel_at_least(6, 1)) {
+		bpf_map__set_map_flags(skel->maps.flows, BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(skel->maps.watched, BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(skel->maps.connects, BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(skel->maps.lockfails, BPF_F_NO_PREALLOC);
+	}
 	int err = skel ? sockflow_bpf__load(skel) : -errno;
 	if (!err)
 		err = sockflow_bpf__attach(skel);

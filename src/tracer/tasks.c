@@ -498,6 +498,8 @@ static int kstack_part(struct gp_tasks *t, struct slot *s, struct gp_thread *th)
 	} else if (s->primed) {
 		th->kstack = s->kstack;	/* read by the prime, written by no sample yet */
 	}
+	if (s->have_last)
+		gp_syscall_continued(&s->last.sc, &th->sc);
 	s->have_last = true;
 	s->last = *th;
 	s->last.kstack = NULL; /* read once; not repeated when carried over */

@@ -33,6 +33,37 @@ int gp_stacks_reap(struct gp_stacks *s)
 
 /* ---- /proc data of one thread --------------------------------------- */
 
+static int by_tid(const void *a, const void *b)
+{
+	int x = ((const struct gp_stk_lastsc *)a)->tid, y = ((const struct gp_stk_lastsc *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+/* th's call, continued from the last snapshot's where it restarted. */
+static void continued(const struct gp_stacks *s, struct rawthread *th)
+{
+	struct gp_stk_lastsc key = { .tid = th->tid };
+	const struct gp_stk_lastsc *was = s->nlastsc
+		? bsearch(&key, s->lastsc, s->nlastsc, sizeof key, by_tid) : NULL;
+	if (was)
+		gp_syscall_continued(&was->sc, &th->sc);
+}
+
+/* This snapshot's calls, kept for the next (continued). */
+static void keep_calls(struct gp_stacks *s, const struct rawthread *th, size_t n)
+{
+	struct gp_stk_lastsc *k = malloc((n ? n : 1) * sizeof *k);
+	size_t m = 0;
+	for (size_t i = 0; k && i < n; i++)
+		if (th[i].sc.kind == GP_SC_IN)
+			k[m++] = (struct gp_stk_lastsc){ th[i].tid, th[i].sc };
+	if (k)
+		qsort(k, m, sizeof *k, by_tid);
+	free(s->lastsc);
+	s->lastsc = k;
+	s->nlastsc = k ? m : 0;
+}
+
 static bool read_proc_thread(struct gp_stacks *s, struct rawthread *th)
 {
 	char path[96], buf[1024];
@@ -52,6 +83,8 @@ static bool read_proc_thread(struct gp_stacks *s, struct rawthread *th)
 	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", s->pid, th->tid);
 	if (gp_read_file(&s->root, path, buf, sizeof buf) < 0 || !gp_parse_syscall(buf, &th->sc))
 		th->sc.kind = GP_SC_UNKNOWN;
+	else
+		continued(s, th);
 	if (!(s->flags & GP_STACKS_NO_KERNEL) && !s->kstack_denied) {
 		snprintf(path, sizeof path, "/proc/%d/task/%d/stack", s->pid, th->tid);
 		size_t len;
@@ -425,6 +458,7 @@ int gp_stacks_snapshot(struct gp_stacks *s, double t, const int *tids, size_t n,
 		th[i].tid = tids[i];
 		take_thread(s, &th[i], saved, &c);
 	}
+	keep_calls(s, th, n);
 	double w_unwound = gp_stk_now_us();
 	/* Everything below runs with every thread of the target running. */
 	struct gp_stackline b;
@@ -473,5 +507,6 @@ void gp_stacks_close(struct gp_stacks *s)
 	gp_tfile_close(s->tf);
 	gp_xmaps_free(&s->xm);
 	gp_root_close(&s->root);
+	free(s->lastsc);
 	free(s);
 }

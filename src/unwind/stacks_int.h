@@ -92,6 +92,17 @@ struct gp_stacks {
 	struct gp_py *py;     /* CPython frames; NULL with GP_STACKS_NO_PYTHON */
 	struct gp_go *go;     /* Go's goroutines (goroutines.h); NULL with GP_STACKS_NO_PTRACE */
 	struct gp_xmaps xm;   /* executable mappings at this snapshot: JIT pcs */
+	/* Each thread's system call at the last snapshot, by tid: a thread
+	 * our stop interrupted in a timed sleep shows restart_syscall at the
+	 * next, and continues the call kept here (procstat.h,
+	 * gp_syscall_continued). */
+	struct gp_stk_lastsc *lastsc;
+	size_t nlastsc;
+};
+
+struct gp_stk_lastsc {
+	int tid;
+	struct gp_syscall sc;
 };
 
 static inline double gp_stk_now_us(void)

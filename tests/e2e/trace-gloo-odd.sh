@@ -25,6 +25,12 @@ one() { # NAME MODE ODD: the job in one trace; $s its verdict
 		s=$(verdict "$TMP/$1-0.jsonl")
 		say "$1: $s"
 	fi
+	# `report` of the saved file says what the trace said, word for
+	# word: the ranks' places, and when each main thread last ran (the
+	# timeline; a saved file once lost it: model/proctab.c)
+	live=$(jq -r 'select(.type=="verdict") | .summary' "$TMP/$1-0.jsonl")
+	rep=$(gp report --format json "$TMP/$1-0.jsonl" | jq -r '.results[0].verdict.summary')
+	ok "$1: report of the saved file says the same" test "$live" = "$rep"
 }
 
 one sleep sleep 1
@@ -45,6 +51,7 @@ one exit exit 3
 ok "exit: hang-blocked (the others wait for it at the rendezvous, on a timer: not idle)" \
 	has "hang-blocked: "
 ok "exit: rank 3 is the odd one, and it exited" has "4 ranks of gloo_job.py: rank 3 (pid"
+ok "... and stopped first" has "timeline: rank 3 (pid"
 ok "... exited" has ") exited"
 ok "... while the others wait in init_process_group's code" \
 	has "while ranks 0, 1, 2 wait in _new_process_group_helper (distributed_c10d.py:"

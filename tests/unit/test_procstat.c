@@ -83,6 +83,38 @@ static void test_syscall(void **st)
 	assert_false(gp_parse_syscall("garbage", &sc));
 }
 
+/* A timed futex wait interrupted by a stop resumes in restart_syscall
+ * with its arguments gone: from the same sp and pc it continues the call
+ * read before; from elsewhere, or after no call, it is left as it is. */
+static void test_syscall_continued(void **st)
+{
+	char line[160];
+	struct gp_syscall before, now;
+	assert_true(gp_parse_syscall("202 0x7f0013e28 0x189 0x0 0x7f00aa10 0x0 0xffffffff 0x7f00c0 0x7f3b2a6e8d71\n",
+				     &before));
+	snprintf(line, sizeof line, "%ld 0x1 0x2 0x3 0x4 0x5 0x6 0x7f00c0 0x7f3b2a6e8d71\n", (long)SYS_restart_syscall);
+	assert_true(gp_parse_syscall(line, &now));
+	assert_true(gp_syscall_continued(&before, &now));
+	assert_int_equal(now.nr, 202);
+	assert_true(now.args[0] == 0x7f0013e28ull && now.args[1] == 0x189);
+	/* chained: the next reading continues the one continued */
+	struct gp_syscall again;
+	assert_true(gp_parse_syscall(line, &again));
+	assert_true(gp_syscall_continued(&now, &again));
+	assert_int_equal(again.nr, 202);
+	/* another sp: another call */
+	snprintf(line, sizeof line, "%ld 0x1 0x2 0x3 0x4 0x5 0x6 0x7f0100 0x7f3b2a6e8d71\n", (long)SYS_restart_syscall);
+	assert_true(gp_parse_syscall(line, &now));
+	assert_false(gp_syscall_continued(&before, &now));
+	assert_int_equal(now.nr, SYS_restart_syscall);
+	/* not a restart; nothing before */
+	assert_false(gp_syscall_continued(&before, &before));
+	assert_true(gp_parse_syscall("running\n", &before));
+	snprintf(line, sizeof line, "%ld 0x1 0x2 0x3 0x4 0x5 0x6 0x7f00c0 0x7f3b2a6e8d71\n", (long)SYS_restart_syscall);
+	assert_true(gp_parse_syscall(line, &now));
+	assert_false(gp_syscall_continued(&before, &now));
+}
+
 static void test_status(void **st)
 {
 	const char *status =
@@ -229,6 +261,7 @@ UNIT_MAIN(
 	cmocka_unit_test(test_stat_comm_with_spaces_only),
 	cmocka_unit_test(test_stat_truncated),
 	cmocka_unit_test(test_syscall),
+	cmocka_unit_test(test_syscall_continued),
 	cmocka_unit_test(test_status),
 	cmocka_unit_test(test_io),
 	cmocka_unit_test(test_wchan),
