@@ -4,6 +4,9 @@
 #include "safefile.h"
 #include "safetext.h"
 
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -199,4 +202,50 @@ int gp_metrics_write(const char *path, const struct strbuf *sb)
 		return -1;
 	}
 	return 0;
+}
+
+/* The file's text, when it is a regular file of at most 4 MiB. */
+static char *read_small(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	char *buf = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (4 << 20)
+	    && (buf = malloc((size_t)st.st_size + 1))) {
+		size_t done = 0;
+		ssize_t n;
+		while (done < (size_t)st.st_size
+		       && ((n = read(fd, buf + done, (size_t)st.st_size - done)) > 0
+			   || (n < 0 && errno == EINTR)))
+			done += n > 0 ? (size_t)n : 0;
+		buf[done] = '\0';
+	}
+	close(fd);
+	return buf;
+}
+
+size_t gp_metrics_read_hangs(const char *path, struct gp_metric_hang *out, size_t cap)
+{
+	static const char name[] = "gpuprobe_process_hang_since_timestamp_seconds{pid=\"";
+	char *text = path ? read_small(path) : NULL;
+	size_t n = 0;
+	for (char *l = text; l && *l && n < cap;) {
+		char *end = strchr(l, '\n');
+		if (end)
+			*end = '\0';
+		char *v = strrchr(l, ' ');
+		char *e1, *e2;
+		if (!strncmp(l, name, sizeof name - 1) && v) {
+			long pid = strtol(l + sizeof name - 1, &e1, 10);
+			double since = strtod(v + 1, &e2);
+			if (*e1 == '"' && e1 != l + sizeof name - 1 && !*e2 && pid > 0 && pid <= 0x3fffffff
+			    && since > 0 && since < 1e11)
+				out[n++] = (struct gp_metric_hang){ (int)pid, since };
+		}
+		l = end ? end + 1 : NULL;
+	}
+	free(text);
+	return n;
 }

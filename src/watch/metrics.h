@@ -93,4 +93,17 @@ void gp_metrics_text(struct strbuf *sb, const struct gp_metrics_watch *w,
 /* Writes it to path atomically.  0, or -1 with errno. */
 int gp_metrics_write(const char *path, const struct strbuf *sb);
 
+/* A hang a watch before this one exported: gpuprobe_process_hang_since_
+ * timestamp_seconds of pid. */
+struct gp_metric_hang {
+	int pid;
+	double since_unix;
+};
+/* The hangs of the metrics file at path, as this file writes them (up to
+ * cap): a watch restarted keeps a hang's start (issue 28), even where
+ * no thread's last run can date it -- our own stops of an earlier watch
+ * ran every thread (tracer/still.h).  Only a regular file of at most
+ * 4 MiB is read, never blocking (a FIFO is none); 0 when none. */
+size_t gp_metrics_read_hangs(const char *path, struct gp_metric_hang *out, size_t cap);
+
 #endif

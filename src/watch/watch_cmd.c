@@ -211,6 +211,41 @@ static void gpus_of(struct gp_metric_proc *m, const json_t *line)
 
 static void record(void *ctx, double t, json_t *line);
 
+/* Seconds since pid's process started (/proc/PID/stat starttime against
+ * /proc/uptime), -1 unknown. */
+static double age_of(const struct gp_root *root, int pid)
+{
+	char path[64], buf[1024];
+	struct gp_stat st;
+	double up;
+	long hz = sysconf(_SC_CLK_TCK);
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if (hz <= 0 || gp_read_file(root, path, buf, sizeof buf) <= 0 || !gp_parse_stat(buf, &st))
+		return -1;
+	if (gp_read_file(root, "/proc/uptime", buf, sizeof buf) <= 0 || sscanf(buf, "%lf", &up) != 1)
+		return -1;
+	return up - (double)st.starttime / (double)hz;
+}
+
+/* How long pid has hung as the watch before this one exported it, 0 none:
+ * only where that hang is this process's (it started before the hang
+ * did; a pid reused since started after). */
+static double prior_hang_s(const struct watch *W, int pid)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	for (size_t i = 0; i < W->nprior; i++) {
+		if (W->prior[i].pid != pid)
+			continue;
+		double age = age_of(&W->root, pid);
+		double since = W->prior[i].since_unix;
+		if (age >= 0 && now - age < since && since < now)
+			return now - since;
+	}
+	return 0;
+}
+
 static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, char **argv)
 {
 	struct gp_stat st;
@@ -243,6 +278,11 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	gp_target_still(&W->root, pid, target);
 	const json_t *js = json_object_get(target, "still_s");
 	w->still_s = json_is_number(js) ? json_number_value(js) : -1;
+	double prior = prior_hang_s(W, pid);
+	if (prior > w->still_s) {
+		w->still_s = prior;
+		w->still_prior = true;
+	}
 	w->first_t = t;
 	where_of(&w->where, target);
 	gp_proctab_target(&W->procs, target); /* its job and rank, for the metrics */
@@ -381,7 +421,7 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 				      .kstacks_seen = W->o->st.kstacks && geteuid() == 0,
 				      .stuck = w->smp.stuck.t >= 0 ? &w->smp.stuck : NULL,
 				      .procs = &w->procs,
-				      .flat_before = before, .flat_before_threads = true };
+				      .flat_before = before, .flat_before_threads = !w->still_prior };
 	gp_verdict_compute(w->series.pt, w->series.n, &vo, W->v);
 	w->cls = W->v->cls;
 	w->judged = true;
@@ -709,6 +749,7 @@ int cmd_watch(int argc, char **argv, const struct gp_global *g)
 		goto out;
 	}
 	W.follow.root = &W.root; /* the PIDs given, known by start time (follow.h) */
+	W.nprior = gp_metrics_read_hangs(o.metrics, W.prior, sizeof W.prior / sizeof W.prior[0]);
 	gp_proctab_init(&W.procs);
 	if (!o.quiet)
 		watch_log("started: %zu PIDs%s%s%s, --hang-after %g s%s%s%s%s", o.npids,

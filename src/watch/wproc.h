@@ -63,6 +63,7 @@ struct wproc {
 	 * first sampled at first_t (tracer/still.h), -1 unknown; a watch
 	 * restarted keeps the clock of a hang that went on (issue 28). */
 	double still_s, first_t;
+	bool still_prior;             /* still_s is the last watch's hang start (metrics.h) */
 	struct gp_metric_proc where;  /* nspid, container, pod, GPUs: its metric labels */
 };
 
@@ -93,6 +94,10 @@ struct watch {
 	 * that is gone but still listed, is not followed again and again. */
 	struct { int pid; unsigned long long start; } gone[256];
 	unsigned ngone;
+	/* The hangs the --metrics file said when this watch started: a
+	 * watch before it, killed or restarted (gp_metrics_read_hangs). */
+	struct gp_metric_hang prior[256];
+	size_t nprior;
 };
 
 static inline bool is_hang(enum gp_class c)

@@ -5,8 +5,10 @@
 # killed with SIGKILL, its file stays (last update no longer moves: the
 # stale alert's case), and a new watch started 8 s later exports the same
 # start within 2 s -- from how long no thread of the process had run
-# (tracer/still.h) -- and calls it hung at its first verdicts, not
-# --hang-after later.  The alert rule over it is tested by promtool
+# (tracer/still.h), or, where the first watch's own stops ran every
+# thread (the /proc path's ptrace stacks: GPUPROBE_BPF=off), from the
+# hang the metrics file said when it started (metrics.h) -- and calls it
+# hung at its first verdicts, not --hang-after later.  The alert rule over it is tested by promtool
 # (tests/prometheus/hang-clock.test.yaml).
 : "${E2E_TIMEOUT:=90}"; export E2E_TIMEOUT
 . "${0%/*}/lib.sh"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +112,53 @@ static void test_metrics_write_atomic(void **st)
 	assert_string_equal(buf, "gpuprobe_watch_up 1\n");
 	strbuf_release(&sb);
 	assert_int_equal(gp_metrics_write("/proc/no/such/dir/m.prom", &sb), -1);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A restarted watch reads the hangs its predecessor wrote: the lines
+ * this file's own text makes; others, torn ones and nonsense are not
+ * hangs; a FIFO is no file (never a blocked open or read). */
+static void test_metrics_read_hangs(void **st)
+{
+	(void)st;
+	char dir[] = "/tmp/gp-unit-hangs.XXXXXX", path[64], fifo[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/m.prom", dir);
+	struct gp_metric_proc p[2];
+	memset(p, 0, sizeof p);
+	p[0].pid = 41;
+	snprintf(p[0].comm, sizeof p[0].comm, "py \"x\"");
+	snprintf(p[0].nspid, sizeof p[0].nspid, "1");
+	p[0].cls = "hang-blocked";
+	p[0].gpu = "none";
+	p[0].hang = true;
+	p[0].hang_since_unix = 1796572271.349;
+	p[1] = p[0];
+	p[1].pid = 42;
+	p[1].hang = false;
+	p[1].hang_since_unix = 0;
+	struct gp_metrics_watch w = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	gp_metrics_text(&sb, &w, p, 2);
+	strbuf_addstr(&sb, "gpuprobe_process_hang_since_timestamp_seconds{pid=\"7\"} nan\n"
+		      "gpuprobe_process_hang_since_timestamp_seconds{pid=\"x\"} 5\n"
+		      "gpuprobe_process_hang_since_timestamp_seconds{pid=\"8\"} 1796572271.3 junk\n"
+		      "gpuprobe_process_hang_since_timestamp_seconds{pid=\"9\"");
+	assert_int_equal(gp_metrics_write(path, &sb), 0);
+	struct gp_metric_hang h[4];
+	assert_int_equal(gp_metrics_read_hangs(path, h, 4), 1);
+	assert_int_equal(h[0].pid, 41);
+	assert_true(h[0].since_unix > 1796572271.348 && h[0].since_unix < 1796572271.350);
+	assert_int_equal(gp_metrics_read_hangs(path, h, 0), 0);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(gp_metrics_read_hangs(fifo, h, 4), 0);
+	assert_int_equal(gp_metrics_read_hangs(dir, h, 4), 0);
+	assert_int_equal(gp_metrics_read_hangs("/proc/no/such", h, 4), 0);
+	assert_int_equal(gp_metrics_read_hangs(NULL, h, 4), 0);
+	strbuf_release(&sb);
+	unlink(fifo);
 	unlink(path);
 	rmdir(dir);
 }
@@ -276,5 +324,6 @@ UNIT_MAIN(
 	cmocka_unit_test(test_part_deadline),
 	cmocka_unit_test(test_metrics_text),
 	cmocka_unit_test(test_metrics_write_atomic),
+	cmocka_unit_test(test_metrics_read_hangs),
 	cmocka_unit_test(test_tar_roundtrip),
 	cmocka_unit_test(test_spool_rotation))
