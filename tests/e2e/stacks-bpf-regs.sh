@@ -12,6 +12,9 @@
 #     times: it finishes whole, its frames reach main.
 E2E_TIMEOUT=${E2E_TIMEOUT:-60}
 . "${0%/*}/lib.sh"
+# A test of the BPF path itself: on it even where the suite runs on the
+# /proc path (.ci/run's sanitizer pass: GPUPROBE_BPF=off).
+unset GPUPROBE_BPF
 require_jq
 require_workload sleepers
 require_workload stopwatch

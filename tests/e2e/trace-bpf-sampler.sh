@@ -16,6 +16,9 @@
 # Each header says its path (sampler_path), the /proc one why.
 E2E_TIMEOUT=${E2E_TIMEOUT:-120}
 . "${0%/*}/lib.sh"
+# A test of the BPF path itself: on it even where the suite runs on the
+# /proc path (.ci/run's sanitizer pass: GPUPROBE_BPF=off).
+unset GPUPROBE_BPF
 require_jq
 require_workload sleepers
 require_workload spin
