@@ -38,6 +38,12 @@ struct gp_waitedge {
 	int diag_fd;                 /* NETLINK_SOCK_DIAG, -1 none yet, -2 refused */
 	size_t npeer;
 	struct gp_nstids ns;         /* its thread ids and ours (a container's are its own) */
+	/* Futex words read this sample, by address (words): the 10 000
+	 * threads of a pool wait on one condition's word, and each was a
+	 * process_vm_readv of its own (10 000 a first sample, perf
+	 * 2026-12-06).  gen: the sample they were read in. */
+	struct { uint64_t addr; uint32_t w[3]; uint8_t got; unsigned gen; } words[64];
+	unsigned gen;
 };
 
 struct gp_waitedge *gp_waitedge_new(const struct gp_root *root, int pid)
@@ -71,6 +77,7 @@ void gp_waitedge_reset(struct gp_waitedge *e, int ppid)
 	e->locks = NULL;
 	e->locks_read = false;
 	e->npeer = 0;
+	e->gen++; /* every word read again */
 }
 
 static void comm_of(const struct gp_root *root, int pid, char *buf, size_t cap)
@@ -127,6 +134,30 @@ static bool read_mem(int pid, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
+/* The three words at a futex's address (glibc's mutex: lock, count,
+ * owner), read once a sample: 3 read, 1 only the first (the word ends a
+ * mapping), 0 none. */
+static int futex_words(struct gp_waitedge *e, uint64_t addr, uint32_t w[3])
+{
+	size_t k = (size_t)((addr >> 2) * 0x9e3779b97f4a7c15ull >> 58);
+	if (e->words[k].gen == e->gen + 1 && e->words[k].addr == addr) {
+		memcpy(w, e->words[k].w, sizeof e->words[k].w);
+		return e->words[k].got;
+	}
+	int got = 0;
+	if (read_mem(e->pid, addr, w, 3 * sizeof w[0]))
+		got = 3;
+	else if (read_mem(e->pid, addr, w, sizeof w[0]))
+		got = 1;
+	if (got == 1)
+		w[2] = 0;
+	e->words[k].addr = addr;
+	e->words[k].got = (uint8_t)got;
+	memcpy(e->words[k].w, w, sizeof e->words[k].w);
+	e->words[k].gen = e->gen + 1; /* 0 never matches a fresh table */
+	return got;
+}
+
 /* A locked mutex whose owner field names no thread of the process: a
  * lock inherited held across fork (fork(2): "the child process is
  * created with a single thread"; the mutex's memory, owner tid and all,
@@ -180,12 +211,9 @@ static void futex_edge(struct gp_waitedge *e, const struct gp_thread *th, struct
 	out->shared = !(a[1] & 128);
 	if (!e->root->live)
 		return;
-	uint32_t w[3];
-	if (!read_mem(e->pid, a[0], w, sizeof w)) {
-		if (!read_mem(e->pid, a[0], w, sizeof w[0]))
-			return;
-		w[2] = 0;
-	}
+	uint32_t w[3] = { 0, 0, 0 };
+	if (!futex_words(e, a[0], w))
+		return;
 	if (cmd == 6 || cmd == 13) {
 		int owner = gp_nstids_ours(&e->ns, (long)(w[0] & 0x3fffffffu));
 		if (owner > 0 && owner != th->tid && is_task(e->root, e->pid, owner)) {
