@@ -111,6 +111,29 @@ static bool attach_works(struct taskiter_bpf *skel, char *why, size_t n)
 	return true;
 }
 
+/* How many threads' last values the map keeps: twice the machine's
+ * threads now (/proc/loadavg's fourth field, "running/total"), at least
+ * 65 536, at most GP_TASKITER_MAXLAST.  A hash map, preallocated or
+ * not, allocates its buckets at creation (kernel/bpf/hashtab.c
+ * htab_map_alloc: a 16-byte bucket for each of roundup_pow_of_two
+ * (max_entries)): 16 MB for 2^20, 7 % of a 1 s trace's CPU (perf,
+ * 2026-12-06).  A full map is no error: a thread it cannot keep is
+ * written whole at each pass (taskiter.bpf.c, pass.lost). */
+static __u32 last_entries(void)
+{
+	unsigned long run = 0, total = 0;
+	FILE *f = fopen("/proc/loadavg", "re");
+	if (f) {
+		if (fscanf(f, "%*s %*s %*s %lu/%lu", &run, &total) != 2)
+			total = 0;
+		fclose(f);
+	}
+	__u32 n = 1u << 16;
+	while (n < GP_TASKITER_MAXLAST && n < 2 * total)
+		n <<= 1;
+	return n;
+}
+
 static struct prog *open_prog(void)
 {
 	if (!gp_bpf_may_try(why_none, sizeof why_none))
@@ -128,6 +151,8 @@ static struct prog *open_prog(void)
 		return NULL;
 	}
 	struct taskiter_bpf *skel = taskiter_bpf__open();
+	if (skel)
+		bpf_map__set_max_entries(skel->maps.last, last_entries());
 	int err = skel ? taskiter_bpf__load(skel) : -errno;
 	if (err) {
 		gp_bpf_failed(err, why_none, sizeof why_none);

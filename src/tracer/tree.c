@@ -52,6 +52,11 @@ struct gp_tree {
 	 * the trace, told once by the first sample's `died` */
 	struct { int pid, ppid; char comm[16]; } early[8];
 	size_t nearly;
+	/* The last walk of /proc (discover_due): when, the connector's
+	 * counts then, and whether it found anyone. */
+	double walked_t;
+	unsigned long walked_started, walked_lost;
+	bool walk_found;
 };
 
 static struct member *add_member(struct gp_tree *t, int pid, int ppid, int depth, bool follow)
@@ -222,6 +227,38 @@ static void discover(struct gp_tree *t)
 		}
 	}
 	free(c);
+}
+
+/* Whether this sample walks /proc for new members.  Each walk reads the
+ * stat of every process on the machine (140 here; thousands on a node
+ * that runs a fleet's pods, and watch walks for each process it
+ * follows).  Where the connector hears the tree's forks (forks.h), no
+ * new member can appear without one: walked at the first sample, after
+ * a fork of the tree or a lost event, after a walk that found someone
+ * (a member found forks before it is tracked: its child is found by
+ * the next walk), and every 5 s whatever the connector says. */
+static bool discover_due(struct gp_tree *t, double tsec)
+{
+	if (!t->forks || t->first || t->walk_found || tsec - t->walked_t >= 5)
+		return true;
+	struct gp_forks_counts c;
+	gp_forks_counts(t->forks, &c);
+	return c.started != t->walked_started || c.lost != t->walked_lost;
+}
+
+static void discover_if_due(struct gp_tree *t, double tsec)
+{
+	if (!discover_due(t, tsec))
+		return;
+	struct gp_forks_counts c = { 0 };
+	if (t->forks)
+		gp_forks_counts(t->forks, &c); /* before: a fork during the walk makes the next one due */
+	unsigned long seen = t->seen;
+	discover(t);
+	t->walk_found = t->seen != seen;
+	t->walked_t = tsec;
+	t->walked_started = c.started;
+	t->walked_lost = c.lost;
 }
 
 /* ---- one sample ------------------------------------------------------ */
@@ -410,7 +447,7 @@ enum gp_sample_rc gp_tree_take(struct gp_tree *t, double tsec, struct gp_point *
 	 * read is started during the trace. */
 	if (t->first && t->forks && !t->started)
 		gp_forks_counts(t->forks, &t->fc0);
-	discover(t);
+	discover_if_due(t, tsec);
 	for (size_t i = 0; t->forks && i < t->n; i++)
 		if (t->m[i].s)
 			gp_forks_track(t->forks, t->m[i].pid);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "jsonw.h"
@@ -97,7 +98,39 @@ static void test_reset_reuses(void **st)
 	gp_jw_free(&w);
 }
 
+/* Numbers are written by hand (jsonw.c decimal): the very text printf's
+ * "%lld", "%llu" and "%.10g" (with ".0" where it has no point) give. */
+static void test_numbers_as_printf(void **st)
+{
+	const int64_t ints[] = { 0, 1, -1, 9, 10, -10, 123456789, INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+	const double reals[] = { 0.0, -0.0, 1.0, -1.0, 0.5, 3.25, 1e9, 9999999999.0, 1e10, -9999999999.0,
+				 -1e10, 12345678901.0, 1e300, 2.0e-7, 4294967296.0, -123.0, 1.0 / 3 };
+	char want[64];
+	struct gp_jsonw w = { 0 };
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		gp_jw_reset(&w);
+		gp_jw_int(&w, ints[i]);
+		snprintf(want, sizeof want, "%lld", (long long)ints[i]);
+		assert_string_equal(w.buf, want);
+		if (ints[i] >= 0) {
+			gp_jw_reset(&w);
+			gp_jw_uint(&w, (uint64_t)ints[i]);
+			assert_string_equal(w.buf, want);
+		}
+	}
+	for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+		gp_jw_reset(&w);
+		gp_jw_real(&w, reals[i]);
+		snprintf(want, sizeof want, "%.10g", reals[i]);
+		if (!strpbrk(want, ".eE"))
+			strcat(want, ".0");
+		assert_string_equal(w.buf, want);
+	}
+	gp_jw_free(&w);
+}
+
 UNIT_MAIN(
+	cmocka_unit_test(test_numbers_as_printf),
 	cmocka_unit_test(test_nesting_and_commas),
 	cmocka_unit_test(test_strings),
 	cmocka_unit_test(test_reset_reuses))
