@@ -28,7 +28,12 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { P_STAT, P_STATUS, P_IO, P_COUNT };
+/* P_LSTAT: the leader thread's stat (/proc/PID/task/PID/stat), on the
+ * BPF path only: what the process's stat says but the sums of its
+ * threads (state, parent, name, start, reaped children), without the
+ * walk over every thread that /proc/PID/stat does for those sums; they
+ * come with the pass (tasks.h, gp_tasks_proc_sums). */
+enum { P_STAT, P_STATUS, P_IO, P_LSTAT, P_COUNT };
 
 struct gp_sampler {
 	struct gp_sampler_opts o;
@@ -94,8 +99,8 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 	for (int i = 0; i < P_COUNT; i++)
 		s->fd[i] = -1;
 	s->clk_tck = (double)sysconf(_SC_CLK_TCK);
-	static const char *const names[P_COUNT] = { "stat", "status", "io" };
-	for (int i = 0; i < P_COUNT; i++)
+	static const char *const names[P_LSTAT] = { "stat", "status", "io" };
+	for (int i = 0; i < P_LSTAT; i++)
 		s->fd[i] = open_proc_file(o->root, o->pid, names[i]);
 	struct gp_stat st;
 	if (s->fd[P_STAT] < 0 || gp_pread_all(s->fd[P_STAT], s->buf, sizeof s->buf) <= 0
@@ -110,6 +115,11 @@ struct gp_sampler *gp_sampler_new(const struct gp_sampler_opts *o)
 		s->tot.io_denied = true;
 	unsigned tflags = (o->kstacks ? GP_TASKS_KSTACK : 0) | (o->reopen ? GP_TASKS_REOPEN : 0);
 	s->tasks = gp_tasks_new(o->root, o->pid, tflags);
+	if (s->tasks && !strcmp(gp_tasks_path(s->tasks, NULL), "bpf")) {
+		char leader[32];
+		snprintf(leader, sizeof leader, "task/%d/stat", o->pid);
+		s->fd[P_LSTAT] = open_proc_file(o->root, o->pid, leader);
+	}
 	s->house = o->house;
 	if (!s->house) {
 		struct gp_gpu_house_opts ho = { .root = o->root,
@@ -220,11 +230,73 @@ void gp_sampler_add_ours(struct gp_sampler *s, uint64_t bytes)
 	s->rss_file_ours += bytes;
 }
 
+/* The process's CPU times (clock ticks) and faults into proc and pt. */
+static void proc_times(const struct gp_sampler *s, json_t *proc, struct gp_pview *pt, uint64_t utime,
+		       uint64_t stime, uint64_t minflt, uint64_t majflt)
+{
+	pt->utime = (double)utime / s->clk_tck;
+	pt->stime = (double)stime / s->clk_tck;
+	pt->minflt = minflt;
+	pt->majflt = majflt;
+	json_object_set_new(proc, "utime", json_real((double)utime / s->clk_tck));
+	json_object_set_new(proc, "stime", json_real((double)stime / s->clk_tck));
+	json_object_set_new(proc, "minflt", json_integer((json_int_t)minflt));
+	json_object_set_new(proc, "majflt", json_integer((json_int_t)majflt));
+}
+
+/* Its io (/proc/PID/io's counters) into proc and pt. */
+static void proc_io(json_t *proc, struct gp_pview *pt, const struct gp_io *io)
+{
+	json_object_set_new(proc, "io", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+		"rchar", (json_int_t)io->rchar, "wchar", (json_int_t)io->wchar,
+		"syscr", (json_int_t)io->syscr, "syscw", (json_int_t)io->syscw,
+		"read_bytes", (json_int_t)io->read_bytes, "write_bytes", (json_int_t)io->write_bytes,
+		"cancelled_write_bytes", (json_int_t)io->cancelled_write_bytes));
+	pt->io_rchar = io->rchar;
+	pt->io_wchar = io->wchar;
+	pt->io_read_bytes = io->read_bytes;
+	pt->io_write_bytes = io->write_bytes;
+	pt->io_syscr = io->syscr;
+	pt->io_syscw = io->syscw;
+	pt->have_io = true;
+}
+
+/* /proc/PID/io, where it can be read. */
+static void proc_io_file(struct gp_sampler *s, json_t *proc, struct gp_pview *pt)
+{
+	struct gp_io io;
+	if (s->fd[P_IO] >= 0 && gp_pread_all(s->fd[P_IO], s->buf, sizeof s->buf) > 0
+	    && gp_parse_io(s->buf, &io))
+		proc_io(proc, pt, &io);
+}
+
+/* On the BPF path, after the pass: the process's sums from it, or, when
+ * this sample's pass failed, from /proc/PID/stat and io as on the /proc
+ * path (process_files wrote the leader's own as placeholders: the keys
+ * keep their order). */
+static void process_sums(struct gp_sampler *s, json_t *proc, struct gp_pview *pt)
+{
+	struct gp_tasks_proc ps;
+	struct gp_stat st;
+	if (gp_tasks_proc_sums(s->tasks, &ps)) {
+		proc_times(s, proc, pt, ps.utime, ps.stime, ps.minflt, ps.majflt);
+		if (ps.have_io)
+			proc_io(proc, pt, &ps.io);
+		else
+			proc_io_file(s, proc, pt);
+		return;
+	}
+	if (gp_pread_all(s->fd[P_STAT], s->buf, sizeof s->buf) > 0 && gp_parse_stat(s->buf, &st))
+		proc_times(s, proc, pt, st.utime, st.stime, st.minflt, st.majflt);
+	proc_io_file(s, proc, pt);
+}
+
 static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 				       struct gp_pview *pt, const char **why)
 {
 	struct gp_stat st;
-	if (gp_pread_all(s->fd[P_STAT], s->buf, sizeof s->buf) <= 0
+	bool sums = s->fd[P_LSTAT] >= 0; /* the BPF path: process_sums after the pass */
+	if (gp_pread_all(s->fd[sums ? P_LSTAT : P_STAT], s->buf, sizeof s->buf) <= 0
 	    || !gp_parse_stat(s->buf, &st)) {
 		*why = "exited";
 		return GP_SAMPLE_GONE;
@@ -240,20 +312,13 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 	pt->state = st.state;
 	pt->ppid = s->ppid = st.ppid;
 	gp_strlcpy(s->comm, st.comm, sizeof s->comm);
-	pt->utime = (double)st.utime / s->clk_tck;
-	pt->stime = (double)st.stime / s->clk_tck;
-	pt->minflt = st.minflt;
-	pt->majflt = st.majflt;
 	char state[2] = { st.state, 0 };
 	json_object_set_new(proc, "state", json_string(state));
-	json_object_set_new(proc, "utime", json_real((double)st.utime / s->clk_tck));
-	json_object_set_new(proc, "stime", json_real((double)st.stime / s->clk_tck));
+	proc_times(s, proc, pt, st.utime, st.stime, st.minflt, st.majflt);
 	/* Reaped children's CPU: grows when a child is reaped, seen or not
 	 * (model/point.c uses it to tell a reap's io from the process's own). */
 	pt->children_cpu = (double)(st.cutime + st.cstime) / s->clk_tck;
 	json_object_set_new(proc, "children_cpu", json_real(pt->children_cpu));
-	json_object_set_new(proc, "minflt", json_integer((json_int_t)st.minflt));
-	json_object_set_new(proc, "majflt", json_integer((json_int_t)st.majflt));
 
 	struct gp_status_mem m;
 	bool have_status = gp_pread_all(s->fd[P_STATUS], s->buf, sizeof s->buf) > 0
@@ -290,22 +355,8 @@ static enum gp_sample_rc process_files(struct gp_sampler *s, json_t *proc,
 		pt->vm_pin = m.vm_pin;
 		pt->vm_lck = m.vm_lck;
 	}
-	struct gp_io io;
-	if (s->fd[P_IO] >= 0 && gp_pread_all(s->fd[P_IO], s->buf, sizeof s->buf) > 0
-	    && gp_parse_io(s->buf, &io)) {
-		json_object_set_new(proc, "io", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
-			"rchar", (json_int_t)io.rchar, "wchar", (json_int_t)io.wchar,
-			"syscr", (json_int_t)io.syscr, "syscw", (json_int_t)io.syscw,
-			"read_bytes", (json_int_t)io.read_bytes, "write_bytes", (json_int_t)io.write_bytes,
-			"cancelled_write_bytes", (json_int_t)io.cancelled_write_bytes));
-		pt->io_rchar = io.rchar;
-		pt->io_wchar = io.wchar;
-		pt->io_read_bytes = io.read_bytes;
-		pt->io_write_bytes = io.write_bytes;
-		pt->io_syscr = io.syscr;
-		pt->io_syscw = io.syscw;
-		pt->have_io = true;
-	}
+	if (!sums)
+		proc_io_file(s, proc, pt);
 	return GP_SAMPLE_OK;
 }
 
@@ -629,6 +680,8 @@ enum gp_sample_rc gp_sampler_take_part(struct gp_sampler *s, double t, struct gp
 		*why = "exited";
 		return GP_SAMPLE_GONE;
 	}
+	if (s->fd[P_LSTAT] >= 0)
+		process_sums(s, proc, pv);
 	if (ts.vanished)
 		json_object_set_new(proc, "threads_vanished", json_integer(ts.vanished));
 	if (ts.ended_tid && s->tot.samples)

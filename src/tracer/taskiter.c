@@ -386,6 +386,7 @@ static int pass_locked(struct gp_taskiter *it, struct gp_taskiter_pass *p)
 	p->ntids = it->ntids;
 	p->recs = (const struct gp_taskiter_rec *)it->buf;
 	p->nrecs = (size_t)len / sizeof(struct gp_taskiter_rec);
+	p->info = info;
 	bool any_new = false;
 	for (size_t i = 0; i < p->nrecs && !any_new; i++)
 		any_new = p->recs[i].flags & GP_TI_NEW;

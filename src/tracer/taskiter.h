@@ -47,6 +47,7 @@ struct gp_taskiter_pass {
 	const struct gp_taskiter_rec *recs;
 	size_t nrecs;
 	int64_t read_ns;   /* monotonic, when the pass ended */
+	struct gp_taskiter_pass_info info; /* its counts, and the process's sums */
 };
 int gp_taskiter_pass(struct gp_taskiter *it, struct gp_taskiter_pass *p);
 

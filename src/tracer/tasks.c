@@ -78,6 +78,8 @@ struct gp_tasks {
 	 * pass, and the next of its records to hand out (iter_thread). */
 	struct gp_taskiter *iter;
 	struct gp_taskiter_pass pass;
+	bool pass_ok;             /* this sample's pass read every thread */
+	struct gp_cputime proc_prev; /* the process's cputime_adjust state (gp_tasks_proc_sums) */
 	size_t reci;
 	long clk_tck;
 	char why_proc[200];       /* why the /proc path ("" on BPF's) */
@@ -614,6 +616,7 @@ int gp_tasks_sample(struct gp_tasks *t, struct gp_thread **out, size_t *nout,
 	memset(stats, 0, sizeof *stats);
 	size_t ntids;
 	bool via_iter = t->iter && iter_tids(t, &ntids) == 0;
+	t->pass_ok = via_iter;
 	if (!via_iter && (list_tids(t, &ntids) < 0 || ntids == 0)) {
 		errno = ESRCH;
 		return -1;
@@ -727,6 +730,28 @@ keep:;
  * then finds each thread's files open and its last reading standing,
  * and re-reads in full only the threads that ran since (read_thread's
  * schedstat test).  It still reports every thread as new. */
+bool gp_tasks_proc_sums(struct gp_tasks *t, struct gp_tasks_proc *out)
+{
+	const struct gp_taskiter_pass_info *p = &t->pass.info;
+	if (!t->iter || !t->pass_ok || !p->sums)
+		return false;
+	/* As cputime_of (taskconv.c): the kernel's prev_cputime where a
+	 * /proc reader moved it past ours. */
+	if (p->prev_utime + p->prev_stime > t->proc_prev.utime + t->proc_prev.stime)
+		t->proc_prev = (struct gp_cputime){ p->prev_utime, p->prev_stime };
+	uint64_t ut, st;
+	gp_cputime_adjust(p->sum_exec, p->utime, p->stime, &t->proc_prev, &ut, &st);
+	memset(out, 0, sizeof *out);
+	out->utime = gp_ns_to_ticks(ut, t->clk_tck);
+	out->stime = gp_ns_to_ticks(st, t->clk_tck);
+	out->minflt = p->min_flt;
+	out->majflt = p->maj_flt;
+	out->have_io = p->io;
+	out->io = (struct gp_io){ p->rchar, p->wchar, p->syscr, p->syscw, p->read_bytes, p->write_bytes,
+				  p->cancelled_write_bytes };
+	return true;
+}
+
 int gp_tasks_prime(struct gp_tasks *t)
 {
 	struct gp_thread *out;

@@ -60,6 +60,44 @@ if ! cmp -s "$TMP/s-bpf" "$TMP/s-proc"; then
 	fail "sleepers: the same thread records on both paths"
 fi
 say "ok: sleepers: the same thread records on both paths"
+# The process's own: its CPU times, faults and io summed by the pass
+# (taskiter.bpf.c account: the threads gone in the signal's totals, the
+# live ones listed) against /proc/PID/stat's and io's walk; the sleepers
+# started threads that exited, and hold still now.
+procsum() { jq -c 'select(.type=="sample") | .proc | {utime, stime, minflt, majflt, children_cpu, io}' "$1" | tail -n 1; }
+ok "sleepers: the same process times, faults and io ($(procsum "$TMP/sleepers-bpf.jsonl"))" \
+	test "$(procsum "$TMP/sleepers-bpf.jsonl")" = "$(procsum "$TMP/sleepers-proc.jsonl")"
+# ... and of a process whose threads computed and wrote, three of them
+# since gone, one still there, all at rest now (sums that are not 0).
+if command -v python3 > /dev/null 2>&1; then
+	python3 -c '
+import threading, time, os
+def work(n, exit_after):
+    x = 0
+    t = time.time() + 0.4
+    while time.time() < t:
+        x += 1
+        if x % 5000 == 0:
+            os.write(fd, b"y" * 512)
+    if not exit_after:
+        time.sleep(60)
+fd = os.open(os.devnull, os.O_WRONLY)
+ts = [threading.Thread(target=work, args=(i, i < 3)) for i in range(4)]
+[t.start() for t in ts]
+[t.join() for t in ts[:3]]
+print("rested", flush=True)
+time.sleep(60)' > "$TMP/rest.out" 2>&1 &
+	r=$!
+	bg_track $r
+	wait_until 20 grep -q rested "$TMP/rest.out" || fail "the resting process did not get there"
+	sleep 0.5
+	both rested $r 2 --stacks none
+	ok "rested: the same process times, faults and io ($(procsum "$TMP/rested-bpf.jsonl"))" \
+		test "$(procsum "$TMP/rested-bpf.jsonl")" = "$(procsum "$TMP/rested-proc.jsonl")"
+	ok "rested: it computed and wrote (utime and wchar above 0)" \
+		test "$(procsum "$TMP/rested-bpf.jsonl" | jq '.utime > 0 and .io.wchar > 0')" = true
+	kill $r 2> /dev/null
+fi
 first() { jq -c 'select(.type=="sample") | [.threads[] | del(.wait_ns)]' "$1" | head -n 1; }
 ok "sleepers: the same first sample, thread for thread" test "$(first "$TMP/sleepers-bpf.jsonl")" = "$(first "$TMP/sleepers-proc.jsonl")"
 # When each took its stacks is its own clock's: "stacks at +4.3 s".
@@ -74,7 +112,9 @@ if command -v strace > /dev/null 2>&1; then
 	# sampler's own opens are counted here)
 	GPUPROBE_STILL=off strace -f -qq -e trace=openat -o "$TMP/strace" "$GPUPROBE" trace -q --seconds 2 --stacks none --no-kernel-stacks \
 		-o "$TMP/st.jsonl" "$p" > /dev/null 2>&1
-	opens=$(grep -c "/task/[0-9]*/" "$TMP/strace")
+	# (but the leader's stat, for the process: its name, state and start
+	# without /proc/PID/stat's walk over every thread, sampler.c P_LSTAT)
+	opens=$(grep "/task/[0-9]*/" "$TMP/strace" | grep -vc "/task/$p/stat\"")
 	ok "sleepers: no thread's file opened on the BPF path ($opens)" test "$opens" -eq 0
 fi
 kill $p

@@ -68,9 +68,17 @@ struct prev_cputime___ti {
 	__u64 utime, stime;
 } GP_CORE;
 
+struct task_io_accounting___ti {
+	__u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes;
+} GP_CORE;
+
 struct signal_struct___ti {
 	int nr_threads;
 	__u64 cutime, cstime;
+	__u64 utime, stime, sum_sched_runtime;
+	unsigned long min_flt, maj_flt;
+	struct prev_cputime___ti prev_cputime;
+	struct task_io_accounting___ti ioac;
 } GP_CORE;
 
 struct refcount___ti {
@@ -96,6 +104,7 @@ struct task_struct___ti {
 	struct signal_struct___ti *signal;
 	struct task_struct___ti *real_parent;
 	struct refcount___ti stack_refcount;
+	struct task_io_accounting___ti ioac;
 } GP_CORE;
 
 /* Set by the reader before each pass (taskiter.c, one pass at a time). */
@@ -248,6 +257,49 @@ static __always_inline void fill(struct task_struct___ti *t, const struct gp_tas
 	wchan_of(t, r);
 }
 
+/* One thread into the process's sums (gp_taskiter_pass_info); the first
+ * listed brings the signal's totals of the threads gone.  As
+ * thread_group_cputime (kernel/sched/cputime.c) and do_io_accounting. */
+static __always_inline void account(struct task_struct___ti *t, const struct gp_taskiter_last *n)
+{
+	bool io = bpf_core_field_exists(t->ioac.rchar) && bpf_core_field_exists(t->ioac.read_bytes);
+	if (pass.visited == 0) {
+		struct signal_struct___ti *sig = t->signal;
+		pass.sums = 1;
+		pass.utime = BPF_CORE_READ(sig, utime);
+		pass.stime = BPF_CORE_READ(sig, stime);
+		pass.sum_exec = BPF_CORE_READ(sig, sum_sched_runtime);
+		pass.min_flt = BPF_CORE_READ(sig, min_flt);
+		pass.maj_flt = BPF_CORE_READ(sig, maj_flt);
+		pass.prev_utime = BPF_CORE_READ(sig, prev_cputime.utime);
+		pass.prev_stime = BPF_CORE_READ(sig, prev_cputime.stime);
+		if (io) {
+			pass.io = 1;
+			pass.rchar = BPF_CORE_READ(sig, ioac.rchar);
+			pass.wchar = BPF_CORE_READ(sig, ioac.wchar);
+			pass.syscr = BPF_CORE_READ(sig, ioac.syscr);
+			pass.syscw = BPF_CORE_READ(sig, ioac.syscw);
+			pass.read_bytes = BPF_CORE_READ(sig, ioac.read_bytes);
+			pass.write_bytes = BPF_CORE_READ(sig, ioac.write_bytes);
+			pass.cancelled_write_bytes = BPF_CORE_READ(sig, ioac.cancelled_write_bytes);
+		}
+	}
+	pass.utime += n->utime;
+	pass.stime += n->stime;
+	pass.sum_exec += n->sum_exec;
+	pass.min_flt += n->min_flt;
+	pass.maj_flt += n->maj_flt;
+	if (io) {
+		pass.rchar += t->ioac.rchar;
+		pass.wchar += t->ioac.wchar;
+		pass.syscr += t->ioac.syscr;
+		pass.syscw += t->ioac.syscw;
+		pass.read_bytes += t->ioac.read_bytes;
+		pass.write_bytes += t->ioac.write_bytes;
+		pass.cancelled_write_bytes += t->ioac.cancelled_write_bytes;
+	}
+}
+
 static __always_inline void list(__u32 tid)
 {
 	__u32 i = pass.visited;
@@ -269,6 +321,7 @@ int gp_taskiter(struct bpf_iter__task *ctx)
 	struct gp_taskiter_last *o = bpf_map_lookup_elem(&last, &k);
 	pass.nr_threads = t->signal->nr_threads;
 	if (o && !moved(o, &n)) {
+		account(t, &n);
 		list(k.tid);
 		return 0;
 	}
@@ -286,6 +339,7 @@ int gp_taskiter(struct bpf_iter__task *ctx)
 		*o = n;
 	else if (bpf_map_update_elem(&last, &k, &n, BPF_ANY) < 0)
 		pass.lost++;
+	account(t, &n);
 	list(k.tid);
 	return 0;
 }

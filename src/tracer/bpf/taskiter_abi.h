@@ -60,6 +60,16 @@ struct gp_taskiter_pass_info {
 	__u32 emitted;          /* records written */
 	__s32 nr_threads;       /* signal->nr_threads at the last thread seen */
 	__u32 lost;             /* last values not stored (map full): those threads are written again */
+	/* The process as /proc/PID/stat and /proc/PID/io sum it (fs/proc/
+	 * array.c do_task_stat and base.c do_io_accounting, "whole"): the
+	 * signal's totals of the threads that exited, plus each thread
+	 * listed this pass (a thread shown again after a full read() is
+	 * counted once).  sums: 1 when read; io: 1 when the task has ioac
+	 * (CONFIG_TASK_XACCT and CONFIG_TASK_IO_ACCOUNTING). */
+	__u32 sums, io;
+	__u64 utime, stime, sum_exec, min_flt, maj_flt;  /* ns, ns, ns, faults */
+	__u64 prev_utime, prev_stime;                    /* signal->prev_cputime */
+	__u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes;
 };
 
 #endif
