@@ -84,7 +84,8 @@ json_t *gp_verdict_json(const struct gp_verdict *v)
 	}
 	if (v->still_before_s > 0) {
 		json_object_set_new(j, "still_before_s", json_real(v->still_before_s));
-		json_object_set_new(j, "still_before_by", json_string(v->before_given ? "caller" : "threads"));
+		json_object_set_new(j, "still_before_by", json_string(v->before_by == GP_BEFORE_CALLER ? "caller"
+			: v->before_by == GP_BEFORE_LAST_WATCH ? "last_watch" : "threads"));
 	}
 	if (v->eta_s >= 0)
 		json_object_set_new(j, "eta_s", json_real(v->eta_s));

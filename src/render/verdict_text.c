@@ -102,10 +102,24 @@ static void still_words(struct strbuf *sb, const struct gp_verdict *v)
 		return;
 	char d[32];
 	gp_fmt_duration(d, sizeof d, v->still_before_s);
-	if (v->before_given)
-		strbuf_addf(sb, ", %s before the trace began, as its caller saw it (--flat-before)", d);
+	const char *began = v->watching ? "the watch began" : "the trace began";
+	if (v->before_by == GP_BEFORE_CALLER)
+		strbuf_addf(sb, ", %s before %s, as its caller saw it (--flat-before)", d, began);
+	else if (v->before_by == GP_BEFORE_LAST_WATCH)
+		strbuf_addf(sb, ", %s before %s, as the watch before it saw it (its --metrics file)", d,
+			    began);
 	else
-		strbuf_addf(sb, ", %s before the trace began: no thread of it had run for that long", d);
+		strbuf_addf(sb, ", %s before %s: no thread of it had run for that long", d, began);
+}
+
+/* How the seconds before the trace are known, in the SHORT story's words. */
+static const char *before_how(const struct gp_verdict *v)
+{
+	if (v->before_by == GP_BEFORE_CALLER)
+		return "as its caller saw it";
+	if (v->before_by == GP_BEFORE_LAST_WATCH)
+		return "as the watch before it saw it";
+	return "when no thread had run since";
 }
 
 static void story(struct strbuf *sb, const struct gp_verdict *v)
@@ -142,10 +156,10 @@ static void story(struct strbuf *sb, const struct gp_verdict *v)
 				    "leans %s (", v->flat, v->since_s, v->needs_s, v->hang_after,
 				    gp_class_name(v->leans));
 		else if (v->still_before_s > 0)
-			strbuf_addf(sb, "no progress for %.0f s (%.0f s before the trace, %s, and %.0f s "
-				    "of trace), %.0f s short of --hang-after %.0f: leans %s (", v->flat,
-				    v->still_before_s, v->before_given ? "as its caller saw it"
-				    : "when no thread had run since", v->flat - v->still_before_s,
+			strbuf_addf(sb, "no progress for %.0f s (%.0f s before the %s, %s, and %.0f s "
+				    "of %s), %.0f s short of --hang-after %.0f: leans %s (", v->flat,
+				    v->still_before_s, v->watching ? "watch" : "trace", before_how(v),
+				    v->flat - v->still_before_s, v->watching ? "watch" : "trace",
 				    v->needs_s, v->hang_after, gp_class_name(v->leans));
 		else
 			strbuf_addf(sb, "no progress in %.0f s of trace, %.0f s short of --hang-after %.0f: "

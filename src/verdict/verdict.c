@@ -337,9 +337,10 @@ static void judge(const struct gp_point *p, size_t n, const struct gp_verdict_op
 		measure_siblings(o->stuck, o->procs, &j->act);
 		if (!j->ng) {
 			j->before = still_before(o->procs, j->t0);
+			v->before_by = GP_BEFORE_THREADS;
 			if (o->flat_before > j->before) {
 				j->before = o->flat_before;
-				v->before_given = !o->flat_before_threads;
+				v->before_by = o->flat_before_by;
 			}
 			j->flat += j->before;
 		}
@@ -391,6 +392,7 @@ void gp_verdict_compute(const struct gp_point *p, size_t n, const struct gp_verd
 	v->act.conf_cap = GP_CONF_ANY;
 	v->act.host_kind = GP_CLASS_COUNT;
 	v->hang_after = o->hang_after > 0 ? o->hang_after : GP_VERDICT_HANG_AFTER_DEFAULT;
+	v->watching = o->watching;
 	v->confidence = GP_CONF_LOW;
 	v->n_samples = n;
 	if (o->machine) {

@@ -23,6 +23,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* How a flat time before the trace (or watch) is known. */
+enum gp_before_by {
+	GP_BEFORE_CALLER,      /* the caller said it (trace --flat-before: watch's bundles) */
+	GP_BEFORE_THREADS,     /* no thread of it had run for that long (tracer/still.h) */
+	GP_BEFORE_LAST_WATCH,  /* the watch before this one exported the hang (its --metrics file) */
+};
+
 struct gp_verdict_opts {
 	double hang_after;       /* seconds without progress that make a hang (default 30) */
 	double slow_rate;        /* bytes/s under which progress is slow; 0: only relative */
@@ -49,7 +56,8 @@ struct gp_verdict_opts {
 	/* No progress for this long before the trace, as its caller saw it
 	 * (trace --flat-before, header flat_before_s: watch's bundles). */
 	double flat_before;
-	bool flat_before_threads; /* it is a reading of still_s (watch's own), not a caller's word */
+	uint8_t flat_before_by;   /* enum gp_before_by: how flat_before is known */
+	bool watching;            /* judged by watch, not a trace: "before the watch began" */
 	const char *machine;     /* the traced machine (header host.machine), for
 				    syscall names; NULL: this one (live) */
 };
@@ -354,7 +362,8 @@ struct gp_verdict {
 	 * tree had run for that long when it started (proctab still_s); 0
 	 * none.  since_s is then before 0. */
 	double still_before_s;
-	bool before_given;       /* it is the caller's --flat-before, not still_s */
+	uint8_t before_by;       /* enum gp_before_by: how still_before_s is known */
+	bool watching;           /* judged by watch (gp_verdict_opts.watching) */
 	enum gp_class leans;     /* undecided: the class it leans to; COUNT: none */
 	double eta_s;            /* progress with a known total, else < 0 */
 	struct gp_phase phase[GP_VERDICT_MAX_PHASES];

@@ -421,7 +421,8 @@ static bool tick_one(struct watch *W, struct wproc *w, double t, const char **go
 				      .kstacks_seen = W->o->st.kstacks && geteuid() == 0,
 				      .stuck = w->smp.stuck.t >= 0 ? &w->smp.stuck : NULL,
 				      .procs = &w->procs,
-				      .flat_before = before, .flat_before_threads = !w->still_prior };
+				      .flat_before = before, .watching = true,
+				      .flat_before_by = w->still_prior ? GP_BEFORE_LAST_WATCH : GP_BEFORE_THREADS };
 	gp_verdict_compute(w->series.pt, w->series.n, &vo, W->v);
 	w->cls = W->v->cls;
 	w->judged = true;

@@ -68,7 +68,7 @@ ok "... the one at rest in serve" has "waits in socket.accept (socket.py:"
 ok "... called from serve" has "called from serve (pool.py:$(at serve))"
 ok "... the blocked one in load_shard" has "waits in load_shard (pool.py:$(at load_shard))"
 ok "... its lock said to be inherited held" \
-	has "the only thread of pid $(jq -r 'select(.type == "stacks") | .pid' "$TMP/two.jsonl" | sort -u | tail -n 1) (python3) waits on a lock private to its process that names no holder, in load_shard (pool.py:$(at load_shard)): no thread of it is left to release it (a lock inherited held across fork"
+	has "the only thread of pid $(jq -r 'select(.type == "stacks") | .pid' "$TMP/two.jsonl" | sort -nu | tail -n 1) (python3) waits on a lock private to its process that names no holder, in load_shard (pool.py:$(at load_shard)): no thread of it is left to release it (a lock inherited held across fork"
 
 run three stuck 3
 not_ranks three

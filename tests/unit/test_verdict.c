@@ -243,7 +243,7 @@ static void test_still_before_the_trace(void **st)
 	assert_string_equal(gp_class_name(v.cls), "hang-blocked");
 	assert_true(v.still_before_s > 39.9 && v.still_before_s < 40.1);
 	assert_true(v.since_s < -39.9 && v.since_s > -40.1);
-	assert_false(v.before_given);
+	assert_int_equal(v.before_by, GP_BEFORE_THREADS);
 	assert_non_null(strstr(summary_of(&v), "40 s before the trace began: no thread of it had run"));
 	/* A process that appeared later does not count; one at the start
 	 * whose still_s is unknown makes it unknown. */
@@ -260,8 +260,16 @@ static void test_still_before_the_trace(void **st)
 	o.flat_before = 25;
 	gp_verdict_compute(p, 11, &o, &v);
 	assert_string_equal(gp_class_name(v.cls), "hang-blocked");
-	assert_true(v.before_given);
+	assert_int_equal(v.before_by, GP_BEFORE_CALLER);
 	assert_non_null(strstr(summary_of(&v), "as its caller saw it"));
+	/* watch's: a hang the watch before it exported */
+	o.flat_before_by = GP_BEFORE_LAST_WATCH;
+	o.watching = true;
+	gp_verdict_compute(p, 11, &o, &v);
+	assert_int_equal(v.before_by, GP_BEFORE_LAST_WATCH);
+	assert_non_null(strstr(summary_of(&v), "before the watch began, as the watch before it saw it (its --metrics file)"));
+	o.flat_before_by = GP_BEFORE_CALLER;
+	o.watching = false;
 	/* Output in the trace: judged from the trace alone. */
 	for (int i = 3; i < 11; i++)
 		p[i].io_wchar = p[i - 1].io_wchar + (1u << 20);
