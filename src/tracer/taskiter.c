@@ -339,6 +339,7 @@ static int pass_locked(struct gp_taskiter *it, struct gp_taskiter_pass *p)
 	g->want_tgid = (__u32)it->pid;
 	g->reader = it->reader;
 	memset(&g->pass, 0, sizeof g->pass);
+	g->wchan_ip = 0;
 	int fd = bpf_iter_create(bpf_link__fd(it->link));
 	if (fd < 0)
 		return -1;
