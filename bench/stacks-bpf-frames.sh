@@ -71,21 +71,25 @@ start() { # NAME READY-FILE CMD...: runs CMD, waits for "ready" in its output
 	PIDS="$PIDS $!"
 	P=$!
 	i=0
-	while ! grep -q ready "$out" 2> /dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! grep -q ready "$out" 2> /dev/null && [ $i -lt 300 ] && kill -0 "$P" 2> /dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	sleep 0.5
+	kill -0 "$P" 2> /dev/null || { echo "| $name | did not start: $(tail -n 1 "$out") | | | | | | |"; return 1; }
 }
 
-start c "$TMP/c.out" sh -c "echo ready; exec '$W/sleepers' 60"
-compare "C (sleepers, 60 threads)" "$P"
+start c "$TMP/c.out" sh -c "echo ready; exec '$W/sleepers' 60" &&
+	compare "C (sleepers, 60 threads)" "$P"
 
-start cxx "$TMP/cxx.out" "$W/stackload" 24 2 "$W/libgplate.so"
-compare "C++ (stackload: 24 waiters, 2 spinners)" "$P"
+start cxx "$TMP/cxx.out" "$W/stackload" 24 2 "$W/libgplate.so" &&
+	compare "C++ (stackload: 24 waiters, 2 spinners)" "$P"
 
 if command -v python3 > /dev/null; then
 	# the interpreter itself, not a launcher that forks it (pyenv's shim)
 	PY=$(python3 -c 'import sys; print(sys.executable)')
-	start py "$TMP/py.out" "$PY" "$top/tests/real/py4threads.py"
-	compare "Python (py4threads.py)" "$P"
+	start py "$TMP/py.out" "$PY" "$top/tests/real/py4threads.py" &&
+		compare "Python (py4threads.py)" "$P"
 fi
 
 if command -v javac > /dev/null && command -v java > /dev/null; then
@@ -107,8 +111,8 @@ public class Parked {
 }
 JAVA
 	if javac -d "$TMP/java" "$TMP/java/Parked.java" 2> /dev/null; then
-		start java "$TMP/java.out" java -cp "$TMP/java" Parked
-		compare "Java (8 threads in Object.wait, the JVM's own)" "$P"
+		start java "$TMP/java.out" java -cp "$TMP/java" Parked &&
+			compare "Java (8 threads in Object.wait, the JVM's own)" "$P"
 	fi
 fi
 
@@ -137,8 +141,8 @@ func main() {
 }
 GO
 	if (cd "$TMP/go" && GO111MODULE=off GOFLAGS= go build -o parked main.go) 2> /dev/null; then
-		start go "$TMP/go.out" "$TMP/go/parked"
-		compare "Go (50 goroutines parked)" "$P"
+		start go "$TMP/go.out" "$TMP/go/parked" &&
+			compare "Go (50 goroutines parked)" "$P"
 	fi
 fi
 
@@ -150,6 +154,6 @@ for (let i = 0; i < 200; i++) s += hot(1e5);
 console.log("ready " + s);
 setInterval(() => {}, 100000);
 JS
-	start node "$TMP/node.out" node "$TMP/n.js"
-	compare "node (V8 after its JIT, libuv's threads)" "$P"
+	start node "$TMP/node.out" node "$TMP/n.js" &&
+		compare "node (V8 after its JIT, libuv's threads)" "$P"
 fi
