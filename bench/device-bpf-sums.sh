@@ -104,7 +104,7 @@ $GPUPROBE stacks --format json "$rp" > "$OUT/st-b1.json" 2> /dev/null
 GPUPROBE_BPF_REGS=off $GPUPROBE stacks --format json "$rp" > "$OUT/st-p.json" 2> /dev/null
 $GPUPROBE stacks --format json "$rp" > "$OUT/st-b2.json" 2> /dev/null
 frames() {
-	jq -r '.threads[]? | [.tid, ([.frames[]? | (.symbol // ((.module // "?") + "+" + (.offset // "")))
+	jq -r '.threads[]? | select(.state != "R") | [.tid, ([.frames[]? | (.symbol // ((.module // "?") + "+" + (.offset // "")))
 		, (.python[]? | "\(.file):\(.function):\(.line)")] | tojson)] | @tsv' "$1" | sort
 }
 for k in b1 p b2; do frames "$OUT/st-$k.json" > "$OUT/st-$k.f"; done

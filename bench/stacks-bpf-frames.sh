@@ -36,9 +36,11 @@ echo
 echo "| target | threads | compared | same | different | from saved registers (BPF) | stopped: BPF path | stopped: ptrace path |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 
-# frames FILE: one line a thread, "tid<TAB>frames as JSON"
+# frames FILE: one line a thread asleep, "tid<TAB>frames as JSON" (a
+# thread on a CPU, state R, is no sleeping thread: left out, whatever
+# its frames)
 frames() {
-	jq -r '.threads[]? | [.tid, ([.frames[]? | (.symbol // ((.module // "?") + "+" + (.offset // "")))
+	jq -r '.threads[]? | select(.state != "R") | [.tid, ([.frames[]? | (.symbol // ((.module // "?") + "+" + (.offset // "")))
 		, (.python[]? | "\(.file):\(.function):\(.line)")] | tojson)] | @tsv' "$1" | sort
 }
 
