@@ -211,36 +211,23 @@ static void gpus_of(struct gp_metric_proc *m, const json_t *line)
 
 static void record(void *ctx, double t, json_t *line);
 
-/* Seconds since pid's process started (/proc/PID/stat starttime against
- * /proc/uptime), -1 unknown. */
-static double age_of(const struct gp_root *root, int pid)
-{
-	char path[64], buf[1024];
-	struct gp_stat st;
-	double up;
-	long hz = sysconf(_SC_CLK_TCK);
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
-	if (hz <= 0 || gp_read_file(root, path, buf, sizeof buf) <= 0 || !gp_parse_stat(buf, &st))
-		return -1;
-	if (gp_read_file(root, "/proc/uptime", buf, sizeof buf) <= 0 || sscanf(buf, "%lf", &up) != 1)
-		return -1;
-	return up - (double)st.starttime / (double)hz;
-}
-
 /* How long pid has hung as the watch before this one exported it, 0 none:
- * only where that hang is this process's (it started before the hang
- * did; a pid reused since started after). */
-static double prior_hang_s(const struct watch *W, int pid)
+ * only where that hang is this process's -- it started (starttime: stat's
+ * clock ticks after boot, read by wproc_new) before the hang did; a pid
+ * reused since started after. */
+static double prior_hang_s(const struct watch *W, int pid, uint64_t starttime)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-	for (size_t i = 0; i < W->nprior; i++) {
-		if (W->prior[i].pid != pid)
-			continue;
-		double age = age_of(&W->root, pid);
+	struct timespec rt, bt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	double now = (double)rt.tv_sec + rt.tv_nsec / 1e9;
+	long hz = sysconf(_SC_CLK_TCK);
+	/* the boot's Unix time, as identity.c dates a start */
+	double started = now - ((double)bt.tv_sec + bt.tv_nsec / 1e9)
+			 + (hz > 0 ? (double)starttime / (double)hz : 0);
+	for (size_t i = 0; hz > 0 && i < W->nprior; i++) {
 		double since = W->prior[i].since_unix;
-		if (age >= 0 && now - age < since && since < now)
+		if (W->prior[i].pid == pid && started < since && since < now)
 			return now - since;
 	}
 	return 0;
@@ -278,7 +265,7 @@ static struct wproc *wproc_new(struct watch *W, int pid, double t, int argc, cha
 	gp_target_still(&W->root, pid, target);
 	const json_t *js = json_object_get(target, "still_s");
 	w->still_s = json_is_number(js) ? json_number_value(js) : -1;
-	double prior = prior_hang_s(W, pid);
+	double prior = prior_hang_s(W, pid, st.starttime);
 	if (prior > w->still_s) {
 		w->still_s = prior;
 		w->still_prior = true;
